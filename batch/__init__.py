@@ -1,0 +1,1 @@
+"""Everything around the kernels: Parquet schemas, streaming, quarantine, engines, CLI."""
