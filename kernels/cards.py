@@ -1,0 +1,121 @@
+"""The card codec: ``c = rank * 4 + suit`` as ``uint8``, text like ``"AsKd"``.
+
+Ranks 0..12 are 2..A; suits 0..3 are diamonds, clubs, hearts, spades (spades
+highest, as in the seeds). ``255`` means "no card" and is written ``--``.
+Parsing and formatting work on whole columns at once through pyarrow compute
+and numpy lookups, never a Python loop over strings.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+NO_CARD = 255
+RANKS = "23456789TJQKA"
+SUITS = "dchs"
+
+_RANK_OF = np.full(256, 255, dtype=np.uint8)
+_SUIT_OF = np.full(256, 255, dtype=np.uint8)
+for _r, _ch in enumerate(RANKS):
+    _RANK_OF[ord(_ch)] = _r
+for _s, _ch in enumerate(SUITS.upper()):
+    _SUIT_OF[ord(_ch)] = _s
+
+# Text of every code: 52 cards, then "--" for NO_CARD; anything else is invalid.
+_TEXT = np.zeros((256, 2), dtype=np.uint8)
+for _c in range(52):
+    _TEXT[_c] = (ord(RANKS[_c // 4]), ord(SUITS[_c % 4]))
+_TEXT[NO_CARD] = (ord("-"), ord("-"))
+_FORMATTABLE = np.zeros(256, dtype=bool)
+_FORMATTABLE[:52] = True
+_FORMATTABLE[NO_CARD] = True
+
+# Normalisations applied (in order) after upper-casing, so every card is 2 bytes.
+_REPLACEMENTS = (("10", "T"), ("♦", "D"), ("♣", "C"), ("♥", "H"), ("♠", "S"),
+                 ("♢", "D"), ("♧", "C"), ("♡", "H"), ("♤", "S"), (" ", ""))
+
+
+def _as_string_array(texts: Any) -> tuple[pa.Array, bool]:
+    if isinstance(texts, str):
+        return pa.array([texts], pa.string()), True
+    if isinstance(texts, pa.ChunkedArray):
+        texts = texts.combine_chunks()
+    if isinstance(texts, pa.Array):
+        if pa.types.is_dictionary(texts.type):
+            texts = texts.dictionary_decode()
+        if not (pa.types.is_string(texts.type) or pa.types.is_large_string(texts.type)):
+            raise ValueError(f"parse: expected a column of strings, got {texts.type}")
+        return texts, False
+    arr = np.asarray(texts)
+    if arr.ndim != 1 or arr.dtype.kind not in "UOS":
+        raise ValueError("parse: expected a string or a 1-D sequence of strings")
+    try:
+        return pa.array(arr.tolist() if arr.dtype.kind == "O" else arr, pa.string()), False
+    except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
+        raise ValueError(f"parse: every element must be a string ({exc})") from None
+
+
+def parse(texts: Any) -> np.ndarray:
+    """Cards from text: ``"AsKd"`` → ``uint8[2]``; N equal-length strings → ``uint8[N, k]``.
+
+    Accepts rank ``10`` for ``T``, any letter case, and the suit symbols
+    ``♦♣♥♠``; ``--`` is "no card" (255). Raises ``ValueError`` naming the first
+    bad row and its text.
+    """
+    arr, single = _as_string_array(texts)
+    if arr.null_count:
+        row = int(np.flatnonzero(arr.is_null().to_numpy(zero_copy_only=False))[0])
+        raise ValueError(f"parse: row {row} is null")
+    norm = pc.utf8_upper(arr)
+    for old, new in _REPLACEMENTS:
+        norm = pc.replace_substring(norm, old, new)
+    n = len(norm)
+    lengths = pc.binary_length(norm).to_numpy(zero_copy_only=False).astype(np.int64)
+    if n == 0:
+        return np.zeros((0, 0), dtype=np.uint8)
+    width = int(lengths[0])
+    bad_len = np.flatnonzero((lengths != width) | (lengths % 2 == 1) | (lengths == 0))
+    if bad_len.size:
+        row = int(bad_len[0])
+        raise ValueError(f"parse: row {row} {arr[row].as_py()!r} is not a whole number "
+                         f"of cards like the first row ({width // 2} cards)")
+    offsets_buf, data_buf = norm.buffers()[1], norm.buffers()[2]
+    off_dtype = np.int64 if pa.types.is_large_string(norm.type) else np.int32
+    offsets = np.frombuffer(offsets_buf, dtype=off_dtype)[norm.offset:norm.offset + n + 1]
+    data = np.frombuffer(data_buf, dtype=np.uint8)[offsets[0]:offsets[-1]].reshape(n, width)
+    ranks = _RANK_OF[data[:, 0::2]]
+    suits = _SUIT_OF[data[:, 1::2]]
+    cards = (ranks << 2) | suits
+    dash = (data[:, 0::2] == ord("-")) & (data[:, 1::2] == ord("-"))
+    cards[dash] = NO_CARD
+    bad = ((ranks == 255) | (suits == 255)) & ~dash
+    if bad.any():
+        row = int(np.flatnonzero(bad.any(axis=1))[0])
+        raise ValueError(f"parse: row {row} {arr[row].as_py()!r} holds an unknown card "
+                         f"(ranks {RANKS} or 10, suits {SUITS} or ♦♣♥♠)")
+    return cards[0] if single else cards
+
+
+def format(cards: Any) -> Any:  # noqa: A001 - the SPEC's public name
+    """Text of cards, the inverse of :func:`parse`.
+
+    ``uint8[k]`` → one string; ``uint8[N, k]`` → a numpy array of N strings.
+    Raises ``ValueError`` naming the first row holding a code that is not a card.
+    """
+    arr = np.asarray(cards)
+    if arr.dtype.kind not in "ui" or arr.ndim not in (1, 2):
+        raise ValueError("format: expected an integer array of shape [k] or [N, k]")
+    two_d = arr if arr.ndim == 2 else arr[None, :]
+    in_range = (two_d >= 0) & (two_d <= 255)
+    codes = np.where(in_range, two_d, 0).astype(np.uint8)
+    ok = in_range & _FORMATTABLE[codes]
+    if not ok.all():
+        row = int(np.flatnonzero(~ok.all(axis=1))[0])
+        raise ValueError(f"format: row {row} holds {two_d[row].tolist()}, not all cards 0..51 or 255")
+    n, k = two_d.shape
+    text = np.ascontiguousarray(_TEXT[codes].reshape(n, 2 * k))
+    out = text.view(f"S{2 * k}").reshape(n).astype(f"U{2 * k}") if k else np.full(n, "", dtype="U1")
+    return str(out[0]) if arr.ndim == 1 else out

@@ -1,0 +1,278 @@
+"""Hold'em hand evaluation: best five of 5, 6 or 7 cards as a packed ``uint32``.
+
+Score = ``category << 20 | r1 << 16 | r2 << 12 | r3 << 8 | r4 << 4 | r5``
+(SPEC §3): category 0 high card .. 8 straight flush, ranks 0..12 (2..A) in
+order of significance. Higher is better; equal is a tie.
+
+The kernel sums one 64-bit key per card (rank counts + suit counts, see
+:mod:`kernels.holdem_tables`), checks the flush bits, and otherwise gathers
+the score through a perfect hash of the rank multiset: no branches on the
+category, two small L2-resident tables. Card validation (range and
+duplicates) is fused into the same pass.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numba
+import numpy as np
+from numba import njit, prange
+
+from . import holdem_tables as _ht
+from .bits import popcount64
+
+_T = _ht.load()
+FLUSH_TABLE: np.ndarray = _T["flush_table"]
+SCORE_OF_DENSE: np.ndarray = _T["score_of_dense"]
+CARD_KEY: np.ndarray = _T["card_key"]
+DISPLACE7, TABLE7 = _T["displace7"], _T["rank_table7"]
+DISPLACE56, TABLE56 = _T["displace56"], _T["rank_table56"]
+if int(_T["mult7"][0]) != _ht.HASH_MULT["7"] or int(_T["mult56"][0]) != _ht.HASH_MULT["56"]:
+    raise ImportError("kernels/holdem_tables.npz was built with other hash multipliers: "
+                      "rebuild it with `python -m kernels.holdem_tables`")
+
+# Hash constants are module globals so numba compiles them in: as loop-invariant
+# loads from an array they cost about half the enumeration's speed.
+_M7 = np.uint64(_ht.HASH_MULT["7"])
+_B7 = np.uint64(64 - _ht.HASH_BITS["7"][0])
+_S7 = np.uint64(64 - sum(_ht.HASH_BITS["7"]))
+_K7 = np.uint64((1 << _ht.HASH_BITS["7"][1]) - 1)
+_M56 = np.uint64(_ht.HASH_MULT["56"])
+_B56 = np.uint64(64 - _ht.HASH_BITS["56"][0])
+_S56 = np.uint64(64 - sum(_ht.HASH_BITS["56"]))
+_K56 = np.uint64((1 << _ht.HASH_BITS["56"][1]) - 1)
+
+INVALID = np.uint32(0xFFFFFFFF)
+_KEY_INIT = _ht.KEY_INIT
+_FLUSH_BITS = _ht.FLUSH_BITS
+_RANK_MASK = _ht.RANK_MASK
+_SUIT_SHIFT = np.uint64(_ht.SUIT_SHIFT)
+_ONE = np.uint64(1)
+_LOW6 = np.uint64(63)
+
+CATEGORY_NAMES = ("high card", "pair", "two pair", "three of a kind", "straight",
+                  "flush", "full house", "four of a kind", "straight flush")
+_RANK_WORD = ("two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+              "jack", "queen", "king", "ace")
+_RANK_PLURAL = ("twos", "threes", "fours", "fives", "sixes", "sevens", "eights", "nines",
+                "tens", "jacks", "queens", "kings", "aces")
+
+
+@njit(cache=True, inline="always")
+def _dense_of_key(key, flush_suit_mask, mult, bucket_shift, slot_shift, slot_mask,
+                  displace, rank_table, flush_table):
+    """Dense rank (1 best) of a summed key; flush_suit_mask is the flush suit's rank bitmask."""
+    if key & _FLUSH_BITS:
+        return flush_table[flush_suit_mask]
+    h = (key & _RANK_MASK) * mult
+    slot = ((h >> slot_shift) & slot_mask) ^ np.uint64(displace[h >> bucket_shift])
+    return rank_table[slot]
+
+
+@njit(cache=True, inline="always")
+def _flush_suit(key):
+    """The suit (0..3) whose counter overflowed, for a key with a flush bit set."""
+    suit_bits = (key >> _SUIT_SHIFT) & np.uint64(0x8888)
+    s = 0
+    while not (suit_bits >> np.uint64(4 * s + 3)) & np.uint64(1):
+        s += 1
+    return s
+
+
+@njit(cache=True, inline="always")
+def _row_dense(cards, i, k, mult, bucket_shift, slot_shift, slot_mask, displace, rank_table,
+               flush_table, card_key):
+    """Dense rank of row i of ``cards`` (k a literal so the card loop unrolls), 0 if invalid.
+
+    Valid means every card < 52 (the OR of ``c + 12`` stays below 64) and no
+    card twice (k distinct bits in the 64-bit card set).
+    """
+    key = _KEY_INIT
+    seen = np.uint64(0)
+    high = 0
+    for j in range(k):
+        c = cards[i, j]
+        key += card_key[c]
+        seen |= _ONE << (np.uint64(c) & _LOW6)
+        high |= np.int64(c) + 12
+    if popcount64(seen) != k or high >= 64:
+        return 0
+    mask = 0
+    if key & _FLUSH_BITS:
+        s = _flush_suit(key)
+        for j in range(k):
+            c = cards[i, j]
+            if (c & 3) == s:
+                mask |= 1 << (c >> 2)
+    return _dense_of_key(key, mask, mult, bucket_shift, slot_shift, slot_mask, displace,
+                         rank_table, flush_table)
+
+
+@njit(cache=True, parallel=True)
+def _evaluate_kernel(cards, out, displace7, table7, displace56, table56, flush_table,
+                     score_of_dense, card_key):
+    """Scores of ``cards[N, k]`` into ``out``; returns the number of invalid rows.
+
+    ``score_of_dense[0]`` is INVALID, so a bad row needs no branch. One loop
+    per k keeps k a constant inside each loop.
+    """
+    n, k = cards.shape
+    nbad = 0
+    if k == 7:
+        for i in prange(n):
+            dense = _row_dense(cards, i, 7, _M7, _B7, _S7, _K7, displace7, table7, flush_table, card_key)
+            nbad += dense == 0
+            out[i] = score_of_dense[dense]
+    elif k == 6:
+        for i in prange(n):
+            dense = _row_dense(cards, i, 6, _M56, _B56, _S56, _K56, displace56, table56, flush_table, card_key)
+            nbad += dense == 0
+            out[i] = score_of_dense[dense]
+    else:
+        for i in prange(n):
+            dense = _row_dense(cards, i, 5, _M56, _B56, _S56, _K56, displace56, table56, flush_table, card_key)
+            nbad += dense == 0
+            out[i] = score_of_dense[dense]
+    return nbad
+
+
+@njit(cache=True, parallel=True)
+def _enumerate7_kernel(pairs, nthreads, displace7, table7, flush_table, card_key):
+    """Histogram of dense ranks over all 7-card hands whose two lowest cards are ``pairs[p]``.
+
+    Work item p goes to thread ``p % nthreads`` so the heavy low-card pairs
+    spread evenly. Keys are summed incrementally, one add per level.
+    """
+    hist = np.zeros((nthreads, 7463), dtype=np.int64)
+    for t in prange(nthreads):
+        for p in range(t, pairs.shape[0], nthreads):
+            a = pairs[p, 0]
+            b = pairs[p, 1]
+            k2 = _KEY_INIT + card_key[a] + card_key[b]
+            for c in range(b + 1, 48):
+                k3 = k2 + card_key[c]
+                for d in range(c + 1, 49):
+                    k4 = k3 + card_key[d]
+                    for e in range(d + 1, 50):
+                        k5 = k4 + card_key[e]
+                        for f in range(e + 1, 51):
+                            k6 = k5 + card_key[f]
+                            for g in range(f + 1, 52):
+                                k7 = k6 + card_key[g]
+                                mask = 0
+                                if k7 & _FLUSH_BITS:
+                                    s = _flush_suit(k7)
+                                    for cc in (a, b, c, d, e, f, g):
+                                        if (cc & 3) == s:
+                                            mask |= 1 << (cc >> 2)
+                                dense = _dense_of_key(k7, mask, _M7, _B7, _S7, _K7, displace7, table7,
+                                                      flush_table)
+                                hist[t, dense] += 1
+    return hist.sum(axis=0)
+
+
+def _check_cards(cards: Any, sizes: tuple[int, ...], name: str) -> np.ndarray:
+    arr = np.asarray(cards)
+    if arr.ndim != 2 or arr.shape[1] not in sizes:
+        raise ValueError(f"{name}: expected cards of shape [N, k] with k in {sizes}, got {arr.shape}")
+    if arr.dtype != np.uint8:
+        if arr.dtype.kind not in "ui":
+            raise ValueError(f"{name}: expected integer cards, got dtype {arr.dtype}")
+        outside = (arr < 0) | (arr > 255)
+        if outside.any():
+            row = int(np.flatnonzero(outside.any(axis=1))[0])
+            raise ValueError(f"{name}: row {row} holds a card outside 0..51: {arr[row].tolist()}")
+        arr = arr.astype(np.uint8)
+    return np.ascontiguousarray(arr)
+
+
+def card_problem(row: np.ndarray) -> str | None:
+    """Why one hand's cards are invalid (out of range or repeated), or None."""
+    bad = [int(c) for c in row if c > 51]
+    if bad:
+        return f"card {bad[0]} outside 0..51"
+    values, counts = np.unique(row, return_counts=True)
+    if (counts > 1).any():
+        return f"card {int(values[counts > 1][0])} repeated"
+    return None
+
+
+def evaluate(cards: Any) -> np.ndarray:
+    """Packed ``uint32`` score of each hand in ``cards[N, k]``, k = 5, 6 or 7.
+
+    Raises ``ValueError`` naming the first row with a card outside 0..51 or a
+    card repeated within the hand.
+    """
+    arr = _check_cards(cards, (5, 6, 7), "evaluate")
+    out = np.empty(arr.shape[0], dtype=np.uint32)
+    nbad = _evaluate_kernel(arr, out, DISPLACE7, TABLE7, DISPLACE56, TABLE56, FLUSH_TABLE,
+                            SCORE_OF_DENSE, CARD_KEY)
+    if nbad:
+        row = int(np.flatnonzero(out == INVALID)[0])
+        raise ValueError(f"evaluate: row {row} {arr[row].tolist()}: {card_problem(arr[row])}")
+    return out
+
+
+def enumerate_seven() -> np.ndarray:
+    """Count of each dense rank (index 1..7462) over all 133,784,560 seven-card hands."""
+    pairs = np.array([(a, b) for a in range(46) for b in range(a + 1, 47)], dtype=np.int64)
+    return _enumerate7_kernel(pairs, numba.get_num_threads(), DISPLACE7, TABLE7,
+                              FLUSH_TABLE, CARD_KEY)
+
+
+_SORTED_SCORES = np.sort(SCORE_OF_DENSE[1:])  # [0] is INVALID
+
+
+def _check_scores(scores: Any, name: str) -> tuple[np.ndarray, np.ndarray]:
+    """Scores as uint32 and their index in the sorted table of the 7,462 valid scores."""
+    arr = np.asarray(scores)
+    if arr.dtype.kind not in "ui":
+        raise ValueError(f"{name}: expected integer scores, got dtype {arr.dtype}")
+    flat = arr.reshape(-1)
+    pos = np.searchsorted(_SORTED_SCORES, flat).clip(0, 7461)
+    ok = _SORTED_SCORES[pos] == flat
+    if not ok.all():
+        row = int(np.flatnonzero(~ok)[0])
+        raise ValueError(f"{name}: row {row} value {int(flat[row])} is not a Hold'em score")
+    return flat.astype(np.uint32).reshape(arr.shape), pos.reshape(arr.shape)
+
+
+def category_of(scores: Any) -> np.ndarray:
+    """Category of each packed score: ``uint8``, 0 high card .. 8 straight flush."""
+    arr, _ = _check_scores(scores, "category_of")
+    return (arr >> 20).astype(np.uint8)
+
+
+def dense_rank(scores: Any) -> np.ndarray:
+    """Dense rank of each score, ``uint16``: 1 = royal flush .. 7462 = 7-5-4-3-2 (phevaluator's numbering)."""
+    _, pos = _check_scores(scores, "dense_rank")
+    return (7462 - pos).astype(np.uint16)
+
+
+def _join(ranks: list[int]) -> str:
+    return "-".join(_RANK_WORD[r] for r in ranks)
+
+
+def describe(score: int) -> str:
+    """A readable name of one score, e.g. ``"two pair, kings and fours, ace kicker"``."""
+    arr, _ = _check_scores(np.array([score]).astype(np.int64), "describe")
+    v = int(arr[0])
+    cat = v >> 20
+    r = [(v >> s) & 15 for s in (16, 12, 8, 4, 0)]
+    if cat == 8:
+        return "royal flush" if r[0] == 12 else f"straight flush, {_RANK_WORD[r[0]]} high"
+    if cat == 7:
+        return f"four of a kind, {_RANK_PLURAL[r[0]]}, {_RANK_WORD[r[1]]} kicker"
+    if cat == 6:
+        return f"full house, {_RANK_PLURAL[r[0]]} full of {_RANK_PLURAL[r[1]]}"
+    if cat == 5:
+        return f"flush, {_join(r)}"
+    if cat == 4:
+        return f"straight, {_RANK_WORD[r[0]]} high"
+    if cat == 3:
+        return f"three of a kind, {_RANK_PLURAL[r[0]]}, {_join(r[1:3])} kickers"
+    if cat == 2:
+        return f"two pair, {_RANK_PLURAL[r[0]]} and {_RANK_PLURAL[r[1]]}, {_RANK_WORD[r[2]]} kicker"
+    if cat == 1:
+        return f"pair of {_RANK_PLURAL[r[0]]}, {_join(r[1:4])} kickers"
+    return f"high card, {_join(r)}"
