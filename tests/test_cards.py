@@ -1,0 +1,76 @@
+import numpy as np
+import pyarrow as pa
+import pytest
+
+from kernels import cards
+
+
+def test_every_card_round_trips():
+    codes = np.arange(52, dtype=np.uint8)
+    texts = cards.format(codes[:, None])
+    assert len(set(texts.tolist())) == 52
+    assert (cards.parse(texts)[:, 0] == codes).all()
+
+
+def test_code_layout_matches_spec():
+    # rank * 4 + suit, suits d c h s, ranks 2..A
+    assert cards.parse("2d").tolist() == [0]
+    assert cards.parse("2c").tolist() == [1]
+    assert cards.parse("2s").tolist() == [3]
+    assert cards.parse("Ad").tolist() == [48]
+    assert cards.parse("As").tolist() == [51]
+    assert cards.parse("AsKd").tolist() == [51, 44]
+
+
+@pytest.mark.parametrize("text", ["ASKD", "asKd", "A♠K♦", "A♠ K♦", "AsK♢"])
+def test_alternative_spellings(text):
+    assert cards.parse(text).tolist() == [51, 44]
+
+
+def test_ten_spellings():
+    assert cards.parse(["10h9c", "Th9c", "tH9C"]).tolist() == [[34, 29]] * 3
+
+
+def test_no_card_marker():
+    assert cards.parse("As--").tolist() == [51, 255]
+    assert cards.format(np.array([51, 255], np.uint8)) == "As--"
+
+
+def test_arrow_and_numpy_columns():
+    col = pa.array(["AsKd", "2c3d"])
+    expect = [[51, 44], [1, 4]]
+    assert cards.parse(col).tolist() == expect
+    assert cards.parse(pa.chunked_array([col])).tolist() == expect
+    assert cards.parse(np.array(["AsKd", "2c3d"])).tolist() == expect
+    assert cards.parse(col.dictionary_encode()).tolist() == expect
+    assert cards.parse(col.slice(1)).tolist() == expect[1:]
+
+
+def test_large_column_round_trip(rng):
+    x = rng.integers(0, 52, (200_000, 3)).astype(np.uint8)
+    assert (cards.parse(cards.format(x)) == x).all()
+
+
+@pytest.mark.parametrize("bad,row", [(["AsKd", "AsXd"], 1), (["AsKd", "1sKd"], 1), (["Zs"], 0),
+                                     (["AsKd", "AsK"], 1), (["AsKd", "AsKdQh"], 1), (["As", ""], 1)])
+def test_rejects_bad_text_naming_the_row(bad, row):
+    with pytest.raises(ValueError, match=f"row {row}"):
+        cards.parse(bad)
+
+
+def test_rejects_nulls_and_non_strings():
+    with pytest.raises(ValueError, match="row 1 is null"):
+        cards.parse(pa.array(["As", None]))
+    with pytest.raises(ValueError):
+        cards.parse(pa.array([1, 2]))
+    with pytest.raises(ValueError):
+        cards.parse(np.array([[1, 2]]))
+
+
+def test_format_rejects_non_cards():
+    with pytest.raises(ValueError, match="row 1"):
+        cards.format(np.array([[1, 2], [52, 3]]))
+    with pytest.raises(ValueError, match="row 0"):
+        cards.format(np.array([[-1, 2]]))
+    with pytest.raises(ValueError):
+        cards.format(np.array([[0.5]]))
