@@ -1,0 +1,62 @@
+"""Benchmark helpers: record throughput per group and print ours-vs-peers ratios at the end.
+
+Each benchmark calls ``throughput(benchmark, group, name, items, fn)``; the
+rate is items / the fastest round (pytest-benchmark's ``min``). The summary
+table divides every rate by the group's reference (the first entry marked
+``ours=True``), so the comparison holds on a noisy machine: peers run in the
+same process, on the same data, minutes apart at most.
+"""
+from __future__ import annotations
+
+import json
+import os
+from collections import defaultdict
+from pathlib import Path
+
+import numba
+import pytest
+
+_RESULTS: dict[str, list[dict]] = defaultdict(list)
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "peer: compares with a peer library")
+
+
+@pytest.fixture
+def throughput():
+    def run(benchmark, group: str, name: str, items: int, fn, *, threads: int | None = None,
+            rounds: int = 7, ours: bool = False, unit: str = "hands"):
+        previous = numba.get_num_threads()
+        if threads:
+            numba.set_num_threads(threads)
+        try:
+            benchmark.group = group
+            benchmark.extra_info.update(name=name, items=items, threads=threads or previous)
+            result = benchmark.pedantic(fn, rounds=rounds, iterations=1, warmup_rounds=1)
+        finally:
+            numba.set_num_threads(previous)
+        rate = items / benchmark.stats.stats.min
+        benchmark.extra_info["per_second"] = rate
+        _RESULTS[group].append({"name": name, "rate": rate, "ours": ours, "unit": unit,
+                                "threads": threads or previous})
+        return result
+
+    return run
+
+
+def pytest_terminal_summary(terminalreporter):
+    if not _RESULTS:
+        return
+    tr = terminalreporter
+    tr.section("cardbatch throughput (best round; ratio = ours / peer)")
+    for group, rows in _RESULTS.items():
+        ref = next((r for r in rows if r["ours"]), rows[0])
+        tr.write_line(f"[{group}]")
+        for r in rows:
+            ratio = ref["rate"] / r["rate"] if r is not ref else 1.0
+            tr.write_line(f"  {r['name']:<44} {r['rate'] / 1e6:>10.3f} M {r['unit']}/s"
+                          f"   ours/this = {ratio:>9.1f}x")
+    out = Path(os.environ.get("CARDBATCH_BENCH_JSON", ".benchmarks/cardbatch-summary.json"))
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(_RESULTS, indent=1))
