@@ -31,12 +31,15 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--column", default="hand")
     ev.add_argument("--top", type=int, default=10)
     ev.set_defaults(func=_cmd_evaluate)
-    for register in _REGISTRARS:
+    for register in _registrars():
         register(sub)
     return parser
 
 
-_REGISTRARS: list[Callable[[argparse._SubParsersAction], None]] = []
+def _registrars() -> list[Callable[[argparse._SubParsersAction], None]]:
+    from . import rank_decks
+
+    return [rank_decks.register]
 
 
 def main(argv: list[str] | None = None) -> int:

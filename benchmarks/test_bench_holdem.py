@@ -35,6 +35,14 @@ def test_ours_evaluate7(benchmark, throughput, hands7, threads):
                lambda: holdem.evaluate(hands7), threads=threads, ours=threads == 2)
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+def test_ours_evaluate7_into_buffer(benchmark, throughput, hands7, threads):
+    out = np.empty(len(hands7), np.uint32)
+    holdem.evaluate(hands7, out=out)
+    throughput(benchmark, "holdem 7-card", f"cardbatch evaluate, reused out= ({threads} thread)", N,
+               lambda: holdem.evaluate(hands7, out=out), threads=threads)
+
+
 def test_ours_enumerate_all_seven(benchmark, throughput):
     holdem.enumerate_seven()
     throughput(benchmark, "holdem all 133,784,560 seven-card hands", "cardbatch enumerate_seven (2 threads)",

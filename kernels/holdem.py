@@ -20,6 +20,7 @@ from numba import njit, prange
 
 from . import holdem_tables as _ht
 from .bits import popcount64
+from .threecard import _check_out
 
 _T = _ht.load()
 FLUSH_TABLE: np.ndarray = _T["flush_table"]
@@ -197,14 +198,15 @@ def card_problem(row: np.ndarray) -> str | None:
     return None
 
 
-def evaluate(cards: Any) -> np.ndarray:
+def evaluate(cards: Any, out: np.ndarray | None = None) -> np.ndarray:
     """Packed ``uint32`` score of each hand in ``cards[N, k]``, k = 5, 6 or 7.
 
+    ``out``: a ``uint32[N]`` array to write into (reuse it across batches).
     Raises ``ValueError`` naming the first row with a card outside 0..51 or a
     card repeated within the hand.
     """
     arr = _check_cards(cards, (5, 6, 7), "evaluate")
-    out = np.empty(arr.shape[0], dtype=np.uint32)
+    out = _check_out(out, arr.shape[0], np.uint32)
     nbad = _evaluate_kernel(arr, out, DISPLACE7, TABLE7, DISPLACE56, TABLE56, FLUSH_TABLE,
                             SCORE_OF_DENSE, CARD_KEY)
     if nbad:

@@ -1,0 +1,171 @@
+"""``cardbatch rank-decks``: deal (or read) decks, rank every seat, write Parquet.
+
+Two passes over slices of decks: the first counts every hand value of the run
+(global ranks need the whole run) and, with ``--top``, keeps the best decks by
+the chosen measure; the second re-deals each slice (decks are counter-based,
+so this is cheap and identical) and writes its rows. Given decks (``--in``)
+are read twice instead. The output is written to a temporary name and renamed
+when complete.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import time
+from pathlib import Path
+from typing import Iterator
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from kernels import decks as kdecks
+from kernels import ranking, threecard
+
+from .progress import progress
+
+SLICE = 1 << 20
+
+
+def _fixed(values: np.ndarray) -> pa.FixedSizeListArray:
+    n, width = values.shape
+    return pa.FixedSizeListArray.from_arrays(pa.array(np.ascontiguousarray(values).reshape(-1)), width)
+
+
+def _dealt_cards(deck_rows: np.ndarray, game: str, players: int) -> dict[str, pa.Array]:
+    if game == "zjh":
+        return {"hands": _fixed(deck_rows[:, kdecks.zjh_positions(players).reshape(-1)])}
+    hole, board = kdecks.holdem_positions(players)
+    return {"hands": _fixed(deck_rows[:, hole.reshape(-1)]), "board": _fixed(deck_rows[:, board])}
+
+
+def ranking_table(r: ranking.DeckRanking, rows: np.ndarray, deck_rows: np.ndarray, game: str,
+                  players: int) -> pa.Table:
+    """The output rows (one per deck) for the selected ``rows`` of a ranked slice."""
+    cols = {"deck": pa.array(r.start + rows, pa.int64())}
+    cols.update(_dealt_cards(deck_rows, game, players))
+    cols.update({
+        "value": _fixed(r.values[rows]), "category": _fixed(r.categories[rows]),
+        "rank_in_deck": _fixed(r.rank_in_deck[rows]), "global_rank": _fixed(r.global_rank[rows]),
+        "winners": _fixed(r.winners[rows]),
+        "best": pa.array(r.best[rows].astype(np.int64)), "second": pa.array(r.second[rows].astype(np.int64)),
+        "margin": pa.array(r.margin[rows]),
+    })
+    return pa.table(cols)
+
+
+class _Source:
+    """Slices of decks: generated from a seed, or read from a Parquet column of 52-card decks."""
+
+    def __init__(self, args: argparse.Namespace):
+        self.args = args
+        if args.input:
+            meta = pq.ParquetFile(args.input).metadata
+            self.total = meta.num_rows
+        else:
+            self.total = args.decks
+
+    def slices(self) -> Iterator[tuple[int, ranking.Hands, "np.ndarray | None"]]:
+        a = self.args
+        if a.input:
+            start = 0
+            for batch in pq.ParquetFile(a.input).iter_batches(batch_size=SLICE, columns=[a.column]):
+                col = batch.column(0)
+                flat = col.flatten().to_numpy(zero_copy_only=False)
+                deck_rows = flat.reshape(len(col), 52).astype(np.uint8)
+                yield start, ranking.evaluate_given_decks(deck_rows, a.game, a.players, a.rules, start), deck_rows
+                start += len(col)
+        else:
+            for start in range(0, a.decks, SLICE):
+                n = min(SLICE, a.decks - start)
+                yield start, ranking.deal_and_evaluate(a.game, n, a.players, a.seed, a.rules, start), None
+
+    def decks_of(self, start: int, n: int, given: "np.ndarray | None") -> np.ndarray:
+        return given if given is not None else kdecks.deal_decks(n, self.args.seed, start)
+
+
+def run(args: argparse.Namespace) -> dict:
+    """Rank the run described by ``args`` and write ``args.out``; returns a small summary."""
+    if args.game == "holdem":
+        args.rules = "zjh"  # unused for Hold'em
+    else:
+        threecard.rules_of(args.rules)
+    if args.top is not None and args.top < 0:
+        raise ValueError("--top must be >= 0")
+    source = _Source(args)
+    t0 = time.perf_counter()
+    counts = None
+    best: tuple[np.ndarray, np.ndarray] = (np.zeros(0, np.int64), np.zeros(0, np.int64))  # (measure, deck)
+    with progress(total=source.total, desc="rank-decks: counting", unit="deck", quiet=args.quiet) as bar:
+        for start, hands, _ in source.slices():
+            c = ranking.key_counts(hands)
+            counts = c if counts is None else counts + c
+            if args.top is not None:
+                m = ranking.rank(hands, c).measure(args.by)
+                merged_m = np.concatenate([best[0], m])
+                merged_d = np.concatenate([best[1], start + np.arange(len(m))])
+                keep = np.lexsort((merged_d, -merged_m))[: args.top]
+                best = (merged_m[keep], merged_d[keep])
+            bar.update(hands.keys.shape[0])
+    out = Path(args.out)
+    tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
+    written = 0
+    writer = None
+    try:
+        with progress(total=source.total, desc="rank-decks: writing", unit="deck", quiet=args.quiet) as bar:
+            for start, hands, given in source.slices():
+                n = hands.keys.shape[0]
+                r = ranking.rank(hands, counts)
+                if args.top is None:
+                    rows = np.arange(n)
+                else:
+                    chosen = best[1][(best[1] >= start) & (best[1] < start + n)]
+                    rows = np.sort(chosen - start)
+                if len(rows):
+                    deck_rows = source.decks_of(start, n, given)[rows]
+                    table = ranking_table(r, rows, deck_rows, args.game, args.players)
+                    if writer is None:
+                        writer = pq.ParquetWriter(tmp, table.schema, compression="zstd")
+                    writer.write_table(table)
+                    written += len(rows)
+                bar.update(n)
+        if writer is None:
+            raise ValueError("no decks to write")
+        writer.close()
+        if args.top is not None:  # order the top decks by measure, best first
+            t = pq.read_table(tmp)
+            order = {int(d): i for i, d in enumerate(best[1])}
+            idx = np.argsort([order[int(d)] for d in t.column("deck").to_numpy()])
+            pq.write_table(t.take(idx), tmp, compression="zstd")
+        os.replace(tmp, out)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+    elapsed = time.perf_counter() - t0
+    return {"decks": source.total, "rows_written": written, "seconds": round(elapsed, 3),
+            "decks_per_second": round(source.total / elapsed) if elapsed else None, "out": str(out)}
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("rank-decks", help="deal or read decks, rank every seat, write Parquet")
+    p.add_argument("--game", choices=("zjh", "holdem"), default="zjh")
+    p.add_argument("--rules", default="zjh", help="three-card preset: " + ", ".join(threecard.PRESETS))
+    p.add_argument("--decks", type=int, default=1000, help="how many decks to deal (ignored with --in)")
+    p.add_argument("--players", type=int, default=6)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--in", dest="input", help="rank given decks: Parquet with a 52-card list column")
+    p.add_argument("--column", default="deck", help="the deck column of --in (default: deck)")
+    p.add_argument("--out", required=True)
+    p.add_argument("--top", type=int, help="keep only the K best decks by --by")
+    p.add_argument("--by", choices=ranking.MEASURES, default="best")
+    p.add_argument("--quiet", action="store_true")
+
+    def _run(args: argparse.Namespace) -> int:
+        import json
+
+        summary = run(args)
+        if not args.quiet:
+            print(json.dumps(summary))
+        return 0
+
+    p.set_defaults(func=_run)

@@ -1,0 +1,97 @@
+import numpy as np
+import pytest
+
+from kernels import cards, decks, holdem, ranking, threecard
+
+
+def reference_rank(values):
+    """1 + number of strictly better entries, per row and over everything (plain sorts)."""
+    in_deck = 1 + (values[:, None, :] > values[:, :, None]).sum(axis=2)
+    flat = np.sort(values.ravel())
+    global_rank = 1 + len(flat) - np.searchsorted(flat, values, side="right")
+    return in_deck, global_rank
+
+
+@pytest.mark.parametrize("rules", ["zjh", "zjh_suited", "teen_patti"])
+def test_fused_zjh_equals_composition_of_public_functions(rules):
+    n, p = 3000, 6
+    r = ranking.rank_zjh(n, p, seed=11, rules=rules, start=100)
+    hands = decks.deal_zjh(decks.deal_decks(n, 11, start=100), p)
+    values = threecard.evaluate(hands.reshape(-1, 3), rules).reshape(n, p)
+    assert (r.values == values).all()
+    assert (r.categories == threecard.category_of(values, rules)).all()
+    in_deck, global_rank = reference_rank(values)
+    assert (r.rank_in_deck == in_deck).all()
+    assert (r.global_rank == global_rank).all()
+    assert (r.best == values.max(axis=1)).all()
+    assert (r.second == np.sort(values, axis=1)[:, -2]).all()
+    assert (r.winners == (values == values.max(axis=1, keepdims=True))).all()
+
+
+def test_fused_holdem_equals_composition():
+    n, p = 2000, 9
+    r = ranking.rank_holdem(n, p, seed=3)
+    hole, board = decks.deal_holdem(decks.deal_decks(n, 3), p)
+    seven = np.concatenate([hole, np.repeat(board[:, None], p, axis=1)], axis=2).reshape(-1, 7)
+    scores = holdem.evaluate(seven).reshape(n, p)
+    assert (r.values == scores).all()
+    in_deck, global_rank = reference_rank(scores.astype(np.int64))
+    assert (r.rank_in_deck == in_deck).all()
+    assert (r.global_rank == global_rank).all()
+    given = ranking.rank_given_decks(decks.deal_decks(n, 3), "holdem", p)
+    assert (given.global_rank == r.global_rank).all()
+
+
+def test_ties_share_a_rank():
+    # board plays for everyone: every seat ties
+    deck = np.arange(52, dtype=np.uint8)
+    board_cards = cards.parse("AsKsQsJsTs")
+    hole, board = decks.holdem_positions(3)
+    rest = [c for c in range(52) if c not in board_cards]
+    deck[board] = board_cards
+    deck[np.setdiff1d(np.arange(52), board)] = rest
+    r = ranking.rank_given_decks(deck[None], "holdem", 3)
+    assert r.rank_in_deck.tolist() == [[1, 1, 1]]
+    assert r.winners.tolist() == [[True, True, True]]
+    assert r.margin.tolist() == [0]
+
+
+def test_top_k_matches_a_sort():
+    r = ranking.rank_zjh(5000, 5, seed=8)
+    for by in ranking.MEASURES:
+        m = r.measure(by)
+        top = r.top(25, by)
+        expect = np.lexsort((np.arange(len(m)), -m))[:25]
+        assert top.tolist() == expect.tolist(), by
+    with pytest.raises(ValueError, match="measure"):
+        r.top(3, "luck")
+
+
+def test_235_rule_end_to_end():
+    rules = threecard.Rules(beats_trips_235=True)
+    pos = decks.zjh_positions(3)
+    deck = np.full(52, 255, np.int64)
+    for seat, text in enumerate(["AsAdAc", "2s3d5c", "KsQsJs"]):
+        deck[pos[seat]] = cards.parse(text)
+    deck[deck == 255] = np.setdiff1d(np.arange(52), deck[deck != 255])
+    r = ranking.rank_given_decks(deck[None].astype(np.uint8), "zjh", 3, rules)
+    assert r.winners.tolist() == [[False, True, False]]
+    plain = ranking.rank_given_decks(deck[None].astype(np.uint8), "zjh", 3, "zjh")
+    assert plain.winners.tolist() == [[True, False, False]]
+    # the fused kernel applies it too: find decks with trips and a 2-3-5 among 200k
+    fused = ranking.rank_zjh(200_000, 17, seed=5, rules=rules)
+    h = ranking.deal_and_evaluate("zjh", 200_000, 17, 5, rules)
+    values, special = h.values, h.special
+    flipped = (~(fused.winners == (values == values.max(axis=1, keepdims=True)))).any(axis=1)
+    assert flipped.any()
+    w = threecard.winners_235(values, special, rules)
+    assert (w == fused.winners).all()
+
+
+def test_bad_input():
+    with pytest.raises(ValueError, match="players"):
+        ranking.rank_zjh(10, 18, 1)
+    with pytest.raises(ValueError, match="rule"):
+        ranking.rank_zjh(10, 3, 1, rules="bridge")
+    with pytest.raises(ValueError, match="game"):
+        ranking.rank_given_decks(decks.deal_decks(1, 1), "poker", 3)
