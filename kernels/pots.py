@@ -1,0 +1,643 @@
+"""Pot settlement over arrays of tables: side pots (SPEC §5) and per-street policies (SPEC §6).
+
+One layering routine (:func:`_layer`) turns a row of contributions into pots:
+levels are the distinct positive contributions, a layer holds
+``(L[k] - L[k-1]) * (seats with contrib >= L[k])`` chips, its eligible seats
+are the live seats with ``contrib >= L[k]``, and adjacent layers of the same
+kind with the same eligible set merge into one pot. Kinds: a normal pot, an
+uncalled bet (one contributor, who is live: returned, never raked) and an
+orphan layer (no live contributor: invalid, or refunded on request). Every
+policy distributes those pots:
+
+- ``standard``: each pot to its best eligible hands (SPEC §5), with rake;
+- ``presence``, ``ratio_rank``, ``hybrid``: per street (SPEC §6).
+
+Integer chips only. Equal splits give ``amount // k`` (in multiples of
+``chip_unit``) and hand the rest out one piece per winner in seat order from
+the first seat left of the button (or all of it to that first winner with
+``odd_chips="first_winner"``); proportional splits round down and hand out
+the remainder the same way.
+"""
+from __future__ import annotations
+
+import dataclasses
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+from numba import njit, prange
+
+from .bits import popcount64
+
+POLICIES = ("standard", "presence", "ratio_rank", "hybrid")
+REASONS = ("ok", "negative_contrib", "no_live_seat", "orphan_chips", "seat_count", "bad_button")
+OK, NEGATIVE_CONTRIB, NO_LIVE_SEAT, ORPHAN_CHIPS, SEAT_COUNT, BAD_BUTTON = range(6)
+POT_NORMAL, POT_UNCALLED, POT_ORPHAN = 0, 1, 2
+MAX_SEATS = 64
+_CHUNK = 256
+_ONE = np.uint64(1)
+
+
+# ---------------------------------------------------------------- layering
+
+@njit(cache=True, inline="always")
+def _bit(s):
+    return _ONE << np.uint64(s)
+
+
+@njit(cache=True)
+def _layer(c, live, levels, pot_lo, pot_hi, pot_amount, pot_mask, pot_kind):
+    """Pots of one contribution row ``c[S]``; returns how many. Scratch ``levels[S]``.
+
+    ``pot_mask`` holds the eligible seats as a bitmask (for an orphan pot: its
+    contributors). Amounts are exact: no seat's contribution lies strictly
+    between two adjacent levels, so a layer is width times contributors.
+    """
+    S = c.shape[0]
+    m = 0
+    for s in range(S):  # distinct positive contributions, insertion-sorted
+        v = c[s]
+        if v <= 0:
+            continue
+        pos = m
+        dup = False
+        while pos > 0 and levels[pos - 1] >= v:
+            if levels[pos - 1] == v:
+                dup = True
+                break
+            pos -= 1
+        if dup:
+            continue
+        for q in range(m, pos, -1):
+            levels[q] = levels[q - 1]
+        levels[pos] = v
+        m += 1
+    npots = 0
+    prev = 0
+    for k in range(m):
+        lvl = levels[k]
+        count = 0
+        elig = np.uint64(0)
+        contributors = np.uint64(0)
+        for s in range(S):
+            if c[s] >= lvl:
+                count += 1
+                contributors |= _bit(s)
+                if live[s]:
+                    elig |= _bit(s)
+        if elig == 0:
+            kind = POT_ORPHAN
+            elig = contributors
+        elif count == 1:
+            kind = POT_UNCALLED
+        else:
+            kind = POT_NORMAL
+        amount = (lvl - prev) * count
+        if npots > 0 and pot_kind[npots - 1] == kind and pot_mask[npots - 1] == elig and kind != POT_ORPHAN:
+            pot_hi[npots - 1] = lvl
+            pot_amount[npots - 1] += amount
+        else:
+            pot_lo[npots] = prev
+            pot_hi[npots] = lvl
+            pot_amount[npots] = amount
+            pot_mask[npots] = elig
+            pot_kind[npots] = kind
+            npots += 1
+        prev = lvl
+    return npots
+
+
+@njit(cache=True, inline="always")
+def _share_in(c, lo, hi):
+    """What a seat with contribution c put into the pot spanning levels (lo, hi]."""
+    return min(max(c - lo, 0), hi - lo)
+
+
+# ---------------------------------------------------------------- splitting
+
+@njit(cache=True, inline="always")
+def _seat_after_button(t, button, S):
+    return (button + 1 + t) % S
+
+
+@njit(cache=True)
+def _split_equal(amount, mask, button, unit, first_winner, out):
+    """Split ``amount`` equally among the seats in ``mask`` (SPEC §5.4 odd-chip rule)."""
+    S = out.shape[0]
+    k = np.int64(popcount64(mask))
+    if k == 0 or amount == 0:
+        return
+    share = (amount // (k * unit)) * unit
+    rest = amount - share * k
+    for s in range(S):
+        if mask & _bit(s):
+            out[s] += share
+    for t in range(S):
+        if rest <= 0:
+            break
+        s = _seat_after_button(t, button, S)
+        if mask & _bit(s):
+            piece = rest if first_winner else min(unit, rest)
+            out[s] += piece
+            rest -= piece
+
+
+@njit(cache=True)
+def _muldiv(a, b, d):
+    """floor(a * b / d) for non-negative int64 a, b and positive d, exact beyond 64 bits."""
+    if a == 0 or b == 0:
+        return np.int64(0)
+    if a <= 9223372036854775807 // b:
+        return (a * b) // d
+    # 128-bit product by 32-bit limbs, then long division by d
+    ua, ub = np.uint64(a), np.uint64(b)
+    m32 = np.uint64(0xFFFFFFFF)
+    s32 = np.uint64(32)
+    a0, a1 = ua & m32, ua >> s32
+    b0, b1 = ub & m32, ub >> s32
+    p00, p01, p10, p11 = a0 * b0, a0 * b1, a1 * b0, a1 * b1
+    mid = (p00 >> s32) + (p01 & m32) + (p10 & m32)
+    lo = (p00 & m32) | ((mid & m32) << s32)
+    hi = p11 + (p01 >> s32) + (p10 >> s32) + (mid >> s32)
+    ud = np.uint64(d)
+    q = np.uint64(0)
+    r = np.uint64(0)
+    for i in range(127, -1, -1):
+        bit = (hi >> np.uint64(i - 64)) & _ONE if i >= 64 else (lo >> np.uint64(i)) & _ONE
+        top = r >> np.uint64(63)
+        r = (r << _ONE) | bit
+        if top or r >= ud:
+            r -= ud
+            if i < 64:
+                q |= _ONE << np.uint64(i)
+    return np.int64(q)
+
+
+@njit(cache=True)
+def _split_proportional(amount, weights, mask, button, first_winner, out):
+    """Split ``amount`` among ``mask`` seats in proportion to ``weights`` (round down, odd-chip rule)."""
+    S = out.shape[0]
+    total = np.int64(0)
+    for s in range(S):
+        if mask & _bit(s):
+            total += weights[s]
+    if amount == 0 or total == 0:
+        return amount
+    given = np.int64(0)
+    for s in range(S):
+        if mask & _bit(s):
+            part = _muldiv(amount, weights[s], total)
+            out[s] += part
+            given += part
+    rest = amount - given
+    for t in range(S):
+        if rest <= 0:
+            break
+        s = _seat_after_button(t, button, S)
+        if mask & _bit(s) and weights[s] > 0:
+            piece = rest if first_winner else 1
+            out[s] += piece
+            rest -= piece
+    return np.int64(0)
+
+
+@njit(cache=True)
+def _best_of(mask, score):
+    """Bitmask of the seats in ``mask`` with the highest score."""
+    S = score.shape[0]
+    best = np.iinfo(np.int64).min
+    for s in range(S):
+        if mask & _bit(s) and score[s] > best:
+            best = score[s]
+    won = np.uint64(0)
+    for s in range(S):
+        if mask & _bit(s) and score[s] == best:
+            won |= _bit(s)
+    return won
+
+
+@njit(cache=True)
+def _pot_winners(mask, score, special, use_special, trips_floor):
+    """Best eligible seats; with the 2-3-5 rule, eligible 2-3-5s beat eligible best trips."""
+    won = _best_of(mask, score)
+    if use_special:
+        S = score.shape[0]
+        lead = 0
+        while not won & _bit(lead):
+            lead += 1
+        if score[lead] >= trips_floor:
+            spec = np.uint64(0)
+            for s in range(S):
+                if mask & _bit(s) and special[s]:
+                    spec |= _bit(s)
+            if spec:
+                return _best_of(spec, score)
+    return won
+
+
+# ---------------------------------------------------------------- policies
+
+@njit(cache=True)
+def _standard(c, live, score, special, use_special, trips_floor, button, unit, first_winner,
+              refund, rake_num, rake_den, rake_cap, no_rake, levels, lo, hi, amt, mask, kind,
+              out, pot_rake, pot_won):
+    """One table, SPEC §5. Returns (status, rake, npots); pot arrays hold the detail."""
+    npots = _layer(c, live, levels, lo, hi, amt, mask, kind)
+    raked_total = np.int64(0)
+    for p in range(npots):
+        if kind[p] == POT_ORPHAN and not refund:
+            return ORPHAN_CHIPS, np.int64(0), npots
+        if kind[p] == POT_NORMAL:
+            raked_total += amt[p]
+    rake = np.int64(0)
+    if rake_num > 0 and not no_rake:
+        rake = _muldiv(raked_total, rake_num, rake_den)
+        if rake_cap >= 0:
+            rake = min(rake, rake_cap)
+    left = rake
+    for p in range(npots):
+        pot_rake[p] = 0
+        if kind[p] == POT_NORMAL and left > 0:
+            take = min(left, amt[p])
+            pot_rake[p] = take
+            amt[p] -= take
+            left -= take
+        if kind[p] == POT_ORPHAN:  # refunded to its contributors, folded ones included
+            for s in range(c.shape[0]):
+                out[s] += _share_in(c[s], lo[p], hi[p])
+            pot_won[p] = mask[p]
+        elif kind[p] == POT_UNCALLED:
+            _split_equal(amt[p], mask[p], button, unit, first_winner, out)
+            pot_won[p] = mask[p]
+        else:
+            won = _pot_winners(mask[p], score, special, use_special, trips_floor)
+            _split_equal(amt[p], won, button, unit, first_winner, out)
+            pot_won[p] = won
+    return OK, rake, npots
+
+
+@njit(cache=True)
+def _hand_winners(live, score, special, use_special, trips_floor):
+    S = live.shape[0]
+    lm = np.uint64(0)
+    for s in range(S):
+        if live[s]:
+            lm |= _bit(s)
+    return _pot_winners(lm, score, special, use_special, trips_floor), lm
+
+
+@njit(cache=True)
+def _to_loser_groups(remaining, weights, losers, score, button, first_winner, out):
+    """Hand ``remaining`` to loser groups best first (SPEC §6 ratio_rank); returns what is left."""
+    left_mask = losers
+    while left_mask and remaining > 0:
+        group = _best_of(left_mask, score)
+        left_mask &= ~group
+        need = np.int64(0)
+        for s in range(out.shape[0]):
+            if group & _bit(s):
+                need += weights[s]
+        if need <= remaining:
+            for s in range(out.shape[0]):
+                if group & _bit(s):
+                    out[s] += weights[s]
+            remaining -= need
+        else:
+            remaining = _split_proportional(remaining, weights, group, button, first_winner, out)
+    return remaining
+
+
+@njit(cache=True)
+def _street(policy, c, live, score, winners, live_mask, button, unit, first_winner, refund,
+            levels, lo, hi, amt, mask, kind, pot_won, weights, out):
+    """One street of one table under presence (1), ratio_rank (2) or hybrid (3). Returns (status, npots)."""
+    S = c.shape[0]
+    npots = _layer(c, live, levels, lo, hi, amt, mask, kind)
+    total = np.int64(0)
+    live_contrib = np.uint64(0)
+    for s in range(S):
+        total += c[s]
+        if live[s] and c[s] > 0:
+            live_contrib |= _bit(s)
+    for p in range(npots):
+        pot_won[p] = 0
+        if kind[p] == POT_ORPHAN:
+            if not refund:
+                return ORPHAN_CHIPS, npots
+            for s in range(S):
+                out[s] += _share_in(c[s], lo[p], hi[p])
+            pot_won[p] = mask[p]
+            total -= amt[p]
+    if total == 0:
+        return OK, npots
+    losers = live_mask & ~winners
+    if policy == 2:  # ratio_rank over the whole street
+        stake_sum = np.int64(0)
+        for s in range(S):
+            weights[s] = 0
+        for s in range(S):
+            if winners & _bit(s):
+                st = np.int64(0)
+                for q in range(S):
+                    st += min(c[s], c[q])
+                weights[s] = st
+                stake_sum += st
+        remaining = total
+        if popcount64(winners) == 1:
+            for s in range(S):
+                if winners & _bit(s):
+                    take = min(weights[s], total)
+                    out[s] += take
+                    remaining -= take
+        elif stake_sum >= total:
+            for s in range(S):
+                weights[s] = c[s]
+            remaining = _split_proportional(total, weights, winners, button, first_winner, out)
+        else:
+            for s in range(S):
+                if winners & _bit(s):
+                    out[s] += weights[s]
+                    remaining -= weights[s]
+        for s in range(S):
+            weights[s] = c[s]
+        remaining = _to_loser_groups(remaining, weights, losers, score, button, first_winner, out)
+        if remaining > 0:
+            _split_equal(remaining, _best_of(live_contrib, score), button, unit, first_winner, out)
+        return OK, npots
+    # presence and hybrid: pots some winner is eligible for go to those winners
+    for s in range(S):
+        weights[s] = 0
+    rest_total = np.int64(0)
+    for p in range(npots):
+        if kind[p] == POT_ORPHAN:
+            continue
+        won = mask[p] & winners
+        if won:
+            _split_equal(amt[p], won, button, unit, first_winner, out)
+            pot_won[p] = won
+        elif policy == 1:  # presence: live contributors take back their part, the best take the rest
+            back = np.int64(0)
+            for s in range(S):
+                if mask[p] & _bit(s):
+                    part = _share_in(c[s], lo[p], hi[p])
+                    out[s] += part
+                    back += part
+            best = _best_of(mask[p], score)
+            _split_equal(amt[p] - back, best, button, unit, first_winner, out)
+            pot_won[p] = mask[p]
+        else:  # hybrid: collect for the loser groups
+            for s in range(S):
+                if mask[p] & _bit(s):
+                    weights[s] += _share_in(c[s], lo[p], hi[p])
+            rest_total += amt[p]
+            pot_won[p] = mask[p]
+    if policy == 3 and rest_total > 0:
+        remaining = _to_loser_groups(rest_total, weights, losers, score, button, first_winner, out)
+        if remaining > 0:
+            _split_equal(remaining, _best_of(live_contrib, score), button, unit, first_winner, out)
+    return OK, npots
+
+
+@njit(cache=True)
+def _check_table(c, live, button):
+    """Reason code for one table's inputs (before layering)."""
+    K, S = c.shape
+    if button < 0 or button >= S:
+        return BAD_BUTTON
+    any_live = False
+    for s in range(S):
+        if live[s]:
+            any_live = True
+        for k in range(K):
+            if c[k, s] < 0:
+                return NEGATIVE_CONTRIB
+    if not any_live:
+        return NO_LIVE_SEAT
+    return OK
+
+
+@njit(cache=True, parallel=True)
+def _settle_kernel(policy, contrib, live, score, button, special, use_special, trips_floor, unit,
+                   first_winner, refund, rake_num, rake_den, rake_cap, no_rake, payout, status, rake,
+                   npots, pot_amount, pot_rake, pot_mask, pot_won, pot_kind, pot_lo, pot_hi):
+    """Settle every table; ``contrib[T, K, S]`` (K = 1 for standard). Bad tables get status != 0, payout 0."""
+    T, K, S = contrib.shape
+    for c0 in prange((T + _CHUNK - 1) // _CHUNK):
+        levels = np.empty(S, np.int64)
+        flat = np.empty(S, np.int64)
+        weights = np.empty(S, np.int64)
+        for t in range(c0 * _CHUNK, min(T, (c0 + 1) * _CHUNK)):
+            for s in range(S):
+                payout[t, s] = 0
+            code = _check_table(contrib[t], live[t], button[t])
+            if code != OK:
+                status[t] = code
+                continue
+            if policy == 0:
+                for s in range(S):
+                    acc = np.int64(0)
+                    for k in range(K):
+                        acc += contrib[t, k, s]
+                    flat[s] = acc
+                code, r, n = _standard(flat, live[t], score[t], special[t % special.shape[0]], use_special,
+                                       trips_floor, button[t], unit, first_winner, refund, rake_num,
+                                       rake_den, rake_cap, no_rake[t % no_rake.shape[0]], levels,
+                                       pot_lo[t, 0], pot_hi[t, 0], pot_amount[t, 0], pot_mask[t, 0],
+                                       pot_kind[t, 0], payout[t], pot_rake[t, 0], pot_won[t, 0])
+                rake[t] = r
+                npots[t] = n
+            else:
+                winners, live_mask = _hand_winners(live[t], score[t], special[t % special.shape[0]],
+                                                   use_special, trips_floor)
+                total_pots = 0
+                for k in range(K):
+                    code, n = _street(policy, contrib[t, k], live[t], score[t], winners, live_mask,
+                                      button[t], unit, first_winner, refund, levels, pot_lo[t, k],
+                                      pot_hi[t, k], pot_amount[t, k], pot_mask[t, k], pot_kind[t, k],
+                                      pot_won[t, k], weights, payout[t])
+                    total_pots += n
+                    if code != OK:
+                        break
+                rake[t] = 0
+                npots[t] = total_pots
+            if code != OK:
+                for s in range(S):
+                    payout[t, s] = 0
+            status[t] = code
+
+
+# ---------------------------------------------------------------- wrappers
+
+@dataclasses.dataclass
+class Settlement:
+    """Everything a settlement computed, for audits and display.
+
+    ``payout[T, S]``; ``rake[T]``; ``pots[T]`` (number of pots, all streets);
+    per street k and pot p (``[T, K, S]``, K = 1 for ``standard``; pots beyond
+    ``pot_count`` are unused): ``pot_amount`` (after rake), ``pot_rake``,
+    ``pot_eligible`` and ``pot_winners`` (seat bitmasks: bit s = seat s; an
+    orphan pot's eligible mask is its contributors), ``pot_kind`` (0 normal,
+    1 uncalled bet, 2 refunded orphan layer), ``pot_levels`` ``[T, K, S, 2]``.
+    """
+
+    payout: np.ndarray
+    rake: np.ndarray
+    pots: np.ndarray
+    pot_count: np.ndarray
+    pot_amount: np.ndarray
+    pot_rake: np.ndarray
+    pot_eligible: np.ndarray
+    pot_winners: np.ndarray
+    pot_kind: np.ndarray
+    pot_levels: np.ndarray
+    status: np.ndarray
+
+    @property
+    def net(self) -> np.ndarray:
+        return self.payout - self._contrib_total
+
+    _contrib_total: np.ndarray = dataclasses.field(default=None, repr=False)
+
+
+def _as_rate(pct: Any) -> tuple[int, int]:
+    if pct is None:
+        return 0, 1
+    frac = Fraction(str(pct)) if isinstance(pct, float) else Fraction(pct)
+    if frac < 0 or frac > 1:
+        raise ValueError(f"rake_pct must be in 0..1, got {pct}")
+    return frac.numerator, frac.denominator
+
+
+def _prepare(contrib: Any, live: Any, score: Any, button: Any, policy: str):
+    if policy not in POLICIES:
+        raise ValueError(f"policy must be one of {', '.join(POLICIES)}, got {policy!r}")
+    c = np.asarray(contrib)
+    if c.dtype.kind not in "ui" and not (c.dtype.kind == "f" and c.size == 0):
+        raise ValueError(f"contrib must be integers (chips), got dtype {c.dtype}")
+    if c.ndim == 2:
+        c = c[:, None, :]
+    if c.ndim != 3:
+        raise ValueError(f"contrib must be [T, S] or [T, K, S], got shape {np.shape(contrib)}")
+    T, K, S = c.shape
+    if S > MAX_SEATS:
+        raise ValueError(f"at most {MAX_SEATS} seats per table, got {S}")
+    if c.dtype == np.uint64 and (c > np.iinfo(np.int64).max).any():
+        raise ValueError("contrib does not fit int64")
+    lv = np.asarray(live)
+    if lv.shape != (T, S):
+        raise ValueError(f"live must be [T, S] = {(T, S)}, got {lv.shape}")
+    if lv.dtype != np.bool_:
+        if lv.dtype.kind not in "uib":
+            raise ValueError(f"live must be booleans, got dtype {lv.dtype}")
+        lv = lv != 0
+    sc = np.asarray(score)
+    if sc.shape != (T, S) or sc.dtype.kind not in "ui":
+        raise ValueError(f"score must be integers [T, S] = {(T, S)}, got {sc.dtype} {sc.shape}")
+    if sc.dtype == np.uint64 and (sc > np.iinfo(np.int64).max).any():
+        raise ValueError("score does not fit int64")
+    bt = np.broadcast_to(np.asarray(button), (T,))
+    if bt.dtype.kind not in "ui":
+        raise ValueError(f"button must be integers, got dtype {bt.dtype}")
+    return (np.ascontiguousarray(c, dtype=np.int64), np.ascontiguousarray(lv),
+            np.ascontiguousarray(sc, dtype=np.int64), np.ascontiguousarray(bt, dtype=np.int64))
+
+
+def settle_detailed(contrib: Any, live: Any, score: Any, button: Any, policy: str = "standard", *,
+                    rake_pct: Any = None, rake_cap: int | None = None, no_flop_no_drop: Any = None,
+                    chip_unit: int = 1, odd_chips: str = "button", orphan_chips: str = "error",
+                    special: Any = None, trips_floor: int | None = None,
+                    raise_on_error: bool = True) -> Settlement:
+    """Settle tables and keep every pot (see :class:`Settlement`); options as :func:`settle`.
+
+    With ``raise_on_error=False`` bad tables are not raised: their ``status``
+    holds a code from :data:`REASONS` and their payouts are 0 (the batch
+    driver sets them aside).
+    """
+    c, lv, sc, bt = _prepare(contrib, live, score, button, policy)
+    T, K, S = c.shape
+    if policy == "standard":
+        K_pots = 1
+    else:
+        K_pots = K
+    if odd_chips not in ("button", "first_winner"):
+        raise ValueError(f"odd_chips must be 'button' or 'first_winner', got {odd_chips!r}")
+    if orphan_chips not in ("error", "refund"):
+        raise ValueError(f"orphan_chips must be 'error' or 'refund', got {orphan_chips!r}")
+    if isinstance(chip_unit, bool) or not isinstance(chip_unit, (int, np.integer)) or chip_unit < 1:
+        raise ValueError(f"chip_unit must be a positive integer, got {chip_unit!r}")
+    num, den = _as_rate(rake_pct)
+    if num and policy != "standard":
+        raise ValueError("rake is defined for the standard policy only")
+    cap = -1 if rake_cap is None else int(rake_cap)
+    if rake_cap is not None and cap < 0:
+        raise ValueError(f"rake_cap must be >= 0, got {rake_cap}")
+    if no_flop_no_drop is None:
+        nfnd = np.zeros(1, np.bool_)
+    else:
+        nfnd = np.ascontiguousarray(np.broadcast_to(np.asarray(no_flop_no_drop, dtype=bool), (T,)))
+    use_special = special is not None
+    if use_special:
+        sp = np.ascontiguousarray(np.asarray(special, dtype=bool))
+        if sp.shape != (T, S):
+            raise ValueError(f"special must be [T, S] = {(T, S)}, got {sp.shape}")
+        if trips_floor is None:
+            from .threecard import _trips_floor, rules_of
+            trips_floor = _trips_floor(rules_of("zjh"))
+    else:
+        sp = np.zeros((1, S), np.bool_)
+        trips_floor = 0
+    payout = np.empty((T, S), np.int64)
+    status = np.zeros(T, np.uint8)
+    rake = np.zeros(T, np.int64)
+    npots = np.zeros(T, np.int64)
+    shape = (T, K_pots, S)
+    pot_amount = np.zeros(shape, np.int64)
+    pot_rake = np.zeros(shape, np.int64)
+    pot_mask = np.zeros(shape, np.uint64)
+    pot_won = np.zeros(shape, np.uint64)
+    pot_kind = np.zeros(shape, np.int8)
+    pot_lo = np.zeros(shape, np.int64)
+    pot_hi = np.zeros(shape, np.int64)
+    _settle_kernel(POLICIES.index(policy), c, lv, sc, bt, sp, use_special, np.int64(trips_floor),
+                   np.int64(chip_unit), odd_chips == "first_winner", orphan_chips == "refund",
+                   np.int64(num), np.int64(den), np.int64(cap), nfnd, payout, status, rake, npots,
+                   pot_amount, pot_rake, pot_mask, pot_won, pot_kind, pot_lo, pot_hi)
+    if raise_on_error and status.any():
+        t = int(np.flatnonzero(status)[0])
+        raise ValueError(f"settle: table {t} is invalid ({REASONS[status[t]]}): "
+                         f"contrib {c[t].tolist() if K > 1 else c[t, 0].tolist()}, live {lv[t].astype(int).tolist()}, "
+                         f"button {int(bt[t])}")
+    # pot_count per street: pots are packed from slot 0, amounts may be 0 only after rake
+    pot_count = (pot_hi > 0).sum(axis=2)
+    return Settlement(payout=payout, rake=rake, pots=npots, pot_count=pot_count, pot_amount=pot_amount,
+                      pot_rake=pot_rake, pot_eligible=pot_mask, pot_winners=pot_won, pot_kind=pot_kind,
+                      pot_levels=np.stack([pot_lo, pot_hi], axis=-1), status=status,
+                      _contrib_total=c.sum(axis=1))
+
+
+def settle(contrib: Any, live: Any, score: Any, button: Any, policy: str = "standard",
+           **options: Any) -> np.ndarray:
+    """Chips each seat receives, ``int64[T, S]``.
+
+    ``contrib``: chips each seat put in, ``[T, S]`` or per street
+    ``[T, K, S]``; ``live``: reached showdown; ``score``: hand values (higher
+    wins; ignored where not live); ``button``: seat index per table.
+    ``policy``: ``standard`` (SPEC §5, ignores streets), ``presence``,
+    ``ratio_rank``, ``hybrid`` (SPEC §6).
+
+    Options: ``rake_pct`` (a fraction, exact: 0.05 is 1/20) and ``rake_cap``
+    (per hand) — standard only; ``no_flop_no_drop`` (bool per table: no rake
+    where True); ``chip_unit``; ``odd_chips`` = ``"button"`` | ``"first_winner"``;
+    ``orphan_chips`` = ``"error"`` | ``"refund"``; ``special`` (bool ``[T, S]``,
+    off-suit 2-3-5 hands) with ``trips_floor`` (smallest trips value) for the
+    three-card rule that 2-3-5 beats trips. Raises ``ValueError`` naming the
+    first invalid table and its reason code.
+    """
+    return settle_detailed(contrib, live, score, button, policy, **options).payout
+
+
+def validate(contrib: Any, live: Any, score: Any, button: Any, policy: str = "standard",
+             orphan_chips: str = "error") -> np.ndarray:
+    """Reason code per table (index into :data:`REASONS`; 0 = ok), without raising."""
+    return settle_detailed(contrib, live, score, button, policy, orphan_chips=orphan_chips,
+                           raise_on_error=False).status
