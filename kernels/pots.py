@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 from numba import njit, prange
 
-from .bits import popcount64
+from .bits import popcount64, trailing_zeros64
 
 POLICIES = ("standard", "presence", "ratio_rank", "hybrid")
 REASONS = ("ok", "negative_contrib", "no_live_seat", "orphan_chips", "seat_count", "bad_button")
@@ -45,65 +45,92 @@ def _bit(s):
     return _ONE << np.uint64(s)
 
 
-@njit(cache=True)
-def _layer(c, live, levels, pot_lo, pot_hi, pot_amount, pot_mask, pot_kind):
-    """Pots of one contribution row ``c[S]``; returns how many. Scratch ``levels[S]``.
+@njit(cache=True, inline="always")
+def _layer(c, live, score, special, use_special, trips_floor, order, pot_lo, pot_hi, pot_amount,
+           pot_mask, pot_best, pot_kind):
+    """Pots of one contribution row ``c[S]``, main pot first; returns how many.
 
-    ``pot_mask`` holds the eligible seats as a bitmask (for an orphan pot: its
-    contributors). Amounts are exact: no seat's contribution lies strictly
-    between two adjacent levels, so a layer is width times contributors.
+    One sweep from the highest contribution down: seats join as the level
+    drops to theirs, so the eligible set only grows and each pot's best hands
+    (``pot_best``, a bitmask) are kept incrementally. With ``use_special``,
+    when a pot's best hand is trips (score >= ``trips_floor``) and it has an
+    eligible off-suit 2-3-5, its best 2-3-5s win instead (SPEC §2.3).
+    ``order`` is scratch for the seats sorted by contribution. An orphan pot's
+    mask is its contributors; every other pot's is its eligible seats.
     """
     S = c.shape[0]
-    m = 0
-    for s in range(S):  # distinct positive contributions, insertion-sorted
+    n = 0
+    for s in range(S):  # seats that put chips in, by contribution descending (insertion sort)
         v = c[s]
         if v <= 0:
             continue
-        pos = m
-        dup = False
-        while pos > 0 and levels[pos - 1] >= v:
-            if levels[pos - 1] == v:
-                dup = True
-                break
+        pos = n
+        while pos > 0 and c[order[pos - 1]] < v:
+            order[pos] = order[pos - 1]
             pos -= 1
-        if dup:
-            continue
-        for q in range(m, pos, -1):
-            levels[q] = levels[q - 1]
-        levels[pos] = v
-        m += 1
+        order[pos] = s
+        n += 1
     npots = 0
-    prev = 0
-    for k in range(m):
-        lvl = levels[k]
-        count = 0
-        elig = np.uint64(0)
-        contributors = np.uint64(0)
-        for s in range(S):
-            if c[s] >= lvl:
-                count += 1
-                contributors |= _bit(s)
-                if live[s]:
-                    elig |= _bit(s)
+    added = np.uint64(0)
+    elig = np.uint64(0)
+    best_mask = np.uint64(0)
+    best = np.int64(0)
+    spec_mask = np.uint64(0)
+    spec_best = np.int64(0)
+    count = 0
+    i = 0
+    while i < n:
+        level = c[order[i]]
+        while i < n and c[order[i]] == level:  # everyone at this level joins
+            s = order[i]
+            bit = _bit(s)
+            added |= bit
+            count += 1
+            if live[s]:
+                sc = score[s]
+                if elig == 0 or sc > best:
+                    best = sc
+                    best_mask = bit
+                elif sc == best:
+                    best_mask |= bit
+                if use_special and special[s]:
+                    if spec_mask == 0 or sc > spec_best:
+                        spec_best = sc
+                        spec_mask = bit
+                    elif sc == spec_best:
+                        spec_mask |= bit
+                elig |= bit
+            i += 1
+        below = c[order[i]] if i < n else 0
+        amount = (level - below) * count
         if elig == 0:
             kind = POT_ORPHAN
-            elig = contributors
         elif count == 1:
             kind = POT_UNCALLED
         else:
             kind = POT_NORMAL
-        amount = (lvl - prev) * count
         if npots > 0 and pot_kind[npots - 1] == kind and pot_mask[npots - 1] == elig and kind != POT_ORPHAN:
-            pot_hi[npots - 1] = lvl
+            pot_lo[npots - 1] = below
             pot_amount[npots - 1] += amount
         else:
-            pot_lo[npots] = prev
-            pot_hi[npots] = lvl
+            pot_lo[npots] = below
+            pot_hi[npots] = level
             pot_amount[npots] = amount
-            pot_mask[npots] = elig
+            pot_mask[npots] = elig if elig else added
             pot_kind[npots] = kind
             npots += 1
-        prev = lvl
+        won = best_mask
+        if use_special and spec_mask and best >= trips_floor:
+            won = spec_mask
+        pot_best[npots - 1] = won
+    for p in range(npots // 2):  # the sweep made them top pot first
+        q = npots - 1 - p
+        pot_lo[p], pot_lo[q] = pot_lo[q], pot_lo[p]
+        pot_hi[p], pot_hi[q] = pot_hi[q], pot_hi[p]
+        pot_amount[p], pot_amount[q] = pot_amount[q], pot_amount[p]
+        pot_mask[p], pot_mask[q] = pot_mask[q], pot_mask[p]
+        pot_best[p], pot_best[q] = pot_best[q], pot_best[p]
+        pot_kind[p], pot_kind[q] = pot_kind[q], pot_kind[p]
     return npots
 
 
@@ -116,26 +143,23 @@ def _share_in(c, lo, hi):
 # ---------------------------------------------------------------- splitting
 
 @njit(cache=True, inline="always")
-def _seat_after_button(t, button, S):
-    return (button + 1 + t) % S
-
-
-@njit(cache=True)
 def _split_equal(amount, mask, button, unit, first_winner, out):
     """Split ``amount`` equally among the seats in ``mask`` (SPEC §5.4 odd-chip rule)."""
     S = out.shape[0]
     k = np.int64(popcount64(mask))
     if k == 0 or amount == 0:
         return
+    if k == 1:
+        out[trailing_zeros64(mask)] += amount
+        return
     share = (amount // (k * unit)) * unit
     rest = amount - share * k
     for s in range(S):
         if mask & _bit(s):
             out[s] += share
-    for t in range(S):
-        if rest <= 0:
-            break
-        s = _seat_after_button(t, button, S)
+    s = button
+    while rest > 0:  # seats from the first left of the button; every pass meets a winner
+        s = s + 1 if s + 1 < S else 0
         if mask & _bit(s):
             piece = rest if first_winner else min(unit, rest)
             out[s] += piece
@@ -190,10 +214,9 @@ def _split_proportional(amount, weights, mask, button, first_winner, out):
             out[s] += part
             given += part
     rest = amount - given
-    for t in range(S):
-        if rest <= 0:
-            break
-        s = _seat_after_button(t, button, S)
+    s = button
+    while rest > 0:  # fewer than one chip per weighted seat is left
+        s = s + 1 if s + 1 < S else 0
         if mask & _bit(s) and weights[s] > 0:
             piece = rest if first_winner else 1
             out[s] += piece
@@ -201,7 +224,7 @@ def _split_proportional(amount, weights, mask, button, first_winner, out):
     return np.int64(0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _best_of(mask, score):
     """Bitmask of the seats in ``mask`` with the highest score."""
     S = score.shape[0]
@@ -216,7 +239,7 @@ def _best_of(mask, score):
     return won
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _pot_winners(mask, score, special, use_special, trips_floor):
     """Best eligible seats; with the 2-3-5 rule, eligible 2-3-5s beat eligible best trips."""
     won = _best_of(mask, score)
@@ -237,12 +260,12 @@ def _pot_winners(mask, score, special, use_special, trips_floor):
 
 # ---------------------------------------------------------------- policies
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _standard(c, live, score, special, use_special, trips_floor, button, unit, first_winner,
-              refund, rake_num, rake_den, rake_cap, no_rake, levels, lo, hi, amt, mask, kind,
-              out, pot_rake, pot_won):
+              refund, rake_num, rake_den, rake_cap, no_rake, order, lo, hi, amt, mask, won, kind,
+              out, pot_rake):
     """One table, SPEC §5. Returns (status, rake, npots); pot arrays hold the detail."""
-    npots = _layer(c, live, levels, lo, hi, amt, mask, kind)
+    npots = _layer(c, live, score, special, use_special, trips_floor, order, lo, hi, amt, mask, won, kind)
     raked_total = np.int64(0)
     for p in range(npots):
         if kind[p] == POT_ORPHAN and not refund:
@@ -257,26 +280,24 @@ def _standard(c, live, score, special, use_special, trips_floor, button, unit, f
     left = rake
     for p in range(npots):
         pot_rake[p] = 0
-        if kind[p] == POT_NORMAL and left > 0:
-            take = min(left, amt[p])
-            pot_rake[p] = take
-            amt[p] -= take
-            left -= take
-        if kind[p] == POT_ORPHAN:  # refunded to its contributors, folded ones included
-            for s in range(c.shape[0]):
-                out[s] += _share_in(c[s], lo[p], hi[p])
-            pot_won[p] = mask[p]
+        if kind[p] == POT_NORMAL:
+            if left > 0:
+                take = min(left, amt[p])
+                pot_rake[p] = take
+                amt[p] -= take
+                left -= take
+            _split_equal(amt[p], won[p], button, unit, first_winner, out)
         elif kind[p] == POT_UNCALLED:
             _split_equal(amt[p], mask[p], button, unit, first_winner, out)
-            pot_won[p] = mask[p]
-        else:
-            won = _pot_winners(mask[p], score, special, use_special, trips_floor)
-            _split_equal(amt[p], won, button, unit, first_winner, out)
-            pot_won[p] = won
+            won[p] = mask[p]
+        else:  # an orphan layer, refunded to its contributors, folded ones included
+            for s in range(c.shape[0]):
+                out[s] += _share_in(c[s], lo[p], hi[p])
+            won[p] = mask[p]
     return OK, rake, npots
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _hand_winners(live, score, special, use_special, trips_floor):
     S = live.shape[0]
     lm = np.uint64(0)
@@ -308,11 +329,11 @@ def _to_loser_groups(remaining, weights, losers, score, button, first_winner, ou
 
 
 @njit(cache=True)
-def _street(policy, c, live, score, winners, live_mask, button, unit, first_winner, refund,
-            levels, lo, hi, amt, mask, kind, pot_won, weights, out):
+def _street(policy, c, live, score, special, winners, live_mask, button, unit, first_winner, refund,
+            order, lo, hi, amt, mask, best, kind, pot_won, weights, out):
     """One street of one table under presence (1), ratio_rank (2) or hybrid (3). Returns (status, npots)."""
     S = c.shape[0]
-    npots = _layer(c, live, levels, lo, hi, amt, mask, kind)
+    npots = _layer(c, live, score, special, False, 0, order, lo, hi, amt, mask, best, kind)
     total = np.int64(0)
     live_contrib = np.uint64(0)
     for s in range(S):
@@ -382,8 +403,7 @@ def _street(policy, c, live, score, winners, live_mask, button, unit, first_winn
                     part = _share_in(c[s], lo[p], hi[p])
                     out[s] += part
                     back += part
-            best = _best_of(mask[p], score)
-            _split_equal(amt[p] - back, best, button, unit, first_winner, out)
+            _split_equal(amt[p] - back, best[p], button, unit, first_winner, out)
             pot_won[p] = mask[p]
         else:  # hybrid: collect for the loser groups
             for s in range(S):
@@ -398,7 +418,7 @@ def _street(policy, c, live, score, winners, live_mask, button, unit, first_winn
     return OK, npots
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _check_table(c, live, button):
     """Reason code for one table's inputs (before layering)."""
     K, S = c.shape
@@ -418,14 +438,28 @@ def _check_table(c, live, button):
 
 @njit(cache=True, parallel=True)
 def _settle_kernel(policy, contrib, live, score, button, special, use_special, trips_floor, unit,
-                   first_winner, refund, rake_num, rake_den, rake_cap, no_rake, payout, status, rake,
-                   npots, pot_amount, pot_rake, pot_mask, pot_won, pot_kind, pot_lo, pot_hi):
-    """Settle every table; ``contrib[T, K, S]`` (K = 1 for standard). Bad tables get status != 0, payout 0."""
+                   first_winner, refund, rake_num, rake_den, rake_cap, no_rake, detail, payout, status,
+                   rake, npots, pot_amount, pot_rake, pot_mask, pot_won, pot_kind, pot_lo, pot_hi):
+    """Settle every table; ``contrib[T, K, S]`` (K = 1 for standard). Bad tables get status != 0, payout 0.
+
+    Pots are built in per-chunk scratch and copied to the ``pot_*`` outputs
+    ``[T, K, S]`` only when ``detail`` is set (otherwise those are ``[1, 1, 1]``).
+    """
     T, K, S = contrib.shape
+    KP = 1 if policy == 0 else K
     for c0 in prange((T + _CHUNK - 1) // _CHUNK):
-        levels = np.empty(S, np.int64)
+        order = np.empty(S, np.int64)
         flat = np.empty(S, np.int64)
         weights = np.empty(S, np.int64)
+        lo = np.empty((KP, S), np.int64)
+        hi = np.empty((KP, S), np.int64)
+        amt = np.empty((KP, S), np.int64)
+        prk = np.zeros((KP, S), np.int64)
+        mask = np.empty((KP, S), np.uint64)
+        won = np.empty((KP, S), np.uint64)
+        best = np.empty((KP, S), np.uint64)
+        kind = np.empty((KP, S), np.int8)
+        count = np.zeros(KP, np.int64)
         for t in range(c0 * _CHUNK, min(T, (c0 + 1) * _CHUNK)):
             for s in range(S):
                 payout[t, s] = 0
@@ -439,22 +473,22 @@ def _settle_kernel(policy, contrib, live, score, button, special, use_special, t
                     for k in range(K):
                         acc += contrib[t, k, s]
                     flat[s] = acc
-                code, r, n = _standard(flat, live[t], score[t], special[t % special.shape[0]], use_special,
+                code, r, n = _standard(flat, live[t], score[t], special[t if use_special else 0], use_special,
                                        trips_floor, button[t], unit, first_winner, refund, rake_num,
-                                       rake_den, rake_cap, no_rake[t % no_rake.shape[0]], levels,
-                                       pot_lo[t, 0], pot_hi[t, 0], pot_amount[t, 0], pot_mask[t, 0],
-                                       pot_kind[t, 0], payout[t], pot_rake[t, 0], pot_won[t, 0])
+                                       rake_den, rake_cap, no_rake[t if no_rake.shape[0] > 1 else 0], order,
+                                       lo[0], hi[0], amt[0], mask[0], won[0], kind[0], payout[t], prk[0])
                 rake[t] = r
                 npots[t] = n
+                count[0] = n
             else:
-                winners, live_mask = _hand_winners(live[t], score[t], special[t % special.shape[0]],
+                winners, live_mask = _hand_winners(live[t], score[t], special[t if use_special else 0],
                                                    use_special, trips_floor)
                 total_pots = 0
                 for k in range(K):
-                    code, n = _street(policy, contrib[t, k], live[t], score[t], winners, live_mask,
-                                      button[t], unit, first_winner, refund, levels, pot_lo[t, k],
-                                      pot_hi[t, k], pot_amount[t, k], pot_mask[t, k], pot_kind[t, k],
-                                      pot_won[t, k], weights, payout[t])
+                    code, n = _street(policy, contrib[t, k], live[t], score[t], special[0], winners,
+                                      live_mask, button[t], unit, first_winner, refund, order, lo[k], hi[k],
+                                      amt[k], mask[k], best[k], kind[k], won[k], weights, payout[t])
+                    count[k] = n
                     total_pots += n
                     if code != OK:
                         break
@@ -464,6 +498,16 @@ def _settle_kernel(policy, contrib, live, score, button, special, use_special, t
                 for s in range(S):
                     payout[t, s] = 0
             status[t] = code
+            if detail and code == OK:
+                for k in range(KP):
+                    for p in range(count[k]):
+                        pot_amount[t, k, p] = amt[k, p]
+                        pot_rake[t, k, p] = prk[k, p]
+                        pot_mask[t, k, p] = mask[k, p]
+                        pot_won[t, k, p] = won[k, p]
+                        pot_kind[t, k, p] = kind[k, p]
+                        pot_lo[t, k, p] = lo[k, p]
+                        pot_hi[t, k, p] = hi[k, p]
 
 
 # ---------------------------------------------------------------- wrappers
@@ -546,12 +590,13 @@ def settle_detailed(contrib: Any, live: Any, score: Any, button: Any, policy: st
                     rake_pct: Any = None, rake_cap: int | None = None, no_flop_no_drop: Any = None,
                     chip_unit: int = 1, odd_chips: str = "button", orphan_chips: str = "error",
                     special: Any = None, trips_floor: int | None = None,
-                    raise_on_error: bool = True) -> Settlement:
+                    raise_on_error: bool = True, detail: bool = True) -> Settlement:
     """Settle tables and keep every pot (see :class:`Settlement`); options as :func:`settle`.
 
     With ``raise_on_error=False`` bad tables are not raised: their ``status``
     holds a code from :data:`REASONS` and their payouts are 0 (the batch
-    driver sets them aside).
+    driver sets them aside). ``detail=False`` skips the per-pot arrays
+    (what :func:`settle` uses: they cost more than the settlement).
     """
     c, lv, sc, bt = _prepare(contrib, live, score, button, policy)
     T, K, S = c.shape
@@ -590,7 +635,7 @@ def settle_detailed(contrib: Any, live: Any, score: Any, button: Any, policy: st
     status = np.zeros(T, np.uint8)
     rake = np.zeros(T, np.int64)
     npots = np.zeros(T, np.int64)
-    shape = (T, K_pots, S)
+    shape = (T, K_pots, S) if detail else (1, 1, 1)
     pot_amount = np.zeros(shape, np.int64)
     pot_rake = np.zeros(shape, np.int64)
     pot_mask = np.zeros(shape, np.uint64)
@@ -600,14 +645,18 @@ def settle_detailed(contrib: Any, live: Any, score: Any, button: Any, policy: st
     pot_hi = np.zeros(shape, np.int64)
     _settle_kernel(POLICIES.index(policy), c, lv, sc, bt, sp, use_special, np.int64(trips_floor),
                    np.int64(chip_unit), odd_chips == "first_winner", orphan_chips == "refund",
-                   np.int64(num), np.int64(den), np.int64(cap), nfnd, payout, status, rake, npots,
+                   np.int64(num), np.int64(den), np.int64(cap), nfnd, detail, payout, status, rake, npots,
                    pot_amount, pot_rake, pot_mask, pot_won, pot_kind, pot_lo, pot_hi)
     if raise_on_error and status.any():
         t = int(np.flatnonzero(status)[0])
         raise ValueError(f"settle: table {t} is invalid ({REASONS[status[t]]}): "
                          f"contrib {c[t].tolist() if K > 1 else c[t, 0].tolist()}, live {lv[t].astype(int).tolist()}, "
                          f"button {int(bt[t])}")
-    # pot_count per street: pots are packed from slot 0, amounts may be 0 only after rake
+    if not detail:
+        return Settlement(payout=payout, rake=rake, pots=npots, pot_count=None, pot_amount=None,
+                          pot_rake=None, pot_eligible=None, pot_winners=None, pot_kind=None,
+                          pot_levels=None, status=status, _contrib_total=None)
+    # pots are packed from slot 0 and every used pot has a positive upper level
     pot_count = (pot_hi > 0).sum(axis=2)
     return Settlement(payout=payout, rake=rake, pots=npots, pot_count=pot_count, pot_amount=pot_amount,
                       pot_rake=pot_rake, pot_eligible=pot_mask, pot_winners=pot_won, pot_kind=pot_kind,
@@ -633,11 +682,11 @@ def settle(contrib: Any, live: Any, score: Any, button: Any, policy: str = "stan
     three-card rule that 2-3-5 beats trips. Raises ``ValueError`` naming the
     first invalid table and its reason code.
     """
-    return settle_detailed(contrib, live, score, button, policy, **options).payout
+    return settle_detailed(contrib, live, score, button, policy, detail=False, **options).payout
 
 
 def validate(contrib: Any, live: Any, score: Any, button: Any, policy: str = "standard",
              orphan_chips: str = "error") -> np.ndarray:
     """Reason code per table (index into :data:`REASONS`; 0 = ok), without raising."""
     return settle_detailed(contrib, live, score, button, policy, orphan_chips=orphan_chips,
-                           raise_on_error=False).status
+                           raise_on_error=False, detail=False).status

@@ -1,0 +1,259 @@
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from kernels import pots
+import pots_reference as ref
+
+
+def seed001():
+    c = np.array([[100, 200, 200, 400, 1000, 2000, 400]])
+    score = np.array([[10, 10, 8, 8, 6, 4, 2]])
+    return c, np.ones((1, 7), bool), score
+
+
+def test_seed_001_seven_all_ins():
+    c, live, score = seed001()
+    for button in range(7):
+        assert pots.settle(c, live, score, button).tolist() == [[350, 950, 0, 800, 1200, 1000, 0]]
+    d = pots.settle_detailed(c, live, score, 0)
+    assert d.pots.tolist() == [5]
+    assert d.pot_amount[0, 0, :5].tolist() == [700, 600, 800, 1200, 1000]
+    assert d.pot_kind[0, 0, :5].tolist() == [0, 0, 0, 0, 1]  # the 2000 all-in's top is uncalled
+
+
+# seed 004's flop, seats in table order: UTG, CO, HJ, D, BB (button = D, seat 3)
+FLOP = np.array([[[10, 30, 50, 230, 980]]])
+FLOP_SCORE = np.array([[1, 9, 2, 3, 9]])  # CO and BB tie best
+FLOP_LIVE = np.ones((1, 5), bool)
+
+
+def test_seed_004_presence():
+    assert pots.settle(FLOP, FLOP_LIVE, FLOP_SCORE, 3, "presence").tolist() == [[0, 65, 0, 0, 1235]]
+
+
+def test_seed_004_ratio_rank():
+    got = pots.settle(FLOP, FLOP_LIVE, FLOP_SCORE, 3, "ratio_rank")[0]
+    assert got[1] == 30 * 1300 // 1010 and got[4] == 980 * 1300 // 1010 + 1  # BB is first left of D
+    assert got.sum() == 1300
+    # with the button at BB, the odd chip goes to CO (the first winner left of seat 4 is seat 1)
+    got = pots.settle(FLOP, FLOP_LIVE, FLOP_SCORE, 4, "ratio_rank")[0]
+    assert got.tolist() == [0, 39, 0, 0, 1261]
+
+
+def random_tables(rng, T, S, streets=1, fold_p=0.35, levels=(0, 5, 10, 10, 20, 35, 50, 100, 100, 250)):
+    seats = rng.integers(2, S + 1, T)
+    contrib = rng.choice(levels, (T, streets, S))
+    live = rng.random((T, S)) > fold_p
+    score = rng.integers(0, 4, (T, S))
+    for t in range(T):
+        contrib[t, :, seats[t]:] = 0
+        live[t, seats[t]:] = False
+        if not live[t].any():
+            live[t, 0] = True
+    button = np.array([rng.integers(0, n) for n in seats])
+    return contrib, live, score, button
+
+
+def reference(policy, contrib, live, score, button, **kw):
+    """Per table: (payout, rake) or 'orphan_chips'."""
+    out = []
+    for t in range(len(contrib)):
+        try:
+            if policy == "standard":
+                out.append(ref.standard(contrib[t].sum(axis=0).tolist(), live[t].tolist(), score[t].tolist(),
+                                        int(button[t]), **kw))
+            else:
+                out.append((ref.street_policy(policy, contrib[t].tolist(), live[t].tolist(), score[t].tolist(),
+                                              int(button[t]), **kw), 0))
+        except ref.Orphan:
+            out.append("orphan_chips")
+    return out
+
+
+def compare(policy, contrib, live, score, button, kernel_kw=None, ref_kw=None):
+    d = pots.settle_detailed(contrib, live, score, button, policy, raise_on_error=False, **(kernel_kw or {}))
+    expect = reference(policy, contrib, live, score, button, **(ref_kw or {}))
+    for t, e in enumerate(expect):
+        if e == "orphan_chips":
+            assert pots.REASONS[d.status[t]] == "orphan_chips", t
+        else:
+            assert d.status[t] == 0, (t, pots.REASONS[d.status[t]])
+            assert d.payout[t].tolist() == e[0], (t, contrib[t].tolist(), live[t].tolist(), score[t].tolist(), button[t])
+            assert d.rake[t] == e[1]
+    return d
+
+
+@pytest.mark.parametrize("policy", pots.POLICIES)
+def test_matches_reference_on_random_tables(rng, policy):
+    streets = 1 if policy == "standard" else 4
+    contrib, live, score, button = random_tables(rng, 4000, 9, streets)
+    d = compare(policy, contrib, live, score, button)
+    ok = d.status == 0
+    assert ok.mean() > 0.3  # many tables valid: the comparison has teeth
+    assert (d.payout[ok].sum(axis=1) + d.rake[ok] == contrib[ok].sum(axis=(1, 2))).all()
+
+
+@pytest.mark.parametrize("policy", pots.POLICIES)
+def test_orphan_refund_matches_reference(rng, policy):
+    streets = 1 if policy == "standard" else 3
+    contrib, live, score, button = random_tables(rng, 2000, 7, streets, fold_p=0.6)
+    d = compare(policy, contrib, live, score, button, {"orphan_chips": "refund"}, {"refund": True})
+    assert (d.status == 0).all()
+    assert (d.payout.sum(axis=1) == contrib.sum(axis=(1, 2))).all()
+
+
+@pytest.mark.parametrize("unit,first", [(5, False), (1, True), (10, True)])
+@pytest.mark.parametrize("policy", pots.POLICIES)
+def test_chip_unit_and_odd_chip_modes(rng, unit, first, policy):
+    streets = 1 if policy == "standard" else 2
+    contrib, live, score, button = random_tables(rng, 2000, 6, streets, levels=(0, 3, 7, 11, 11, 26, 101))
+    mode = "first_winner" if first else "button"
+    compare(policy, contrib, live, score, button, {"chip_unit": unit, "odd_chips": mode},
+            {"unit": unit, "first_winner": first})
+
+
+@pytest.mark.parametrize("pct,cap", [(0.05, None), (0.1, 7), ("0.029", 3), (0.29, None)])
+def test_rake_matches_reference(rng, pct, cap):
+    from fractions import Fraction
+    frac = Fraction(str(pct))
+    contrib, live, score, button = random_tables(rng, 3000, 9)
+    nfnd = rng.random(3000) < 0.2
+    d = pots.settle_detailed(contrib, live, score, button, rake_pct=pct, rake_cap=cap, no_flop_no_drop=nfnd,
+                             raise_on_error=False)
+    for t in range(3000):
+        try:
+            p, r = ref.standard(contrib[t, 0].tolist(), live[t].tolist(), score[t].tolist(), int(button[t]),
+                                frac.numerator, frac.denominator, cap, bool(nfnd[t]))
+        except ref.Orphan:
+            assert d.status[t] == pots.ORPHAN_CHIPS
+            continue
+        assert (d.payout[t].tolist(), int(d.rake[t])) == (p, r)
+        assert d.pot_rake[t].sum() == r
+
+
+def test_rake_exact_fractions():
+    c = np.array([[100, 100]])
+    live = np.ones((1, 2), bool)
+    score = np.array([[2, 1]])
+    # 0.29 * 200 = 57.99999999999999 in floating point; the rake is 58
+    d = pots.settle_detailed(c, live, score, 0, rake_pct=0.29)
+    assert d.rake.tolist() == [58] and d.payout.tolist() == [[142, 0]]
+
+
+def test_uncalled_bet_is_never_raked():
+    c = np.array([[100, 500, 0]])
+    live = np.array([[True, True, False]])
+    d = pots.settle_detailed(c, live, np.array([[9, 1, 0]]), 2, rake_pct=0.1)
+    assert d.rake.tolist() == [20]
+    assert d.payout.tolist() == [[180, 400, 0]]
+
+
+def test_235_rule_per_pot():
+    # seat 0 trips (short all-in), seat 1 off-suit 2-3-5, seat 2 a flush; trips_floor = 100
+    c = np.array([[50, 100, 100]])
+    live = np.ones((1, 3), bool)
+    score = np.array([[150, 10, 80]])
+    special = np.array([[False, True, False]])
+    got = pots.settle(c, live, score, 2, special=special, trips_floor=100)
+    # main pot (150): trips best and a 2-3-5 eligible -> the 2-3-5 wins; side pot (100): flush beats 2-3-5
+    assert got.tolist() == [[0, 150, 100]]
+    assert pots.settle(c, live, score, 2).tolist() == [[150, 0, 100]]
+
+
+def test_235_rule_matches_reference(rng):
+    contrib, live, score, button = random_tables(rng, 3000, 6)
+    score = rng.integers(0, 8, score.shape)
+    special = rng.random(score.shape) < 0.3
+    d = pots.settle_detailed(contrib, live, score, button, special=special, trips_floor=6, raise_on_error=False)
+    plain = pots.settle(contrib, live, score, button, orphan_chips="refund")
+    assert (d.payout != plain)[d.status == 0].any()  # the rule changed some results
+    for t in range(3000):
+        try:
+            p, _ = ref.standard(contrib[t, 0].tolist(), live[t].tolist(), score[t].tolist(), int(button[t]),
+                                special=special[t].tolist(), trips_floor=6)
+        except ref.Orphan:
+            continue
+        assert d.payout[t].tolist() == p
+
+
+@pytest.mark.parametrize("case,code", [
+    (([[10, -5]], [[1, 1]], 0), "negative_contrib"),
+    (([[10, 10]], [[0, 0]], 0), "no_live_seat"),
+    (([[10, 50]], [[1, 0]], 0), "orphan_chips"),
+    (([[10, 10]], [[1, 1]], 2), "bad_button"),
+])
+def test_invalid_tables(case, code):
+    c, live, button = case
+    c = np.array(c)
+    status = pots.validate(c, np.array(live, bool), np.zeros_like(c), button)
+    assert pots.REASONS[status[0]] == code
+    good = np.array([[10, 10]])
+    with pytest.raises(ValueError, match=f"table 1 is invalid \\({code}\\)"):
+        pots.settle(np.vstack([good, c]), np.vstack([[True, True], np.array(live, bool)]),
+                    np.zeros((2, 2), int), np.array([0, button]))
+
+
+def test_bad_shapes_and_options():
+    c = np.array([[10, 10]])
+    live = np.ones((1, 2), bool)
+    with pytest.raises(ValueError, match="policy"):
+        pots.settle(c, live, c, 0, "winner_takes_all")
+    with pytest.raises(ValueError, match="live"):
+        pots.settle(c, live[:, :1], c, 0)
+    with pytest.raises(ValueError, match="chips"):
+        pots.settle(c.astype(float) + 0.5, live, c, 0)
+    with pytest.raises(ValueError, match="odd_chips"):
+        pots.settle(c, live, c, 0, odd_chips="random")
+    with pytest.raises(ValueError, match="rake"):
+        pots.settle(c[:, None], live, c, 0, "presence", rake_pct=0.05)
+    with pytest.raises(ValueError, match="chip_unit"):
+        pots.settle(c, live, c, 0, chip_unit=0)
+
+
+def test_padding_and_batch_independence(rng):
+    contrib, live, score, button = random_tables(rng, 500, 6)
+    ok = pots.validate(contrib, live, score, button) == 0
+    contrib, live, score, button = contrib[ok], live[ok], score[ok], button[ok]
+    whole = pots.settle(contrib, live, score, button)
+    # more padding seats change nothing
+    pad = lambda a, v: np.concatenate([a, np.full(a.shape[:-1] + (3,), v, a.dtype)], axis=-1)  # noqa: E731
+    assert (pots.settle(pad(contrib, 0), pad(live, False), pad(score, 0), button)[:, :6] == whole).all()
+    # each table alone gives the same result as in the batch
+    for t in range(0, len(whole), 37):
+        assert (pots.settle(contrib[t:t + 1], live[t:t + 1], score[t:t + 1], button[t:t + 1]) == whole[t]).all()
+
+
+table_strategy = st.integers(2, 9).flatmap(lambda S: st.tuples(
+    st.lists(st.integers(0, 400), min_size=S, max_size=S),
+    st.lists(st.booleans(), min_size=S, max_size=S),
+    st.lists(st.integers(0, 3), min_size=S, max_size=S),
+    st.integers(0, S - 1),
+    st.integers(0, S - 1),
+))
+
+
+@settings(max_examples=300, deadline=None)
+@given(table_strategy, st.sampled_from(pots.POLICIES))
+def test_properties(table, policy):
+    c, live, score, button, shift = table
+    S = len(c)
+    live[0] = True if not any(live) else live[0]
+    c = np.array([c])
+    if policy != "standard":
+        c = np.stack([c, c // 3], axis=1)
+    live = np.array([live])
+    score = np.array([score])
+    d = pots.settle_detailed(c, live, score, button, policy, raise_on_error=False, orphan_chips="refund")
+    assert d.status[0] == 0
+    payout = d.payout[0]
+    assert payout.sum() + d.rake[0] == c.sum()          # chips conserved
+    assert (payout >= 0).all()                           # never negative
+    # folded seats get nothing unless an orphan layer was refunded to them
+    if not (d.pot_kind == pots.POT_ORPHAN).any():
+        assert (payout[~live[0]] == 0).all()
+    # relabel seats by a rotation (button moves with them): payouts rotate
+    perm = np.roll(np.arange(S), shift)
+    d2 = pots.settle_detailed(c[..., perm], live[:, perm], score[:, perm], int(np.flatnonzero(perm == button)[0]),
+                              policy, raise_on_error=False, orphan_chips="refund")
+    assert (d2.payout[0] == payout[perm]).all()
