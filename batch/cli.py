@@ -37,9 +37,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _registrars() -> list[Callable[[argparse._SubParsersAction], None]]:
-    from . import rank_decks
+    from . import generate, rank_decks, settle_cli
 
-    return [rank_decks.register]
+    return [settle_cli.register, generate.register, rank_decks.register]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+from numba import njit, prange
 
 NO_CARD = 255
 RANKS = "23456789TJQKA"
@@ -119,3 +120,81 @@ def format(cards: Any) -> Any:  # noqa: A001 - the SPEC's public name
     text = np.ascontiguousarray(_TEXT[codes].reshape(n, 2 * k))
     out = text.view(f"S{2 * k}").reshape(n).astype(f"U{2 * k}") if k else np.full(n, "", dtype="U1")
     return str(out[0]) if arr.ndim == 1 else out
+
+
+CARD_OK, CARD_BAD, CARD_DUPLICATE, CARD_MISSING = 0, 1, 2, 3
+CARD_REASONS = ("ok", "bad_card", "duplicate_card", "bad_card")
+
+
+@njit(cache=True, parallel=True)
+def _card_status_kernel(cards, required, out):
+    for i in prange(cards.shape[0]):
+        seen = np.uint64(0)
+        code = 0
+        for j in range(cards.shape[1]):
+            c = cards[i, j]
+            if c == 255:
+                if required[i, j] and code == 0:
+                    code = 3
+                continue
+            if c > 51:
+                code = 1
+                break
+            bit = np.uint64(1) << np.uint64(c)
+            if seen & bit:
+                if code == 0:
+                    code = 2
+                continue
+            seen |= bit
+        out[i] = code
+
+
+def card_status(cards: Any, required: Any) -> np.ndarray:
+    """Per row of ``uint8[N, k]`` (255 = no card): 0 ok, 1 a code > 51, 2 a card twice, 3 a required card missing.
+
+    ``required[N, k]`` marks the positions that must hold a card (e.g. a
+    live seat's hole cards at a showdown). A column-at-a-time check for the
+    batch driver: it never raises.
+    """
+    arr = np.ascontiguousarray(cards, dtype=np.uint8)
+    req = np.ascontiguousarray(np.broadcast_to(required, arr.shape), dtype=np.bool_)
+    out = np.empty(arr.shape[0], np.uint8)
+    _card_status_kernel(arr, req, out)
+    return out
+
+
+BAD_TEXT = 254
+
+
+def parse_column(texts: Any, k: int) -> np.ndarray:
+    """Like :func:`parse` for a column of rows of exactly ``k`` cards, without raising.
+
+    Rows that are null, of another length, or hold an unknown card come back
+    as ``BAD_TEXT`` (254) in every position, so a batch can set them aside.
+    """
+    arr, _ = _as_string_array(texts)
+    n = len(arr)
+    out = np.full((n, k), BAD_TEXT, dtype=np.uint8)
+    if n == 0:
+        return out
+    norm = pc.utf8_upper(arr)
+    for old, new in _REPLACEMENTS:
+        norm = pc.replace_substring(norm, old, new)
+    norm = pc.fill_null(norm, "")
+    lengths = pc.binary_length(norm).to_numpy(zero_copy_only=False).astype(np.int64)
+    good = np.flatnonzero(lengths == 2 * k)
+    if good.size == 0:
+        return out
+    sub = norm.take(pa.array(good)) if good.size != n else norm
+    off_dtype = np.int64 if pa.types.is_large_string(sub.type) else np.int32
+    offsets = np.frombuffer(sub.buffers()[1], dtype=off_dtype)[sub.offset:sub.offset + len(sub) + 1]
+    data = np.frombuffer(sub.buffers()[2], dtype=np.uint8)[offsets[0]:offsets[-1]].reshape(len(sub), 2 * k)
+    ranks = _RANK_OF[data[:, 0::2]]
+    suits = _SUIT_OF[data[:, 1::2]]
+    codes = (ranks << 2) | suits
+    dash = (data[:, 0::2] == ord("-")) & (data[:, 1::2] == ord("-"))
+    codes[dash] = NO_CARD
+    bad = (((ranks == 255) | (suits == 255)) & ~dash).any(axis=1)
+    codes[bad] = BAD_TEXT
+    out[good] = codes
+    return out

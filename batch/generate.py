@@ -1,0 +1,305 @@
+"""``cardbatch generate``: synthetic, reproducible game logs with known bad rows.
+
+The behaviour model (documented in data/FORMAT.md): every hand deals from
+:func:`kernels.decks.deal_decks` (deck index = hand id, so any slice is
+reproducible), blinds are posted left of the button, and on each street every
+seat still in folds with probability ``fold_p`` or puts in the street's bet,
+capped by its stack (so short stacks go all in). A hand ends when one seat is
+left; later board cards are then never dealt (255). Recorded payouts come
+from the settlement kernel; ``tamper_rate`` moves one chip between two seats
+of some recorded payouts (for ``audit``), ``bad_rate`` injects invalid rows
+of every reason. Everything is vectorised per street.
+"""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from kernels import decks as kdecks
+from kernels import holdem, pots, team, threecard
+
+from .lists import padded_to_list
+
+INJECTABLE = ("bad_card", "duplicate_card", "negative_contrib", "seat_count", "no_live_seat", "orphan_chips",
+              "bad_button")
+
+
+@dataclasses.dataclass
+class Generated:
+    table: pa.Table
+    injected: dict[str, np.ndarray]   # reason -> hand ids
+    tampered: np.ndarray              # hand ids whose recorded payout was altered
+
+
+def _fixed(a: np.ndarray) -> pa.FixedSizeListArray:
+    return pa.FixedSizeListArray.from_arrays(pa.array(np.ascontiguousarray(a).reshape(-1)), a.shape[1])
+
+
+def _bets(rng, n, S, seats, streets, fold_p, blind):
+    """Contributions ``[n, K, S]`` and live flags of a simple betting model."""
+    pad = np.arange(S)[None, :] >= seats[:, None]
+    stacks = rng.choice([20, 60, 100, 150, 300, 1000, 2500], (n, S)) * blind // 2
+    stacks[pad] = 0
+    live = ~pad
+    button = (rng.integers(0, 1 << 30, n) % seats).astype(np.int64)
+    contrib = np.zeros((n, streets, S), np.int64)
+    left = stacks.copy()
+    sb = (button + 1) % seats
+    bb = (button + 2) % seats
+    rows = np.arange(n)
+    for seat, amount in ((sb, blind // 2), (bb, blind)):
+        put = np.minimum(amount, left[rows, seat])
+        contrib[rows, 0, seat] += put
+        left[rows, seat] -= put
+    ended_at = np.full(n, streets, np.int64)
+    for k in range(streets):
+        active = live & (ended_at > k)[:, None]
+        folds = active & (rng.random((n, S)) < fold_p)
+        # the last seat standing never folds: keep at least one live seat
+        all_fold = (active & ~folds).sum(axis=1) == 0
+        keep = np.argmax(active, axis=1)
+        folds[rows[all_fold], keep[all_fold]] = False
+        live &= ~folds
+        active &= ~folds
+        bet = rng.choice([0, 1, 2, 4, 8, 25], n) * blind
+        want = np.where(active, np.maximum(bet[:, None] - contrib[:, k, :], 0), 0)
+        put = np.minimum(want, left)
+        contrib[:, k, :] += put
+        left -= put
+        one_left = live.sum(axis=1) == 1
+        ended_at = np.where(one_left & (ended_at == streets), k + 1, ended_at)
+    # a folded seat never has chips above every live seat (those would be returned as uncalled
+    # before it folded): cap it per street, then in total, trimming its latest streets first
+    folded = ~live & ~pad
+    live_max = np.where(live[:, None, :], contrib, 0).max(axis=2, keepdims=True)
+    contrib = np.where(folded[:, None, :], np.minimum(contrib, live_max), contrib)
+    live_total = np.where(live, contrib.sum(axis=1), 0).max(axis=1)
+    excess = np.where(folded, np.maximum(contrib.sum(axis=1) - live_total[:, None], 0), 0)
+    for k in range(streets - 1, -1, -1):
+        take = np.minimum(excess, contrib[:, k, :])
+        contrib[:, k, :] -= take
+        excess -= take
+    return contrib, live, button, ended_at
+
+
+def generate_hands(game: str, n: int, seed: int, start: int = 0, max_seats: int = 9, bad_rate: float = 0.0,
+                   tamper_rate: float = 0.0, streets_column: bool = False, text_cards: bool = False,
+                   rules: str = "zjh") -> Generated:
+    """``n`` hands of ``game`` (holdem or zjh), hand ids ``start..start+n-1``."""
+    rng = np.random.default_rng([seed, start, 1])
+    per = 2 if game == "holdem" else 3
+    max_seats = min(max_seats, 22 if game == "holdem" else 17)
+    S = max_seats
+    seats = rng.integers(2, max_seats + 1, n)
+    streets = 4 if game == "holdem" else 3
+    contrib, live, button, ended_at = _bets(rng, n, S, seats, streets, 0.25 if game == "holdem" else 0.3, 20)
+    deck = kdecks.deal_decks(n, seed, start)
+    hole = np.full((n, S, per), 255, np.uint8)
+    board = np.full((n, 5), 255, np.uint8)
+    for p in np.unique(seats):
+        rows = np.flatnonzero(seats == p)
+        if game == "holdem":
+            h, b = kdecks.deal_holdem(deck[rows], int(p))
+            hole[rows, :p] = h
+            board[rows] = b
+        else:
+            hole[rows, :p] = kdecks.deal_zjh(deck[rows], int(p))
+    if game == "holdem":  # streets never reached leave their board cards undealt
+        board[ended_at <= 1, :3] = 255
+        board[ended_at <= 2, 3] = 255
+        board[ended_at <= 3, 4] = 255
+    showdown = live.sum(axis=1) >= 2
+    score = np.zeros((n, S), np.int64)
+    r, s = np.nonzero(live & showdown[:, None])
+    if game == "holdem":
+        score[r, s] = holdem.evaluate(np.concatenate([hole[r, s], board[r]], axis=1))
+    else:
+        score[r, s] = threecard.evaluate(hole[r, s], rules)
+    payout = pots.settle(contrib.sum(axis=1), live, score, button)
+    hand_id = np.arange(start, start + n, dtype=np.int64)
+
+    tampered = np.zeros(0, np.int64)
+    if tamper_rate > 0:
+        pick = np.flatnonzero((rng.random(n) < tamper_rate) & (payout.max(axis=1) > 0))
+        for t in pick:  # move one chip from a paid seat to seat 0/1: rare, a loop is fine
+            src = int(np.argmax(payout[t]))
+            dst = 0 if src != 0 else 1
+            payout[t, src] -= 1
+            payout[t, dst] += 1
+        tampered = hand_id[pick]
+    injected: dict[str, np.ndarray] = {}
+    card_len = seats * per
+    contrib_len = seats.copy()
+    if bad_rate > 0:
+        bad = np.flatnonzero(rng.random(n) < bad_rate)
+        kinds = rng.integers(0, len(INJECTABLE), bad.size)
+        for reason_i, reason in enumerate(INJECTABLE):
+            rows = bad[kinds == reason_i]
+            injected[reason] = hand_id[rows]
+            if rows.size == 0:
+                continue
+            if reason == "bad_card":
+                hole[rows, 0, 0] = 60
+            elif reason == "duplicate_card":
+                hole[rows, 1, 0] = hole[rows, 0, 0]
+            elif reason == "negative_contrib":
+                contrib[rows, :, 0] = 0
+                contrib[rows, 0, 0] = -5
+            elif reason == "seat_count":
+                card_len[rows] -= 1
+            elif reason == "no_live_seat":
+                live[rows] = False
+            elif reason == "orphan_chips":
+                # a folded seat (folding the first live one if two or more are live) out-bets every live seat
+                nlive = live[rows].sum(axis=1)
+                first_live = np.argmax(live[rows], axis=1)
+                first_dead = np.argmax(~live[rows] & (np.arange(S)[None, :] < seats[rows, None]), axis=1)
+                seat = np.where(nlive >= 2, first_live, first_dead)
+                live[rows, seat] = False
+                top = contrib[rows].sum(axis=1).max(axis=1)
+                contrib[rows, -1, seat] += top + 10 - contrib[rows, :, seat].sum(axis=1)
+            elif reason == "bad_button":
+                button[rows] = seats[rows] + 1
+    cols: dict[str, pa.Array] = {
+        "hand_id": pa.array(hand_id),
+        "game": pa.array(np.full(n, game)).dictionary_encode(),
+        "button": pa.array(button.astype(np.int8)),
+    }
+    if game == "holdem":
+        cols["board"] = pa.array(_board_text(board)) if text_cards else _fixed(board)
+    flat_cards = hole.reshape(n, S * per)
+    if text_cards:
+        text = _TEXT_LUT[hole[..., 0]]
+        for j in range(1, per):
+            text = np.char.add(text, _TEXT_LUT[hole[..., j]])
+        cols["cards"] = padded_to_list(text.astype(object), np.where(card_len != seats * per, seats - 1, seats),
+                                       pa.string())
+    else:
+        cols["cards"] = padded_to_list(flat_cards, card_len, pa.uint8())
+    if streets_column:
+        flat = np.ascontiguousarray(contrib[:, :, :])  # street-major per row: [k, seat] for seats < S_t
+        idx = np.arange(streets)[None, :, None] * 0 + np.arange(S)[None, None, :] < seats[:, None, None]
+        vals = flat[np.broadcast_to(idx, flat.shape)]
+        offsets = np.zeros(n + 1, np.int32)
+        np.cumsum(seats * streets, out=offsets[1:])
+        cols["contrib_street"] = pa.ListArray.from_arrays(pa.array(offsets), pa.array(vals))
+    else:
+        cols["contrib"] = padded_to_list(contrib.sum(axis=1), contrib_len, pa.int64())
+    cols["folded"] = padded_to_list(~live, seats, pa.bool_())
+    cols["payout"] = padded_to_list(payout, seats, pa.int64())
+    cols["player_id"] = padded_to_list(rng.integers(1, 10**6, (n, S)), seats, pa.int64())
+    return Generated(pa.table(cols), injected, tampered)
+
+
+def _text_lut() -> np.ndarray:
+    from kernels import cards as kcards
+    lut = np.full(256, "??", dtype="U2")
+    lut[:52] = kcards.format(np.arange(52, dtype=np.uint8)[:, None])
+    lut[255] = ""
+    return lut
+
+
+_TEXT_LUT = _text_lut()
+
+
+def _board_text(board: np.ndarray) -> np.ndarray:
+    text = _TEXT_LUT[board[:, 0]]
+    for j in range(1, 5):
+        text = np.char.add(text, _TEXT_LUT[board[:, j]])
+    return text
+
+
+def generate_teams(n: int, seed: int, start: int = 0, bad_rate: float = 0.0) -> Generated:
+    """``n`` team2v2 games with the fixed-width schema of data/FORMAT.md."""
+    rng = np.random.default_rng([seed, start, 2])
+    balance = rng.choice([0, 30, 500, 2000, 10000, 50000], (n, 4))
+    mult = rng.integers(1, 5, (n, 4))
+    afk = rng.random((n, 4)) < 0.05
+    winner = rng.integers(0, 2, n)
+    base = rng.choice([10, 100, 1000], n)
+    double = rng.integers(1, 4, n)
+    fee = rng.choice([0, 5, 20], n)
+    injected: dict[str, np.ndarray] = {}
+    hand_id = np.arange(start, start + n, dtype=np.int64)
+    if bad_rate > 0:
+        bad = np.flatnonzero(rng.random(n) < bad_rate)
+        kinds = rng.integers(0, 3, bad.size)
+        for i, reason in enumerate(("negative_balance", "bad_multiplier", "bad_winner")):
+            rows = bad[kinds == i]
+            injected[reason] = hand_id[rows]
+            if reason == "negative_balance":
+                balance[rows, 1] = -10
+            elif reason == "bad_multiplier":
+                mult[rows, 2] = 0
+            else:
+                winner[rows] = 2
+    ok = team.validate_2v2(balance, mult, afk, winner, base, double, fee) == 0
+    delta = np.zeros((n, 4), np.int64)
+    delta[ok] = team.settle_2v2(balance[ok], mult[ok], afk[ok], winner[ok], base[ok], double[ok], fee[ok])[0]
+    table = pa.table({"hand_id": pa.array(hand_id), "game": pa.array(np.full(n, "team2v2")).dictionary_encode(),
+                      "balance": _fixed(balance), "multiplier": _fixed(mult), "afk": _fixed(afk),
+                      "winner": pa.array(winner.astype(np.int8)), "base": pa.array(base.astype(np.int64)),
+                      "double": pa.array(double.astype(np.int64)), "fee": pa.array(fee.astype(np.int64)),
+                      "payout": _fixed(delta)})
+    return Generated(table, injected, np.zeros(0, np.int64))
+
+
+def write(args: argparse.Namespace) -> dict:
+    """Write ``args.hands`` rows to ``args.out`` in slices of ``args.row_group`` (one row group each)."""
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
+    writer = None
+    injected: dict[str, int] = {}
+    tampered = 0
+    try:
+        for start in range(0, args.hands, args.row_group):
+            n = min(args.row_group, args.hands - start)
+            if args.game == "team2v2":
+                g = generate_teams(n, args.seed, start, args.bad_rate)
+            else:
+                g = generate_hands(args.game, n, args.seed, start, args.max_seats, args.bad_rate,
+                                   args.tamper_rate, args.streets, args.text_cards)
+            if writer is None:
+                writer = pq.ParquetWriter(tmp, g.table.schema, compression="zstd")
+            writer.write_table(g.table, row_group_size=args.row_group)
+            for k, v in g.injected.items():
+                injected[k] = injected.get(k, 0) + int(v.size)
+            tampered += int(g.tampered.size)
+        if writer is not None:
+            writer.close()
+        os.replace(tmp, out)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+    return {"out": str(out), "rows": args.hands, "injected": injected, "tampered": tampered}
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("generate", help="write synthetic, reproducible game logs (with optional bad rows)")
+    p.add_argument("--game", choices=("holdem", "zjh", "team2v2"), default="holdem")
+    p.add_argument("--hands", type=int, default=10000)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--max-seats", type=int, default=9)
+    p.add_argument("--bad-rate", type=float, default=0.0)
+    p.add_argument("--tamper-rate", type=float, default=0.0, help="share of recorded payouts to alter")
+    p.add_argument("--streets", action="store_true", help="write contrib_street (per street) instead of contrib")
+    p.add_argument("--text-cards", action="store_true", help="cards as 'AsKd' strings")
+    p.add_argument("--row-group", type=int, default=1 << 20)
+    p.add_argument("--out", required=True)
+    p.add_argument("--quiet", action="store_true")
+
+    def _run(args: argparse.Namespace) -> int:
+        summary = write(args)
+        if not args.quiet:
+            print(json.dumps(summary))
+        return 0
+
+    p.set_defaults(func=_run)

@@ -1,0 +1,294 @@
+"""Run a settlement over many Parquet files: units of work, parts on disk, engines, the summary.
+
+A unit is ``(file, row groups)``. Each unit reads its row groups in record
+batches, settles them and writes ``results/part-F-G.parquet`` and
+``errors/part-F-G.parquet`` under temporary names, renames them, and only then
+writes ``_parts/part-F-G.json`` (its counters). A rerun skips every unit whose
+JSON exists, so a crash or Ctrl-C costs only the unfinished units and the
+output comes out byte-identical. ``summary.json`` is written last, from the
+part JSONs.
+
+Engines: ``local`` runs units in-process (one worker) or in a spawned process
+pool; ``dask`` ships the same units to a Dask cluster (a ``LocalCluster`` if no
+scheduler address is given) whose workers read and write the parts themselves.
+The batch layer knows files and columns; cards and chips are the kernels'.
+"""
+from __future__ import annotations
+
+import dataclasses
+import glob
+import json
+import os
+import time
+from pathlib import Path
+from typing import Iterable
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from .formats import GAMES, HAND_REQUIRED, TEAM_REQUIRED, SettleOptions
+
+FAIL_ENV = "CARDBATCH_FAIL_PART"  # testing aid: a unit whose part name matches raises (crash drills)
+
+
+class InputError(Exception):
+    """Unreadable input, missing or mistyped columns: the run stops (exit 2), nothing is written."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Unit:
+    path: str
+    file_index: int
+    row_groups: tuple[int, ...]
+
+    @property
+    def name(self) -> str:
+        return f"part-{self.file_index:05d}-{self.row_groups[0]:05d}"
+
+
+def expand_inputs(inputs: Iterable[str]) -> list[str]:
+    """Files, folders (recursively, hive partitions included) and globs, sorted and de-duplicated."""
+    found: list[str] = []
+    for item in inputs:
+        matches = sorted(glob.glob(item, recursive=True)) if any(ch in item for ch in "*?[") else [item]
+        if not matches:
+            raise InputError(f"no input matches {item!r}")
+        for m in matches:
+            p = Path(m)
+            if p.is_dir():
+                found.extend(str(f) for f in sorted(p.rglob("*.parquet")) if not f.name.startswith((".", "_")))
+            elif p.exists():
+                found.append(str(p))
+            else:
+                raise InputError(f"input {m!r} does not exist")
+    if not found:
+        raise InputError("no Parquet files in the inputs")
+    return list(dict.fromkeys(found))
+
+
+def check_schema(path: str, schema: pa.Schema, opts: SettleOptions) -> None:
+    """Stop the run on a file this tool cannot read (a clear message naming file and column)."""
+    names = set(schema.names)
+    if "game" not in names and opts.game is None and "hand_id" in names:
+        # infer: the team schema or a hand schema
+        pass
+    game = opts.game
+    if game is None:
+        game = "team2v2" if "balance" in names else ("holdem" if "board" in names else "zjh")
+    required = TEAM_REQUIRED if game == "team2v2" else HAND_REQUIRED[game] + (("contrib",) if "contrib_street"
+                                                                               not in names else ())
+    missing = [c for c in required if c not in names]
+    if missing:
+        raise InputError(f"{path}: missing column(s) {', '.join(missing)} for game {game} (missing_column)")
+    for name, kinds in (("hand_id", "integer"), ("button", "integer"), ("winner", "integer")):
+        if name in names and not pa.types.is_integer(schema.field(name).type):
+            raise InputError(f"{path}: column {name} must be an {kinds}, got {schema.field(name).type}")
+    for name in ("contrib", "contrib_street", "folded", "cards"):
+        if name in names:
+            t = schema.field(name).type
+            if not (pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t)
+                    or (name == "cards" and pa.types.is_string(t))):
+                raise InputError(f"{path}: column {name} must be a list, got {t}")
+
+
+def plan(paths: list[str], batch_rows: int, opts: SettleOptions) -> list[Unit]:
+    """Units of consecutive row groups holding about ``batch_rows`` rows each."""
+    units = []
+    for fi, path in enumerate(paths):
+        try:
+            meta = pq.ParquetFile(path)
+        except (OSError, pa.ArrowException) as exc:
+            raise InputError(f"cannot read {path}: {exc}") from None
+        check_schema(path, meta.schema_arrow, opts)
+        groups: list[int] = []
+        rows = 0
+        for g in range(meta.metadata.num_row_groups):
+            groups.append(g)
+            rows += meta.metadata.row_group(g).num_rows
+            if rows >= batch_rows:
+                units.append(Unit(path, fi, tuple(groups)))
+                groups, rows = [], 0
+        if groups:
+            units.append(Unit(path, fi, tuple(groups)))
+    return units
+
+
+def _game_of(table: pa.Table, opts: SettleOptions) -> str:
+    names = table.column_names
+    if opts.game:
+        return opts.game
+    return "team2v2" if "balance" in names else ("holdem" if "board" in names else "zjh")
+
+
+def settle_table(table: pa.Table, opts: SettleOptions) -> tuple[pa.Table, pa.Table, dict]:
+    """Settle one Arrow table, splitting it by the ``game`` column when there is one."""
+    from .hands import error_rows, settle_hands
+    from .teams import settle_teams
+
+    def one(sub: pa.Table, game: str):
+        if game == "team2v2":
+            return settle_teams(sub, opts)
+        return settle_hands(sub, game, opts)
+
+    if "game" not in table.column_names:
+        return one(table, _game_of(table, opts))
+    games = table.column("game")
+    if isinstance(games, pa.ChunkedArray):
+        games = games.combine_chunks()
+    if pa.types.is_dictionary(games.type):
+        games = games.dictionary_decode()
+    values = games.to_numpy(zero_copy_only=False)
+    parts_r, parts_e, counters = [], [], []
+    import numpy as np
+    for game in sorted({str(v) for v in values}):
+        rows = np.flatnonzero(values == game)
+        sub = table.take(pa.array(rows))
+        if game in GAMES:
+            r, e, c = one(sub, game)
+        else:
+            from .hands import CODE
+            codes = np.full(len(rows), CODE["unknown_game"], np.int16)
+            r, e, c = None, error_rows(sub, np.arange(len(rows)), codes), {
+                "rows_read": len(rows), "rows_settled": 0, "rows_rejected": len(rows),
+                "rejected_by_reason": {"unknown_game": len(rows)}}
+        if r is not None:
+            parts_r.append(r)
+        parts_e.append(e)
+        counters.append(c)
+    results = pa.concat_tables(parts_r, promote_options="permissive") if parts_r else pa.table({})
+    errors = pa.concat_tables(parts_e, promote_options="permissive") if parts_e else pa.table({})
+    return results, errors, merge_counters(counters)
+
+
+def merge_counters(items: list[dict]) -> dict:
+    out: dict = {}
+    for c in items:
+        for k, v in c.items():
+            if isinstance(v, dict):
+                d = out.setdefault(k, {})
+                for kk, vv in v.items():
+                    d[kk] = d.get(kk, 0) + vv
+            else:
+                out[k] = out.get(k, 0) + v
+    return out
+
+
+def _write(table: pa.Table, path: Path) -> None:
+    tmp = path.with_name(f".{path.name}.tmp")
+    pq.write_table(table, tmp, compression="zstd", use_dictionary=False, write_statistics=False)
+    os.replace(tmp, path)
+
+
+def run_unit(unit: Unit, out_dir: str, opts: SettleOptions, batch_rows: int) -> dict:
+    """Settle one unit and write its parts; returns its counters (also saved as the part JSON)."""
+    out = Path(out_dir)
+    done = out / "_parts" / f"{unit.name}.json"
+    if done.exists():
+        return json.loads(done.read_text())
+    t0 = time.perf_counter()
+    if os.environ.get(FAIL_ENV) == unit.name:
+        raise RuntimeError(f"injected failure in {unit.name} ({FAIL_ENV})")
+    pf = pq.ParquetFile(unit.path)
+    results, errors, counters = [], [], []
+    for batch in pf.iter_batches(batch_size=batch_rows, row_groups=list(unit.row_groups)):
+        r, e, c = settle_table(pa.Table.from_batches([batch]), opts)
+        if r.num_columns:
+            results.append(r)
+        if e.num_columns:
+            errors.append(e)
+        counters.append(c)
+    summary = merge_counters(counters)
+    if results:
+        _write(pa.concat_tables(results, promote_options="permissive"), out / "results" / f"{unit.name}.parquet")
+    if errors and sum(e.num_rows for e in errors):
+        _write(pa.concat_tables(errors, promote_options="permissive"), out / "errors" / f"{unit.name}.parquet")
+    summary["seconds"] = round(time.perf_counter() - t0, 4)
+    tmp = done.with_name(f".{done.name}.tmp")
+    tmp.write_text(json.dumps(summary, sort_keys=True))
+    os.replace(tmp, done)
+    return summary
+
+
+def _init_worker(threads: int) -> None:
+    import numba
+
+    numba.set_num_threads(max(1, threads))
+
+
+def run(inputs: list[str], out_dir: str, opts: SettleOptions, workers: int | None = None,
+        engine: str = "local", scheduler: str | None = None, batch_rows: int = 1 << 20,
+        quiet: bool = False) -> dict:
+    """Settle every input into ``out_dir``; returns the summary (also written as summary.json)."""
+    from .progress import progress
+
+    t0 = time.perf_counter()
+    paths = expand_inputs(inputs)
+    units = plan(paths, batch_rows, opts)
+    out = Path(out_dir)
+    try:
+        for sub in ("results", "errors", "_parts"):
+            (out / sub).mkdir(parents=True, exist_ok=True)
+        probe = out / "_parts" / ".write-probe"
+        probe.write_text("")
+        probe.unlink()
+    except OSError as exc:
+        raise InputError(f"cannot write to {out_dir}: {exc}") from None
+    workers = workers or os.cpu_count() or 1
+    summaries: list[dict] = []
+    with progress(total=len(units), desc="settle", unit="part", quiet=quiet) as bar:
+        if engine == "dask":
+            summaries = _run_dask(units, out_dir, opts, workers, scheduler, batch_rows, bar)
+        elif workers == 1 or len(units) == 1:
+            for u in units:
+                summaries.append(run_unit(u, out_dir, opts, batch_rows))
+                bar.update(1)
+        else:
+            import concurrent.futures as cf
+            import multiprocessing as mp
+
+            threads = max(1, (os.cpu_count() or 1) // workers)
+            with cf.ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("spawn"),
+                                        initializer=_init_worker, initargs=(threads,)) as pool:
+                futures = [pool.submit(run_unit, u, out_dir, opts, batch_rows) for u in units]
+                for f in cf.as_completed(futures):
+                    summaries.append(f.result())
+                    bar.update(1)
+    total = merge_counters([{k: v for k, v in s.items() if k != "seconds"} for s in summaries])
+    wall = time.perf_counter() - t0
+    total.update({"files": len(paths), "parts": len(units), "engine": engine, "workers": workers,
+                  "wall_seconds": round(wall, 3),
+                  "hands_per_second": round(total.get("rows_read", 0) / wall) if wall > 0 else None})
+    for key in ("rows_read", "rows_settled", "rows_rejected", "chips_in", "chips_paid", "chips_raked",
+                "mismatches"):
+        total.setdefault(key, 0)
+    total.setdefault("rejected_by_reason", {})
+    if total["rows_read"] != total["rows_settled"] + total["rows_rejected"]:
+        raise AssertionError("rows lost: read != settled + rejected")
+    tmp = out / ".summary.json.tmp"
+    tmp.write_text(json.dumps(total, indent=1, sort_keys=True))
+    os.replace(tmp, out / "summary.json")
+    return total
+
+
+def _run_dask(units, out_dir, opts, workers, scheduler, batch_rows, bar) -> list[dict]:
+    from dask.distributed import Client, LocalCluster, as_completed
+
+    cluster = None
+    if scheduler:
+        client = Client(scheduler)
+    else:
+        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None)
+        client = Client(cluster)
+    try:
+        threads = max(1, (os.cpu_count() or 1) // workers)
+        client.run(_init_worker, threads)
+        futures = client.map(run_unit, units, out_dir=out_dir, opts=opts, batch_rows=batch_rows, pure=False)
+        out = []
+        for f in as_completed(futures):
+            out.append(f.result())
+            bar.update(1)
+        return out
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()

@@ -1,0 +1,63 @@
+"""``cardbatch settle`` and ``cardbatch audit``: the nightly job's command line."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from .formats import SettleOptions
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    for name, help_text in (("settle", "settle recorded hands from Parquet files, folders or globs"),
+                            ("audit", "settle, then exit 3 if any recomputed payout differs from the recorded one")):
+        p = sub.add_parser(name, help=help_text)
+        p.add_argument("inputs", nargs="+", metavar="INPUT")
+        p.add_argument("--out", required=True)
+        p.add_argument("--policy", choices=("standard", "presence", "ratio_rank", "hybrid"), default="standard")
+        p.add_argument("--rake-pct", help="rake as a fraction, e.g. 0.05 (exact decimal)")
+        p.add_argument("--rake-cap", type=int)
+        p.add_argument("--no-flop-no-drop", action="store_true", help="no rake when the board is empty")
+        p.add_argument("--rules", default="zjh", help="three-card rule preset for zjh hands")
+        p.add_argument("--odd-chips", choices=("button", "first_winner"), default="button")
+        p.add_argument("--chip-unit", type=int, default=1)
+        p.add_argument("--orphan-chips", choices=("error", "refund"), default="error")
+        p.add_argument("--game", choices=("holdem", "zjh", "team2v2"), help="for files without a game column")
+        p.add_argument("--team-model", choices=("seed", "proportional"), default="seed")
+        p.add_argument("--workers", type=int, help="processes (default: all cores)")
+        p.add_argument("--engine", choices=("local", "dask"), default="local")
+        p.add_argument("--scheduler", help="Dask scheduler address (default: a LocalCluster)")
+        p.add_argument("--batch-rows", type=int, default=1 << 20)
+        p.add_argument("--quiet", action="store_true")
+        p.set_defaults(func=_run, audit=name == "audit")
+
+
+def _run(args: argparse.Namespace) -> int:
+    from kernels.threecard import rules_of
+
+    from .runner import InputError, run
+
+    if args.rake_pct is not None:
+        try:
+            from fractions import Fraction
+            if not 0 <= Fraction(args.rake_pct) <= 1:
+                raise ValueError
+        except (ValueError, ZeroDivisionError):
+            print(f"cardbatch {args.command}: --rake-pct must be a number in 0..1", file=sys.stderr)
+            return 2
+    rules_of(args.rules)
+    opts = SettleOptions(policy=args.policy, rake_pct=args.rake_pct, rake_cap=args.rake_cap,
+                         no_flop_no_drop=args.no_flop_no_drop, rules=args.rules, odd_chips=args.odd_chips,
+                         chip_unit=args.chip_unit, orphan_chips=args.orphan_chips, game=args.game,
+                         team_model=args.team_model, audit=args.audit)
+    try:
+        summary = run(args.inputs, args.out, opts, workers=args.workers, engine=args.engine,
+                      scheduler=args.scheduler, batch_rows=args.batch_rows, quiet=args.quiet)
+    except InputError as exc:
+        print(f"cardbatch {args.command}: {exc}", file=sys.stderr)
+        return 2
+    if not args.quiet:
+        print(json.dumps(summary, indent=1, sort_keys=True))
+    if args.audit and summary.get("mismatches", 0):
+        return 3
+    return 0
