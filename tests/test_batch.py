@@ -1,0 +1,173 @@
+"""The batch driver end to end: real Parquet files, real processes, a real Dask LocalCluster."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+import pytest
+
+from batch.formats import SettleOptions
+from batch.generate import generate_hands, generate_teams
+from batch.runner import run
+from kernels import pots, team
+
+
+def cli(*args, env=None):
+    return subprocess.run([sys.executable, "-m", "batch.cli", *args], capture_output=True, text=True,
+                          env={**os.environ, **(env or {})})
+
+
+def write(g, path, row_group=700):
+    pq.write_table(g.table, path, row_group_size=row_group, compression="zstd")
+    return path
+
+
+@pytest.fixture(scope="module")
+def holdem_file(tmp_path_factory):
+    d = tmp_path_factory.mktemp("in")
+    g = generate_hands("holdem", 3000, seed=7, bad_rate=0.06, tamper_rate=0.02)
+    return g, write(g, d / "holdem.parquet")
+
+
+def read_dir(path):
+    files = sorted(Path(path).glob("*.parquet"))
+    return pa.concat_tables([pq.read_table(f) for f in files]) if files else None
+
+
+def test_every_row_accounted_for_and_chips_conserved(holdem_file, tmp_path):
+    g, path = holdem_file
+    s = run([str(path)], str(tmp_path / "out"), SettleOptions(), workers=1, batch_rows=1000, quiet=True)
+    assert s["rows_read"] == 3000 == s["rows_settled"] + s["rows_rejected"]
+    assert s["chips_in"] == s["chips_paid"] + s["chips_raked"]
+    results, errors = read_dir(tmp_path / "out" / "results"), read_dir(tmp_path / "out" / "errors")
+    assert results.num_rows == s["rows_settled"] and errors.num_rows == s["rows_rejected"]
+    assert sorted(results.column("hand_id").to_pylist() + errors.column("hand_id").to_pylist()) == list(range(3000))
+    # every injected bad row is rejected with its reason, and nothing else is rejected
+    for reason, ids in g.injected.items():
+        got = errors.filter(pc.is_in(errors.column("hand_id"), value_set=pa.array(ids)))
+        assert got.num_rows == len(ids) and set(got.column("reason").to_pylist()) <= {reason}
+    assert errors.num_rows == sum(len(v) for v in g.injected.values())
+    assert set(errors.column_names) >= {"hand_id", "reason", "message", "cards", "contrib", "folded"}
+    # results equal a direct kernel call on the same rows
+    payout = results.column("payout").combine_chunks()
+    src = g.table.filter(pc.is_in(g.table.column("hand_id"), value_set=results.column("hand_id")))
+    assert src.column("hand_id").to_pylist() == sorted(results.column("hand_id").to_pylist())
+    recorded = src.column("payout").combine_chunks()
+    tampered = set(g.tampered.tolist())
+    for i in range(0, results.num_rows, 17):
+        hid = results.column("hand_id")[i].as_py()
+        if hid not in tampered:
+            assert payout[i].as_py() == recorded[i].as_py()
+
+
+def test_audit_finds_exactly_the_altered_rows(holdem_file, tmp_path):
+    g, path = holdem_file
+    res = cli("audit", str(path), "--out", str(tmp_path / "a"), "--workers", "1", "--quiet")
+    assert res.returncode == 3, res.stderr
+    results = read_dir(tmp_path / "a" / "results")
+    flagged = set(results.filter(results.column("mismatch")).column("hand_id").to_pylist())
+    bad = set().union(*[set(v.tolist()) for v in g.injected.values()])
+    assert flagged == set(g.tampered.tolist()) - bad
+    assert json.loads((tmp_path / "a" / "summary.json").read_text())["mismatches"] == len(flagged)
+
+
+def test_clean_audit_exits_zero(tmp_path):
+    g = generate_hands("zjh", 800, seed=3)
+    path = write(g, tmp_path / "z.parquet")
+    res = cli("audit", str(path), "--out", str(tmp_path / "o"), "--workers", "1", "--quiet")
+    assert res.returncode == 0, res.stderr
+
+
+@pytest.mark.parametrize("policy", ["presence", "ratio_rank", "hybrid"])
+def test_street_policies_and_text_cards(tmp_path, policy):
+    g = generate_hands("holdem", 1500, seed=11, bad_rate=0.05, streets_column=True, text_cards=True)
+    path = write(g, tmp_path / "s.parquet")
+    s = run([str(path)], str(tmp_path / "out"), SettleOptions(policy=policy), workers=1, quiet=True)
+    assert s["rows_settled"] + s["rows_rejected"] == 1500
+    assert s["rows_rejected"] == sum(len(v) for v in g.injected.values())
+    assert s["chips_in"] == s["chips_paid"]
+
+
+def test_team_games(tmp_path):
+    g = generate_teams(2000, seed=4, bad_rate=0.05)
+    path = write(g, tmp_path / "t.parquet")
+    s = run([str(path)], str(tmp_path / "out"), SettleOptions(), workers=1, quiet=True)
+    assert s["rows_rejected"] == sum(len(v) for v in g.injected.values())
+    assert s["mismatches"] == 0
+    results = read_dir(tmp_path / "out" / "results")
+    delta = np.stack(results.column("delta").to_numpy(zero_copy_only=False))
+    assert (delta.sum(axis=1) == 0).all()
+
+
+def test_crash_then_rerun_gives_identical_output(holdem_file, tmp_path):
+    g, path = holdem_file
+    clean = tmp_path / "clean"
+    assert cli("settle", str(path), "--out", str(clean), "--workers", "1", "--batch-rows", "700",
+               "--quiet").returncode == 0
+    crashed = tmp_path / "crashed"
+    res = cli("settle", str(path), "--out", str(crashed), "--workers", "2", "--batch-rows", "700", "--quiet",
+              env={"CARDBATCH_FAIL_PART": "part-00000-00002"})
+    assert res.returncode != 0 and "injected failure" in res.stderr
+    assert not (crashed / "summary.json").exists()
+    assert not (crashed / "results" / "part-00000-00002.parquet").exists()
+    res = cli("settle", str(path), "--out", str(crashed), "--workers", "2", "--batch-rows", "700", "--quiet")
+    assert res.returncode == 0, res.stderr
+    for sub in ("results", "errors"):
+        a = sorted(p.name for p in (clean / sub).glob("*.parquet"))
+        assert a == sorted(p.name for p in (crashed / sub).glob("*.parquet"))
+        for name in a:
+            assert (clean / sub / name).read_bytes() == (crashed / sub / name).read_bytes()
+    assert not list(crashed.rglob(".*tmp"))
+
+
+def test_unreadable_and_wrong_inputs_exit_2_and_write_nothing(tmp_path):
+    junk = tmp_path / "junk.parquet"
+    junk.write_bytes(b"not parquet at all")
+    out = tmp_path / "o1"
+    res = cli("settle", str(junk), "--out", str(out))
+    assert res.returncode == 2 and "cannot read" in res.stderr
+    assert not out.exists() or not any(out.rglob("*.parquet"))
+    wrong = tmp_path / "wrong.parquet"
+    pq.write_table(pa.table({"hand_id": [1, 2], "board": [[1, 2, 3, 4, 5]] * 2}), wrong)
+    res = cli("settle", str(wrong), "--out", str(tmp_path / "o2"))
+    assert res.returncode == 2 and "missing column" in res.stderr
+    res = cli("settle", str(tmp_path / "nope.parquet"), "--out", str(tmp_path / "o3"))
+    assert res.returncode == 2 and "does not exist" in res.stderr
+
+
+def test_output_folder_not_writable(holdem_file, tmp_path):
+    g, path = holdem_file
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    res = cli("settle", str(path), "--out", str(blocker / "sub"))
+    assert res.returncode == 2 and "cannot write" in res.stderr
+
+
+def test_folders_globs_and_hive_partitions(tmp_path):
+    root = tmp_path / "ds"
+    for day in (1, 2):
+        (root / f"day={day}").mkdir(parents=True)
+        write(generate_hands("zjh", 400, seed=day, start=day * 1000), root / f"day={day}" / "part.parquet")
+    s1 = run([str(root)], str(tmp_path / "a"), SettleOptions(), workers=1, quiet=True)
+    s2 = run([str(root / "day=*" / "*.parquet")], str(tmp_path / "b"), SettleOptions(), workers=1, quiet=True)
+    assert s1["rows_read"] == s2["rows_read"] == 800 and s1["files"] == 2
+
+
+def test_dask_local_cluster_equals_local_engine(holdem_file, tmp_path):
+    pytest.importorskip("dask.distributed")
+    g, path = holdem_file
+    local = tmp_path / "local"
+    run([str(path)], str(local), SettleOptions(), workers=1, batch_rows=1000, quiet=True)
+    dsk = tmp_path / "dask"
+    s = run([str(path)], str(dsk), SettleOptions(), workers=2, engine="dask", batch_rows=1000, quiet=True)
+    assert s["engine"] == "dask" and s["rows_read"] == 3000
+    for sub in ("results", "errors"):
+        for p in (local / sub).glob("*.parquet"):
+            assert p.read_bytes() == (dsk / sub / p.name).read_bytes()
