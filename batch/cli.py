@@ -8,29 +8,9 @@ from typing import Callable
 EXIT_OK, EXIT_USAGE, EXIT_AUDIT = 0, 2, 3
 
 
-def _cmd_evaluate(args: argparse.Namespace) -> int:
-    import numpy as np
-    import pyarrow.parquet as pq
-
-    from kernels import cards, holdem
-
-    table = pq.read_table(args.input, columns=[args.column])
-    hands = cards.parse(table.column(args.column))
-    scores = holdem.evaluate(hands)
-    order = np.argsort(-scores.astype(np.int64), kind="stable")
-    for i in order[: args.top]:
-        print(f"{cards.format(hands[i])}\t{holdem.dense_rank(scores[i:i + 1])[0]}\t{holdem.describe(int(scores[i]))}")
-    return EXIT_OK
-
-
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="cardbatch", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
-    ev = sub.add_parser("evaluate", help="evaluate a Parquet column of Hold'em hands (text) and list the best")
-    ev.add_argument("input")
-    ev.add_argument("--column", default="hand")
-    ev.add_argument("--top", type=int, default=10)
-    ev.set_defaults(func=_cmd_evaluate)
     for register in _registrars():
         register(sub)
     return parser

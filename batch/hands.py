@@ -76,7 +76,7 @@ def settle_hands(table: pa.Table, game: str, opts: SettleOptions) -> tuple[pa.Ta
     S = int(max(seats.max() if T else 0, 1))
     _mark(codes, (seats < MIN_SEATS) | (seats > MAX_SEATS[game]), "seat_count")
     S = min(S, MAX_SEATS[game])
-    folded = scatter(fvals.astype(bool), fstarts, seats, S, True, np.bool_)
+    folded = scatter(fvals.astype(bool, copy=False), fstarts, seats, S, True, np.bool_)
     live = ~folded
 
     cvals, cstarts, clen = list_parts(contrib_col)
@@ -84,13 +84,13 @@ def settle_hands(table: pa.Table, game: str, opts: SettleOptions) -> tuple[pa.Ta
         K = np.where(seats > 0, clen // np.maximum(seats, 1), 0)
         _mark(codes, (clen != K * seats) | (K < 1), "seat_count")
         Kmax = int(max(K.max() if T else 1, 1))
-        contrib = scatter(cvals.astype(np.int64), cstarts, clen, Kmax, 0, np.int64, row_width=seats)
+        contrib = scatter(cvals.astype(np.int64, copy=False), cstarts, clen, Kmax, 0, np.int64, row_width=seats)
         if contrib.shape[2] < S:
             contrib = np.concatenate([contrib, np.zeros((T, Kmax, S - contrib.shape[2]), np.int64)], axis=2)
         contrib = np.ascontiguousarray(contrib[:, :, :S])
     else:
         _mark(codes, clen != seats, "seat_count")
-        contrib = scatter(cvals.astype(np.int64), cstarts, clen, S, 0, np.int64)[:, None, :]
+        contrib = scatter(cvals.astype(np.int64, copy=False), cstarts, clen, S, 0, np.int64)[:, None, :]
     contrib_total = contrib.sum(axis=1)
 
     per = CARDS_PER_SEAT[game]
@@ -114,53 +114,51 @@ def settle_hands(table: pa.Table, game: str, opts: SettleOptions) -> tuple[pa.Ta
     _mark(codes, status == kcards.CARD_DUPLICATE, "duplicate_card")
 
     # scores of live seats at showdowns of rows still valid
-    score = np.zeros((T, S), np.int64)
     special = None
     rules = threecard.rules_of(opts.rules) if game == "zjh" else None
     eval_mask = (codes == 0)[:, None] & live & showdown[:, None]
-    rows, seat_idx = np.nonzero(eval_mask)
-    if rows.size:
-        if game == "holdem":
-            seven = np.concatenate([hole[rows, seat_idx], board[rows]], axis=1)
-            score[rows, seat_idx] = holdem.evaluate(seven)
-        else:
-            three = hole[rows, seat_idx]
-            score[rows, seat_idx] = threecard.evaluate(three, rules)
-            if rules.beats_trips_235:
-                special = np.zeros((T, S), bool)
-                special[rows, seat_idx] = threecard.is_235(three)
+    if game == "holdem":
+        score = holdem.evaluate_seats(hole, board, eval_mask).astype(np.int64)
+    else:
+        score = threecard.evaluate_seats(hole, eval_mask, rules)
+        if rules.beats_trips_235:
+            rows, seat_idx = np.nonzero(eval_mask)
+            special = np.zeros((T, S), bool)
+            special[rows, seat_idx] = threecard.is_235(hole[rows, seat_idx])
 
     _mark(codes, (button < 0) | (button >= seats), "bad_button")
     ok_rows = np.flatnonzero(codes == 0)
+    take = slice(None) if ok_rows.size == T else ok_rows  # views, not copies, when every row is good
     payout = np.zeros((T, S), np.int64)
     rake = np.zeros(T, np.int64)
     npots = np.zeros(T, np.int64)
     if ok_rows.size:
         nfnd = None
         if opts.no_flop_no_drop:
-            nfnd = (board[ok_rows] == 255).all(axis=1) if board is not None else np.zeros(ok_rows.size, bool)
+            nfnd = (board[take] == 255).all(axis=1) if board is not None else np.zeros(ok_rows.size, bool)
         floor = None
         if special is not None:
             floor = threecard._trips_floor(rules)
         d = pots.settle_detailed(
-            np.ascontiguousarray(contrib[ok_rows]), live[ok_rows], score[ok_rows], button[ok_rows], opts.policy,
+            contrib[take], live[take], score[take], button[take], opts.policy,
             rake_pct=opts.rake_pct if opts.policy == "standard" else None,
             rake_cap=opts.rake_cap if opts.policy == "standard" else None, no_flop_no_drop=nfnd,
             chip_unit=opts.chip_unit, odd_chips=opts.odd_chips, orphan_chips=opts.orphan_chips,
-            special=None if special is None else special[ok_rows], trips_floor=floor,
+            special=None if special is None else special[take], trips_floor=floor,
             raise_on_error=False, detail=False)
         for code, reason in _POT_REASON.items():
             bad = np.zeros(T, bool)
             bad[ok_rows[d.status == code]] = True
             _mark(codes, bad, reason)
-        payout[ok_rows] = d.payout
-        rake[ok_rows] = d.rake
-        npots[ok_rows] = d.pots
+        payout[take] = d.payout
+        rake[take] = d.rake
+        npots[take] = d.pots
 
     good = np.flatnonzero(codes == 0)
     bad = np.flatnonzero(codes != 0)
-    n_seats = seats[good]
-    score_out = np.where(live[good], score[good], 0)
+    g = slice(None) if good.size == T else good
+    n_seats = seats[g]
+    score_out = score[g]  # already 0 where folded or no showdown
     if game == "holdem":
         score_type = pa.uint32()
         category = (score_out >> 20).astype(np.uint8)
@@ -170,28 +168,29 @@ def settle_hands(table: pa.Table, game: str, opts: SettleOptions) -> tuple[pa.Ta
         shown = score_out > 0
         if shown.any():
             category[shown] = threecard.category_of(score_out[shown], rules)
-    net = payout[good] - contrib_total[good]
+    net = payout[g] - contrib_total[g]
     cols = {
-        "hand_id": pa.array(hand_id[good]),
+        "hand_id": pa.array(hand_id[g]),
         "score": padded_to_list(score_out.astype(np.uint32 if game == "holdem" else np.int64), n_seats, score_type),
         "category": padded_to_list(category, n_seats, pa.uint8()),
-        "payout": padded_to_list(payout[good], n_seats, pa.int64()),
+        "payout": padded_to_list(payout[g], n_seats, pa.int64()),
         "net": padded_to_list(net, n_seats, pa.int64()),
-        "rake": pa.array(rake[good]),
-        "pots": pa.array(npots[good].astype(np.int16)),
+        "rake": pa.array(rake[g]),
+        "pots": pa.array(npots[g].astype(np.int16)),
     }
     mismatches = 0
     if "payout" in table.column_names:
         rvals, rstarts, rlen = list_parts(table.column("payout"))
-        recorded = scatter(rvals.astype(np.int64), rstarts, rlen, S, 0, np.int64)
-        mismatch = ((recorded[good] != payout[good]).any(axis=1)) | (rlen[good] != n_seats)
-        cols["recorded_payout"] = table.column("payout").take(pa.array(good))
+        recorded = scatter(rvals.astype(np.int64, copy=False), rstarts, rlen, S, 0, np.int64)
+        mismatch = ((recorded[g] != payout[g]).any(axis=1)) | (rlen[g] != n_seats)
+        cols["recorded_payout"] = (table.column("payout") if good.size == T
+                                   else table.column("payout").take(pa.array(good)))
         cols["mismatch"] = pa.array(mismatch)
         mismatches = int(mismatch.sum())
     results = pa.table(cols)
     errors = error_rows(table, bad, codes[bad])
-    chips_in = int(contrib_total[good].sum())
-    paid, raked = int(payout[good].sum()), int(rake[good].sum())
+    chips_in = int(contrib_total[g].sum())
+    paid, raked = int(payout[g].sum()), int(rake[g].sum())
     if chips_in != paid + raked:  # a kernel bug, never a data problem: stop loudly
         raise AssertionError(f"chips not conserved: in {chips_in}, paid {paid}, raked {raked}")
     counters = {"rows_read": T, "rows_settled": int(good.size), "rows_rejected": int(bad.size),

@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import numpy as np
 import pyarrow as pa
+from numba import njit, prange
 
 
 def _combine(col) -> pa.Array:
-    return col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col
+    if isinstance(col, pa.ChunkedArray):
+        return col.chunk(0) if col.num_chunks == 1 else col.combine_chunks()
+    return col
 
 
 def list_parts(col) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -41,41 +44,70 @@ def list_parts(col) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return vals, starts, lengths
 
 
+@njit(cache=True, parallel=True)
+def _scatter_kernel(values, starts, lengths, out):
+    T, W = out.shape
+    for t in prange(T):
+        n = min(lengths[t], W)
+        base = starts[t]
+        for j in range(n):
+            out[t, j] = values[base + j]
+
+
+@njit(cache=True, parallel=True)
+def _scatter_streets_kernel(values, starts, lengths, row_width, out):
+    T, K, S = out.shape
+    for t in prange(T):
+        w = max(row_width[t], 1)
+        base = starts[t]
+        for p in range(lengths[t]):
+            k = p // w
+            if k < K and p % w < S:
+                out[t, k, p % w] = values[base + p]
+
+
+@njit(cache=True, parallel=True)
+def _gather_kernel(values, lengths, offsets, flat):
+    for t in prange(values.shape[0]):
+        base = offsets[t]
+        for j in range(lengths[t]):
+            flat[base + j] = values[t, j]
+
+
 def scatter(values: np.ndarray, starts: np.ndarray, lengths: np.ndarray, width: int, fill,
             dtype=None, row_width: np.ndarray | None = None) -> np.ndarray:
-    """Rows of a flattened list into ``[T, width]`` (or ``[T, K, row_width]`` street-major, see below).
+    """Rows of a flattened list into ``[T, width]`` padded with ``fill``.
 
-    Elements beyond ``width`` are dropped (the caller flags those rows).
-    With ``row_width`` (per-row seat count S_t), element p of a row goes to
-    ``[t, p // S_t, p % S_t]`` of a ``[T, width // ?, max S]`` array: the
-    caller passes ``width = K`` streets and the result is ``[T, K, max S]``.
+    Elements beyond ``width`` are dropped (the caller flags those rows). With
+    ``row_width`` (seats per row S_t), element p of row t goes to
+    ``[t, p // S_t, p % S_t]`` of a ``[T, width, max S_t]`` array: streets.
     """
     T = len(lengths)
     dtype = dtype or values.dtype
-    total = int(lengths.sum())
-    rows = np.repeat(np.arange(T), lengths)
-    pos = np.arange(total) - np.repeat(np.cumsum(lengths) - lengths, lengths)
-    src = np.repeat(starts, lengths) + pos
+    vals = np.ascontiguousarray(values, dtype=dtype)
+    starts = np.ascontiguousarray(starts, dtype=np.int64)
+    lengths = np.ascontiguousarray(lengths, dtype=np.int64)
     if row_width is None:
         out = np.full((T, width), fill, dtype=dtype)
-        keep = pos < width
-        out[rows[keep], pos[keep]] = values[src[keep]]
+        _scatter_kernel(vals, starts, lengths, out)
         return out
     seats = int(row_width.max()) if T else 0
-    rw = np.repeat(np.maximum(row_width, 1), lengths)
-    street, seat = pos // rw, pos % rw
     out = np.full((T, width, max(seats, 1)), fill, dtype=dtype)
-    keep = street < width
-    out[rows[keep], street[keep], seat[keep]] = values[src[keep]]
+    _scatter_streets_kernel(vals, starts, lengths, np.ascontiguousarray(row_width, dtype=np.int64), out)
     return out
 
 
 def padded_to_list(values: np.ndarray, lengths: np.ndarray, value_type: pa.DataType | None = None) -> pa.ListArray:
     """A list column from ``[T, W]`` rows keeping the first ``lengths[t]`` of each."""
-    T, W = values.shape
-    mask = np.arange(W)[None, :] < lengths[:, None]
-    flat = values[mask]
-    offsets = np.zeros(T + 1, dtype=np.int32)
+    T = values.shape[0]
+    lengths = np.ascontiguousarray(lengths, dtype=np.int64)
+    offsets = np.zeros(T + 1, dtype=np.int64)
     np.cumsum(lengths, out=offsets[1:])
+    if values.dtype == object:
+        mask = np.arange(values.shape[1])[None, :] < lengths[:, None]
+        flat = values[mask]
+    else:
+        flat = np.empty(int(offsets[-1]), dtype=values.dtype)
+        _gather_kernel(np.ascontiguousarray(values), lengths, offsets, flat)
     child = pa.array(flat, type=value_type) if value_type is not None else pa.array(flat)
-    return pa.ListArray.from_arrays(pa.array(offsets), child)
+    return pa.ListArray.from_arrays(pa.array(offsets.astype(np.int32)), child)

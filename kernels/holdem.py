@@ -278,3 +278,37 @@ def describe(score: int) -> str:
     if cat == 1:
         return f"pair of {_RANK_PLURAL[r[0]]}, {_join(r[1:4])} kickers"
     return f"high card, {_join(r)}"
+
+
+@njit(cache=True, parallel=True)
+def _evaluate_seats_kernel(hole, board, mask, displace7, table7, flush_table, score_of_dense, card_key, out):
+    T, S, _ = hole.shape
+    for c0 in prange((T + 1023) // 1024):
+        hand = np.empty((1, 7), np.uint8)
+        for t in range(c0 * 1024, min(T, (c0 + 1) * 1024)):
+            for b in range(5):
+                hand[0, 2 + b] = board[t, b]
+            for s in range(S):
+                if not mask[t, s]:
+                    out[t, s] = 0
+                    continue
+                hand[0, 0] = hole[t, s, 0]
+                hand[0, 1] = hole[t, s, 1]
+                dense = _row_dense(hand, 0, 7, _M7, _B7, _S7, _K7, displace7, table7, flush_table, card_key)
+                out[t, s] = score_of_dense[dense] if dense else 0
+
+
+def evaluate_seats(hole: Any, board: Any, mask: Any) -> np.ndarray:
+    """Scores of whole tables: ``hole[T, S, 2]`` with ``board[T, 5]`` where ``mask[T, S]``, else 0.
+
+    For callers that checked the cards already (the batch driver): an
+    invalid hand scores 0 instead of raising.
+    """
+    h = np.ascontiguousarray(hole, dtype=np.uint8)
+    b = np.ascontiguousarray(board, dtype=np.uint8)
+    m = np.ascontiguousarray(mask, dtype=np.bool_)
+    if h.ndim != 3 or h.shape[2] != 2 or b.shape != (h.shape[0], 5) or m.shape != h.shape[:2]:
+        raise ValueError("evaluate_seats: expected hole [T, S, 2], board [T, 5], mask [T, S]")
+    out = np.empty(m.shape, np.uint32)
+    _evaluate_seats_kernel(h, b, m, DISPLACE7, TABLE7, FLUSH_TABLE, SCORE_OF_DENSE, CARD_KEY, out)
+    return out

@@ -329,3 +329,23 @@ def describe(value: int, rules: "str | Rules" = "zjh") -> str:
         text = "-".join(RANKS[c >> 2] for c in ordered)
     name = _CATEGORY_NAMES[r.names][cats[idx]]
     return f"{name}, {text}"
+
+
+@njit(cache=True, parallel=True)
+def _evaluate_seats_kernel(hole, mask, lookup, c2, c3, out):
+    T, S, _ = hole.shape
+    for t in prange(T):
+        for s in range(S):
+            v = lookup_value(hole[t, s, 0], hole[t, s, 1], hole[t, s, 2], lookup, c2, c3) if mask[t, s] else 0
+            out[t, s] = max(v, 0)
+
+
+def evaluate_seats(hole: Any, mask: Any, rules: "str | Rules" = "zjh") -> np.ndarray:
+    """Values of whole tables: ``hole[T, S, 3]`` where ``mask[T, S]``, else 0 (invalid hands score 0)."""
+    h = np.ascontiguousarray(hole, dtype=np.uint8)
+    m = np.ascontiguousarray(mask, dtype=np.bool_)
+    if h.ndim != 3 or h.shape[2] != 3 or m.shape != h.shape[:2]:
+        raise ValueError("evaluate_seats: expected hole [T, S, 3] and mask [T, S]")
+    out = np.empty(m.shape, np.int64)
+    _evaluate_seats_kernel(h, m, lookup_of(rules_of(rules)), _C2, _C3, out)
+    return out

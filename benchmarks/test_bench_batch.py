@@ -1,0 +1,71 @@
+"""End-to-end batch throughput against the I/O ceiling measured in the same run.
+
+The ceiling is what the disk and Parquet allow: the same 2 processes read the
+same row groups and write the same number of result rows (payout/net lists
+copied straight from the input) with no kernels. Ours is ``cardbatch settle``
+through the local engine. The generated file is cached under data/generated/.
+"""
+from __future__ import annotations
+
+import concurrent.futures as cf
+import multiprocessing as mp
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from batch.formats import SettleOptions
+from batch.runner import run
+
+HANDS = int(os.environ.get("CARDBATCH_BENCH_HANDS", 5_000_000))
+ROW_GROUP = 250_000
+DATA = Path(__file__).resolve().parents[1] / "data" / "generated" / f"holdem_{HANDS}.parquet"
+
+
+@pytest.fixture(scope="module")
+def big_file():
+    if not DATA.exists():
+        from argparse import Namespace
+
+        from batch.generate import write
+        write(Namespace(out=str(DATA), hands=HANDS, game="holdem", seed=2026, max_seats=9, bad_rate=0.001,
+                        tamper_rate=0.0, streets=False, text_cards=False, row_group=ROW_GROUP))
+    return DATA
+
+
+def _copy_unit(path: str, groups: list[int], out: str) -> int:
+    pf = pq.ParquetFile(path)
+    t = pf.read_row_groups(groups, columns=["hand_id", "cards", "board", "contrib", "folded", "payout"])
+    res = pa.table({"hand_id": t.column("hand_id"), "score": t.column("contrib"), "category": t.column("folded"),
+                    "payout": t.column("payout"), "net": t.column("contrib")})
+    pq.write_table(res, out, compression="zstd", use_dictionary=False, write_statistics=False)
+    return t.num_rows
+
+
+def _ceiling(path: Path, workdir: str) -> int:
+    n = pq.ParquetFile(path).metadata.num_row_groups
+    with cf.ProcessPoolExecutor(2, mp_context=mp.get_context("spawn")) as pool:
+        futs = [pool.submit(_copy_unit, str(path), [g], os.path.join(workdir, f"{g}.parquet")) for g in range(n)]
+        return sum(f.result() for f in futs)
+
+
+def test_io_ceiling_read_write_no_kernels(benchmark, throughput, big_file):
+    with tempfile.TemporaryDirectory() as d:
+        throughput(benchmark, "batch: 5M hold'em hands end to end", "ceiling: pyarrow read + write, 2 processes",
+                   HANDS, lambda: _ceiling(big_file, d), rounds=3)
+
+
+def test_settle_local_engine(benchmark, throughput, big_file):
+    def once():
+        d = tempfile.mkdtemp()
+        try:
+            return run([str(big_file)], d, SettleOptions(), workers=2, batch_rows=ROW_GROUP, quiet=True)
+        finally:
+            shutil.rmtree(d)
+    once()  # compile and fill numba's cache in the workers
+    throughput(benchmark, "batch: 5M hold'em hands end to end", "cardbatch settle (local engine, 2 workers)",
+               HANDS, once, rounds=3, ours=True)
