@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Iterable
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from .formats import GAMES, HAND_REQUIRED, TEAM_REQUIRED, SettleOptions
@@ -137,11 +138,14 @@ def settle_table(table: pa.Table, opts: SettleOptions) -> tuple[pa.Table, pa.Tab
         games = games.combine_chunks()
     if pa.types.is_dictionary(games.type):
         games = games.dictionary_decode()
-    values = games.to_numpy(zero_copy_only=False)
+    names = [v for v in pc.unique(games).to_pylist()]
+    if len(names) == 1 and names[0] in GAMES and games.null_count == 0:
+        return one(table, names[0])  # one game per file: no split, no copy
     parts_r, parts_e, counters = [], [], []
     import numpy as np
-    for game in sorted({str(v) for v in values}):
-        rows = np.flatnonzero(values == game)
+    for game in sorted(str(v) for v in names):
+        mask = pc.fill_null(pc.equal(games, game), False) if game != "None" else games.is_null()
+        rows = np.flatnonzero(mask.to_numpy(zero_copy_only=False))
         sub = table.take(pa.array(rows))
         if game in GAMES:
             r, e, c = one(sub, game)

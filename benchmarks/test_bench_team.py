@@ -30,6 +30,13 @@ def test_settle_2v2(benchmark, throughput, games, threads):
                lambda: team.settle_2v2(*games), threads=threads, ours=threads == 2, unit="games")
 
 
+def test_settle_2v2_reused_buffers(benchmark, throughput, games):
+    out = (np.empty((G, 4), np.int64), np.empty((G, 4), np.int64))
+    team.settle_2v2(*games, out=out)
+    throughput(benchmark, "2v2 settlement", "cardbatch settle_2v2, reused out= (2 threads)", G,
+               lambda: team.settle_2v2(*games, out=out), threads=2, unit="games")
+
+
 def test_python_reference(benchmark, throughput, games):
     b, x, afk, w, base, double, fee = games
     rows = [(b[g].tolist(), x[g].tolist(), afk[g].tolist(), int(w[g])) for g in range(20000)]

@@ -148,11 +148,14 @@ def _games_array(value: Any, G: int, name: str) -> np.ndarray:
 
 def settle_2v2_detailed(balance: Any, multiplier: Any, afk: Any, winner: Any, base: Any, double: Any,
                         fee: Any = 0, model: str = "seed", caps: bool = True, afk_rule: bool = True,
-                        raise_on_error: bool = True, detail: bool = True) -> TeamSettlement:
+                        raise_on_error: bool = True, detail: bool = True,
+                        out: tuple[np.ndarray, np.ndarray] | None = None) -> TeamSettlement:
     """:func:`settle_2v2` with each seat's cap and the transfer, for explaining a result.
 
     ``detail=False`` leaves ``cap`` and ``transfer`` out (``None``), which
-    :func:`settle_2v2` uses: they are two more arrays to fill.
+    :func:`settle_2v2` uses: they are two more arrays to fill. ``out``: a
+    ``(delta, fee)`` pair of ``int64[G, 4]`` arrays to write into (reuse them
+    across batches; fresh arrays cost page faults on a memory-bound kernel).
     """
     if model not in MODELS:
         raise ValueError(f"model must be one of {', '.join(MODELS)}, got {model!r}")
@@ -169,7 +172,13 @@ def settle_2v2_detailed(balance: Any, multiplier: Any, afk: Any, winner: Any, ba
     win = _games_array(winner, G, "winner")
     if win.shape != (G,):
         win = np.broadcast_to(win, (G,)).copy()
-    out = TeamSettlement(delta=np.empty((G, 4), np.int64), fee=np.empty((G, 4), np.int64),
+    if out is None:
+        out = (np.empty((G, 4), np.int64), np.empty((G, 4), np.int64))
+    for a in out:
+        if not isinstance(a, np.ndarray) or a.dtype != np.int64 or a.shape != (G, 4) or not a.flags.c_contiguous:
+            raise ValueError(f"out must be two contiguous int64[{G}, 4] arrays")
+    delta_out, fee_out = out
+    out = TeamSettlement(delta=delta_out, fee=fee_out,
                          cap=np.empty((G, 4) if detail else (1, 4), np.int64),
                          transfer=np.empty(G if detail else 1, np.int64), status=np.empty(G, np.uint8))
     _settle_kernel(np.ascontiguousarray(bal, dtype=np.int64), np.ascontiguousarray(mult, dtype=np.int64),
@@ -187,8 +196,8 @@ def settle_2v2_detailed(balance: Any, multiplier: Any, afk: Any, winner: Any, ba
 
 
 def settle_2v2(balance: Any, multiplier: Any, afk: Any, winner: Any, base: Any, double: Any,
-               fee: Any = 0, model: str = "seed", caps: bool = True,
-               afk_rule: bool = True) -> tuple[np.ndarray, np.ndarray]:
+               fee: Any = 0, model: str = "seed", caps: bool = True, afk_rule: bool = True,
+               out: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Coin changes of 2v2 games: ``(delta int64[G, 4], fee int64[G, 4])``.
 
     ``balance``, ``multiplier`` (x >= 1), ``afk``: ``[G, 4]``; ``winner``: team
@@ -198,7 +207,7 @@ def settle_2v2(balance: Any, multiplier: Any, afk: Any, winner: Any, base: Any, 
     ``ValueError`` naming the first invalid game.
     """
     r = settle_2v2_detailed(balance, multiplier, afk, winner, base, double, fee, model, caps, afk_rule,
-                            detail=False)
+                            detail=False, out=out)
     return r.delta, r.fee
 
 

@@ -171,3 +171,14 @@ def test_dask_local_cluster_equals_local_engine(holdem_file, tmp_path):
     for sub in ("results", "errors"):
         for p in (local / sub).glob("*.parquet"):
             assert p.read_bytes() == (dsk / sub / p.name).read_bytes()
+
+
+def test_mixed_games_in_one_file(tmp_path):
+    from batch.runner import settle_table
+    a = generate_hands("holdem", 500, 1).table
+    b = generate_hands("zjh", 500, 2, start=500).table
+    t = pa.concat_tables([a, b], promote_options="permissive")
+    t = t.set_column(t.column_names.index("game"), "game", pa.array(["holdem"] * 500 + ["zjh"] * 499 + ["bridge"]))
+    results, errors, c = settle_table(t, SettleOptions())
+    assert c["rows_settled"] == 999 and errors.column("reason").to_pylist() == ["unknown_game"]
+    assert sorted(results.column("hand_id").to_pylist()) == list(range(999))

@@ -204,3 +204,16 @@ def test_properties(g):
     d2, f2, *_ = run([balance[p] for p in perm], [x[p] for p in perm], [afk[p] for p in perm], 1 - winner,
                      base, double, fee, model=model)
     assert d2 == [delta[p] for p in perm] and f2 == [fees[p] for p in perm]
+
+
+def test_out_buffers_are_filled_and_checked(rng):
+    b = rng.choice([50, 1000, 10**6], (100, 4))
+    x = rng.integers(1, 4, (100, 4))
+    afk = rng.random((100, 4)) < 0.2
+    w = rng.integers(0, 2, 100)
+    expect = team.settle_2v2(b, x, afk, w, 10, 2, 5)
+    out = (np.full((100, 4), -7, np.int64), np.full((100, 4), -7, np.int64))
+    got = team.settle_2v2(b, x, afk, w, 10, 2, 5, out=out)
+    assert got[0] is out[0] and (got[0] == expect[0]).all() and (got[1] == expect[1]).all()
+    with pytest.raises(ValueError, match="out"):
+        team.settle_2v2(b, x, afk, w, 10, 2, 5, out=(np.zeros((100, 4), np.int32), out[1]))
