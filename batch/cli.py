@@ -17,9 +17,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _registrars() -> list[Callable[[argparse._SubParsersAction], None]]:
-    from . import generate, rank_decks, settle_cli
+    from . import generate, rank_decks, settle_cli, simulate
 
-    return [settle_cli.register, generate.register, rank_decks.register]
+    return [settle_cli.register, generate.register, rank_decks.register, simulate.register]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,0 +1,253 @@
+"""``cardbatch simulate``: an offline economy simulation on the same kernels.
+
+Each round seats the players who can still play at random tables, deals from
+:mod:`kernels.decks`, scores with the evaluators and moves coins with the
+settlement kernels, vectorised over all tables of the round.
+
+Behaviour model (the simplest that gives multi-way pots, folds and all-ins):
+
+- card games: everyone at a table posts ``base`` (or what it has). Each seat
+  then folds with probability ``fold_p`` (doubled for a hand in the weaker
+  half of the value scale), goes all in with probability ``allin_p``, and
+  otherwise adds ``base * U{0..bet_max}`` more, capped by its balance. At
+  least one seat stays in. Pots are settled by :func:`kernels.pots.settle`
+  with the room's rake.
+- ``team2v2``: each seat doubles (x2) with probability ``double_p`` and again
+  (x4) with the same probability, is AFK with probability ``afk_p``, the
+  winning team is a coin flip; :func:`kernels.team.settle_2v2` moves the
+  coins with the room's base, double, fee and caps.
+
+A player whose balance falls below ``base`` (card games) or to 0 (2v2) is
+bankrupt: it leaves, or rebuys its starting balance with ``--rebuy``.
+Conservation holds every round: coins in play + fees and rake collected =
+starting coins + rebuys.
+"""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import os
+import time
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from kernels import decks as kdecks
+from kernels import holdem, pots, team, threecard
+
+from .progress import progress
+
+
+@dataclasses.dataclass
+class Room:
+    game: str = "team2v2"
+    players: int = 10000
+    rounds: int = 100
+    tables_per_round: int = 1000
+    seats: int = 5
+    start_balance: int = 10000
+    base: int = 100
+    double: int = 1
+    fee: int = 0
+    caps: bool = True
+    afk_p: float = 0.02
+    double_p: float = 0.3
+    fold_p: float = 0.3
+    allin_p: float = 0.05
+    bet_max: int = 4
+    rake_pct: str | None = None
+    rake_cap: int | None = None
+    rebuy: bool = False
+    rules: str = "zjh"
+    seed: int = 0
+
+
+def gini(balances: np.ndarray, presorted: bool = False) -> float:
+    """Gini coefficient of non-negative balances (0 = equal, 1 = one holds all)."""
+    x = (balances if presorted else np.sort(balances)).astype(np.float64)
+    n = x.size
+    total = x.sum()
+    if n == 0 or total == 0:
+        return 0.0
+    return float((2 * np.arange(1, n + 1) - n - 1) @ x / (n * total))
+
+
+def _seat_players(rng, can_play: np.ndarray, tables: int, seats: int) -> np.ndarray:
+    """``[t, seats]`` player indices drawn at random from those who can play (t <= tables)."""
+    pool = np.flatnonzero(can_play)
+    t = min(tables, pool.size // seats)
+    return rng.permutation(pool)[: t * seats].reshape(t, seats)
+
+
+def _round_cards(room: Room, rng, balance: np.ndarray, seated: np.ndarray, deck_start: int) -> tuple[np.ndarray, int]:
+    """One round of a card game: (delta per seat ``[t, S]``, rake collected)."""
+    t, S = seated.shape
+    deck = kdecks.deal_decks(t, room.seed, deck_start)
+    if room.game == "zjh":
+        hands = kdecks.deal_zjh(deck, S)
+        values = threecard.evaluate(hands.reshape(t * S, 3), room.rules).reshape(t, S)
+        weak = values < np.median(threecard.lookup_of(room.rules)[threecard.lookup_of(room.rules) >= 0])
+    else:
+        hole, board = kdecks.deal_holdem(deck, S)
+        seven = np.concatenate([hole, np.repeat(board[:, None, :], S, axis=1)], axis=2).reshape(t * S, 7)
+        values = holdem.evaluate(seven).astype(np.int64).reshape(t, S)
+        weak = (values >> 20) == 0
+    bal = balance[seated]
+    contrib = np.minimum(bal, room.base)
+    u = rng.random((t, S))
+    fold = u < np.where(weak, 2 * room.fold_p, room.fold_p)
+    allin = ~fold & (u > 1 - room.allin_p)
+    extra = room.base * rng.integers(0, room.bet_max + 1, (t, S))
+    contrib = np.where(allin, bal, np.where(fold, contrib, np.minimum(bal, contrib + extra)))
+    all_fold = fold.all(axis=1)
+    fold[all_fold, np.argmax(values[all_fold], axis=1)] = False
+    live = ~fold
+    # a folded seat cannot have put in more than every live seat (it would have been called or returned)
+    live_max = np.where(live, contrib, 0).max(axis=1, keepdims=True)
+    contrib = np.where(fold, np.minimum(contrib, live_max), contrib)
+    button = rng.integers(0, S, t)
+    opts = {}
+    if room.rake_pct is not None:
+        opts = {"rake_pct": room.rake_pct, "rake_cap": room.rake_cap}
+    d = pots.settle_detailed(contrib, live, values, button, detail=False, **opts)
+    return d.payout - contrib, int(d.rake.sum())
+
+
+def _round_team(room: Room, rng, balance: np.ndarray, seated: np.ndarray) -> tuple[np.ndarray, int]:
+    t = seated.shape[0]
+    mult = 1 * np.where(rng.random((t, 4)) < room.double_p, 2, 1) * np.where(rng.random((t, 4)) < room.double_p, 2, 1)
+    afk = rng.random((t, 4)) < room.afk_p
+    winner = rng.integers(0, 2, t)
+    delta, fee = team.settle_2v2(balance[seated], mult, afk, winner, room.base, room.double, room.fee,
+                                 caps=room.caps)
+    return delta - fee, int(fee.sum())
+
+
+def simulate(room: Room, out_dir: str | None = None, quiet: bool = True) -> dict:
+    """Run the simulation; returns the summary and (with ``out_dir``) writes the outputs."""
+    rng = np.random.default_rng(room.seed)
+    seats = 4 if room.game == "team2v2" else room.seats
+    balance = np.full(room.players, room.start_balance, np.int64)
+    start_total = int(balance.sum())
+    collected = 0
+    rebuys = 0
+    games = 0
+    rows = []
+    t0 = time.perf_counter()
+    deck_start = 0
+    with progress(total=room.rounds, desc="simulate", unit="round", quiet=quiet) as bar:
+        for r in range(room.rounds):
+            floor = 1 if room.game == "team2v2" else room.base
+            seated = _seat_players(rng, balance >= floor, room.tables_per_round, seats)
+            if seated.size:
+                if room.game == "team2v2":
+                    delta, take = _round_team(room, rng, balance, seated)
+                else:
+                    delta, take = _round_cards(room, rng, balance, seated, deck_start)
+                    deck_start += seated.shape[0]
+                balance[seated.reshape(-1)] += delta.reshape(-1)  # a player sits once per round
+                collected += take
+                games += seated.shape[0]
+            broke = balance < floor
+            if room.rebuy and broke.any():
+                rebuys += int((room.start_balance - balance[broke]).sum())
+                balance[broke] = room.start_balance
+                broke = balance < floor
+            in_play = int(balance.sum())
+            if in_play + collected != start_total + rebuys:
+                raise AssertionError(f"round {r}: coins not conserved")
+            ordered = np.sort(balance)
+            rows.append((r, in_play, collected, int(broke.sum()), gini(ordered, presorted=True),
+                         float(ordered[(ordered.size - 1) // 2] + ordered[ordered.size // 2]) / 2,
+                         float(ordered[min(ordered.size - 1, int(0.99 * ordered.size))]),
+                         int(seated.shape[0]) if seated.size else 0, rebuys))
+            bar.update(1)
+    wall = time.perf_counter() - t0
+    series = pa.table(dict(zip(("round", "coins_in_play", "fees_collected", "bankrupt", "gini", "median_balance",
+                                "top1pct_balance", "tables", "rebuys"), map(list, zip(*rows)))))
+    summary = {"game": room.game, "players": room.players, "rounds": room.rounds, "tables": games,
+               "start_coins": start_total, "final_coins": int(balance.sum()), "fees_collected": collected,
+               "rebuys": rebuys, "bankrupt": int(series.column("bankrupt")[-1].as_py()) if rows else 0,
+               "final_gini": rows[-1][4] if rows else 0.0, "wall_seconds": round(wall, 3),
+               "tables_per_second": round(games / wall) if wall > 0 else None, "room": dataclasses.asdict(room)}
+    if out_dir:
+        out = Path(out_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        pq.write_table(series, out / "rounds.parquet")
+        pq.write_table(pa.table({"player": np.arange(room.players), "balance": balance}), out / "players.parquet")
+        summary["plots"] = _plots(series, balance, out)
+        (out / "summary.json").write_text(json.dumps(summary, indent=1))
+    summary["_balance"] = balance
+    summary["_series"] = series
+    return summary
+
+
+def _plots(series: pa.Table, balance: np.ndarray, out: Path) -> list[str] | str:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return "skipped: matplotlib is not installed (pip install 'cardbatch[plots]')"
+    rounds = series.column("round").to_numpy()
+    fig, axes = plt.subplots(1, 3, figsize=(15, 4))
+    axes[0].hist(balance, bins=60)
+    axes[0].set(title="final balance distribution", xlabel="coins", ylabel="players")
+    axes[1].plot(rounds, series.column("fees_collected").to_numpy())
+    axes[1].set(title="cumulative fee / rake sink", xlabel="round", ylabel="coins")
+    axes[2].plot(rounds, series.column("bankrupt").to_numpy(), color="tab:red")
+    axes[2].set(title="bankrupt players and Gini", xlabel="round", ylabel="bankrupt players")
+    twin = axes[2].twinx()
+    twin.plot(rounds, series.column("gini").to_numpy(), color="tab:gray", linestyle="--")
+    twin.set(ylabel="Gini coefficient (dashed)", ylim=(0, 1))
+    fig.tight_layout()
+    path = out / "economy.png"
+    fig.savefig(path, dpi=80)
+    plt.close(fig)
+    return [str(path)]
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("simulate", help="simulate a room's economy over many rounds of tables")
+    d = Room()
+    p.add_argument("--game", choices=("zjh", "holdem", "team2v2"), default=d.game)
+    p.add_argument("--players", type=int, default=d.players)
+    p.add_argument("--rounds", type=int, default=d.rounds)
+    p.add_argument("--tables-per-round", type=int, default=d.tables_per_round)
+    p.add_argument("--seats", type=int, default=d.seats, help="seats per card table (2v2 always 4)")
+    p.add_argument("--start-balance", type=int, default=d.start_balance)
+    p.add_argument("--base", type=int, default=d.base)
+    p.add_argument("--double", type=int, default=d.double)
+    p.add_argument("--fee", type=int, default=d.fee)
+    p.add_argument("--no-caps", action="store_true", help="2v2: turn off win cap and bankruptcy")
+    p.add_argument("--afk-p", type=float, default=d.afk_p)
+    p.add_argument("--double-p", type=float, default=d.double_p)
+    p.add_argument("--fold-p", type=float, default=d.fold_p)
+    p.add_argument("--allin-p", type=float, default=d.allin_p)
+    p.add_argument("--bet-max", type=int, default=d.bet_max)
+    p.add_argument("--rake-pct")
+    p.add_argument("--rake-cap", type=int)
+    p.add_argument("--rebuy", action="store_true")
+    p.add_argument("--rules", default=d.rules)
+    p.add_argument("--seed", type=int, default=d.seed)
+    p.add_argument("--out", required=True)
+    p.add_argument("--quiet", action="store_true")
+
+    def _run(args: argparse.Namespace) -> int:
+        room = Room(game=args.game, players=args.players, rounds=args.rounds, tables_per_round=args.tables_per_round,
+                    seats=args.seats, start_balance=args.start_balance, base=args.base, double=args.double,
+                    fee=args.fee, caps=not args.no_caps, afk_p=args.afk_p, double_p=args.double_p,
+                    fold_p=args.fold_p, allin_p=args.allin_p, bet_max=args.bet_max, rake_pct=args.rake_pct,
+                    rake_cap=args.rake_cap, rebuy=args.rebuy, rules=args.rules, seed=args.seed)
+        if room.players < 1 or room.rounds < 0 or room.tables_per_round < 1 or not 2 <= room.seats <= 17:
+            raise ValueError("players >= 1, rounds >= 0, tables-per-round >= 1 and 2 <= seats <= 17 please")
+        summary = simulate(room, args.out, quiet=args.quiet)
+        if not args.quiet:
+            print(json.dumps({k: v for k, v in summary.items() if not k.startswith("_") and k != "room"}))
+        return 0
+
+    p.set_defaults(func=_run)

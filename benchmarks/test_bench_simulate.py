@@ -1,0 +1,17 @@
+"""Economy simulation throughput (tables settled per second, whole rounds included)."""
+from __future__ import annotations
+
+import pytest
+
+from batch.simulate import Room, simulate
+
+CASES = {"team2v2": (400_000, 100_000), "zjh": (200_000, 40_000), "holdem": (120_000, 20_000)}
+
+
+@pytest.mark.parametrize("game", list(CASES))
+def test_simulate(benchmark, throughput, game):
+    players, tables = CASES[game]
+    room = Room(game=game, players=players, rounds=10, tables_per_round=tables, fee=10, rake_pct="0.05", seed=1)
+    simulate(Room(**{**room.__dict__, "rounds": 1}))
+    throughput(benchmark, f"simulate {game}", f"cardbatch simulate ({tables:,} tables/round)",
+               room.rounds * tables, lambda: simulate(room), rounds=3, ours=True, unit="tables")
