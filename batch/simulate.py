@@ -194,9 +194,13 @@ def _plots(series: pa.Table, balance: np.ndarray, out: Path) -> list[str] | str:
     except ImportError:
         return "skipped: matplotlib is not installed (pip install 'cardbatch[plots]')"
     rounds = series.column("round").to_numpy()
-    fig, axes = plt.subplots(1, 3, figsize=(15, 4))
-    axes[0].hist(balance, bins=60)
-    axes[0].set(title="final balance distribution", xlabel="coins", ylabel="players")
+    fig, axes = plt.subplots(1, 4, figsize=(19, 4))
+    axes[3].hist(balance, bins=60)
+    axes[3].set(title="final balance distribution", xlabel="coins", ylabel="players")
+    axes[0].plot(rounds, series.column("top1pct_balance").to_numpy(), label="top 1 %")
+    axes[0].plot(rounds, series.column("median_balance").to_numpy(), label="median")
+    axes[0].set(title="balance distribution over time", xlabel="round", ylabel="coins")
+    axes[0].legend()
     axes[1].plot(rounds, series.column("fees_collected").to_numpy())
     axes[1].set(title="cumulative fee / rake sink", xlabel="round", ylabel="coins")
     axes[2].plot(rounds, series.column("bankrupt").to_numpy(), color="tab:red")
