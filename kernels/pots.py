@@ -55,21 +55,20 @@ def _layer(c, live, score, special, use_special, trips_floor, order, pot_lo, pot
     (``pot_best``, a bitmask) are kept incrementally. With ``use_special``,
     when a pot's best hand is trips (score >= ``trips_floor``) and it has an
     eligible off-suit 2-3-5, its best 2-3-5s win instead (SPEC §2.3).
-    ``order`` is scratch for the seats sorted by contribution. An orphan pot's
+    ``order`` is scratch for the seats ranked by contribution. An orphan pot's
     mask is its contributors; every other pot's is its eligible seats.
     """
     S = c.shape[0]
     n = 0
-    for s in range(S):  # seats that put chips in, by contribution descending (insertion sort)
+    for s in range(S):  # rank by contribution descending (ties by seat): branch-free, no sort
         v = c[s]
-        if v <= 0:
-            continue
-        pos = n
-        while pos > 0 and c[order[pos - 1]] < v:
-            order[pos] = order[pos - 1]
-            pos -= 1
-        order[pos] = s
-        n += 1
+        rank = 0
+        for q in range(S):
+            cq = c[q]
+            rank += (cq > v) | ((cq == v) & (q < s))
+        if v > 0:
+            order[rank] = s
+            n += 1
     npots = 0
     added = np.uint64(0)
     elig = np.uint64(0)
@@ -78,30 +77,28 @@ def _layer(c, live, score, special, use_special, trips_floor, order, pot_lo, pot
     spec_mask = np.uint64(0)
     spec_best = np.int64(0)
     count = 0
-    i = 0
-    while i < n:
-        level = c[order[i]]
-        while i < n and c[order[i]] == level:  # everyone at this level joins
-            s = order[i]
-            bit = _bit(s)
-            added |= bit
-            count += 1
-            if live[s]:
-                sc = score[s]
-                if elig == 0 or sc > best:
-                    best = sc
-                    best_mask = bit
-                elif sc == best:
-                    best_mask |= bit
-                if use_special and special[s]:
-                    if spec_mask == 0 or sc > spec_best:
-                        spec_best = sc
-                        spec_mask = bit
-                    elif sc == spec_best:
-                        spec_mask |= bit
-                elig |= bit
-            i += 1
-        below = c[order[i]] if i < n else 0
+    for i in range(n):
+        s = order[i]
+        level = c[s]
+        bit = _bit(s)
+        added |= bit
+        count += 1
+        lv = live[s]
+        sc = score[s]
+        better = lv and (elig == 0 or sc > best)
+        tie = lv and elig != 0 and sc == best
+        best = sc if better else best
+        best_mask = bit if better else (best_mask | bit if tie else best_mask)
+        if use_special and lv and special[s]:
+            if spec_mask == 0 or sc > spec_best:
+                spec_best = sc
+                spec_mask = bit
+            elif sc == spec_best:
+                spec_mask |= bit
+        elig |= bit if lv else np.uint64(0)
+        below = c[order[i + 1]] if i + 1 < n else 0
+        if below == level:  # more seats at this level: they join before the layer is closed
+            continue
         amount = (level - below) * count
         if elig == 0:
             kind = POT_ORPHAN
@@ -420,17 +417,18 @@ def _street(policy, c, live, score, special, winners, live_mask, button, unit, f
 
 @njit(cache=True, inline="always")
 def _check_table(c, live, button):
-    """Reason code for one table's inputs (before layering)."""
+    """Reason code for one table's inputs (before layering); branch-free over the seats."""
     K, S = c.shape
     if button < 0 or button >= S:
         return BAD_BUTTON
     any_live = False
+    negative = False
     for s in range(S):
-        if live[s]:
-            any_live = True
+        any_live |= live[s]
         for k in range(K):
-            if c[k, s] < 0:
-                return NEGATIVE_CONTRIB
+            negative |= c[k, s] < 0
+    if negative:
+        return NEGATIVE_CONTRIB
     if not any_live:
         return NO_LIVE_SEAT
     return OK
