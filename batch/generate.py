@@ -1,8 +1,8 @@
 """``cardbatch generate``: synthetic, reproducible game logs with known bad rows.
 
 The behaviour model (documented in data/FORMAT.md): every hand deals from
-:func:`kernels.decks.deal_decks` (deck index = hand id, so any slice is
-reproducible), blinds are posted left of the button, and on each street every
+:func:`kernels.decks.deal_decks` (deck index = hand id) and draws its betting
+from its own counter-based stream keyed by (seed, hand id), blinds are posted left of the button, and on each street every
 seat still in folds with probability ``fold_p`` or puts in the street's bet,
 capped by its stack (so short stacks go all in). A hand ends when one seat is
 left; later board cards are then never dealt (255). Recorded payouts come
@@ -24,6 +24,8 @@ import pyarrow.parquet as pq
 
 from kernels import decks as kdecks
 from kernels import holdem, pots, team, threecard
+from kernels.decks import _GOLDEN, _mix, deck_state
+from numba import njit, prange
 
 from .lists import padded_to_list
 
@@ -42,75 +44,166 @@ def _fixed(a: np.ndarray) -> pa.FixedSizeListArray:
     return pa.FixedSizeListArray.from_arrays(pa.array(np.ascontiguousarray(a).reshape(-1)), a.shape[1])
 
 
-def _bets(rng, n, S, seats, streets, fold_p, blind):
-    """Contributions ``[n, K, S]`` and live flags of a simple betting model."""
-    pad = np.arange(S)[None, :] >= seats[:, None]
-    stacks = rng.choice([20, 60, 100, 150, 300, 1000, 2500], (n, S)) * blind // 2
-    stacks[pad] = 0
-    live = ~pad
-    button = (rng.integers(0, 1 << 30, n) % seats).astype(np.int64)
-    contrib = np.zeros((n, streets, S), np.int64)
-    left = stacks.copy()
-    sb = (button + 1) % seats
-    bb = (button + 2) % seats
-    rows = np.arange(n)
-    for seat, amount in ((sb, blind // 2), (bb, blind)):
-        put = np.minimum(amount, left[rows, seat])
-        contrib[rows, 0, seat] += put
-        left[rows, seat] -= put
-    ended_at = np.full(n, streets, np.int64)
-    for k in range(streets):
-        active = live & (ended_at > k)[:, None]
-        folds = active & (rng.random((n, S)) < fold_p)
-        # the last seat standing never folds: keep at least one live seat
-        all_fold = (active & ~folds).sum(axis=1) == 0
-        keep = np.argmax(active, axis=1)
-        folds[rows[all_fold], keep[all_fold]] = False
-        live &= ~folds
-        active &= ~folds
-        bet = rng.choice([0, 1, 2, 4, 8, 25], n) * blind
-        want = np.where(active, np.maximum(bet[:, None] - contrib[:, k, :], 0), 0)
-        put = np.minimum(want, left)
-        contrib[:, k, :] += put
-        left -= put
-        one_left = live.sum(axis=1) == 1
-        ended_at = np.where(one_left & (ended_at == streets), k + 1, ended_at)
-    # a folded seat never has chips above every live seat (those would be returned as uncalled
-    # before it folded): cap it per street, then in total, trimming its latest streets first
-    folded = ~live & ~pad
-    live_max = np.where(live[:, None, :], contrib, 0).max(axis=2, keepdims=True)
-    contrib = np.where(folded[:, None, :], np.minimum(contrib, live_max), contrib)
-    live_total = np.where(live, contrib.sum(axis=1), 0).max(axis=1)
-    excess = np.where(folded, np.maximum(contrib.sum(axis=1) - live_total[:, None], 0), 0)
-    for k in range(streets - 1, -1, -1):
-        take = np.minimum(excess, contrib[:, k, :])
-        contrib[:, k, :] -= take
-        excess -= take
+_STACKS = np.array([20, 60, 100, 150, 300, 1000, 2500], np.int64)  # in half blinds
+_BETS = np.array([0, 1, 2, 4, 8, 25], np.int64)  # in big blinds
+_SALT = np.uint64(0xB5AD4ECEDA1CE2A9)
+
+
+@njit(cache=True, inline="always")
+def _draw(state):
+    state += _GOLDEN
+    return state, _mix(state)
+
+
+@njit(cache=True, inline="always")
+def _uniform(word):
+    return (word >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+@njit(cache=True, parallel=True)
+def _bets_kernel(seed, start, seats, streets, fold_p, blind, contrib, live, button, ended_at):
+    """The betting model, one hand per iteration, each from its own stream keyed by (seed, hand id)."""
+    n, K, S = contrib.shape
+    for c0 in prange((n + 1023) // 1024):
+        left = np.zeros(S, np.int64)
+        for i in range(c0 * 1024, min(n, (c0 + 1) * 1024)):
+            _bet_hand(i, seed, start, seats, fold_p, blind, contrib, live, button, ended_at, left)
+
+
+@njit(cache=True, inline="always")
+def _bet_hand(i, seed, start, seats, fold_p, blind, contrib, live, button, ended_at, left):
+    """One hand of the betting model (``left`` is scratch for the stacks)."""
+    n, K, S = contrib.shape
+    state = deck_state(np.uint64(seed) ^ _SALT, start + i)
+    p = seats[i]
+    for s in range(S):
+        left[s] = 0
+        live[i, s] = s < p
+        for k in range(K):
+            contrib[i, k, s] = 0
+        if s < p:
+            state, w = _draw(state)
+            left[s] = _STACKS[w % np.uint64(7)] * blind // 2
+    state, w = _draw(state)
+    b = np.int64(w % np.uint64(p))
+    button[i] = b
+    for j in range(2):
+        seat = (b + 1 + j) % p
+        put = min((blind // 2) if j == 0 else blind, left[seat])
+        contrib[i, 0, seat] += put
+        left[seat] -= put
+    ended = K
+    for k in range(K):
+        if ended <= k:
+            break
+        stay = 0
+        first = -1
+        for s in range(p):
+            if live[i, s]:
+                if first < 0:
+                    first = s
+                state, w = _draw(state)
+                if _uniform(w) < fold_p:
+                    live[i, s] = False
+                else:
+                    stay += 1
+        if stay == 0:  # the last seat standing never folds
+            live[i, first] = True
+        state, w = _draw(state)
+        bet = _BETS[w % np.uint64(6)] * blind
+        nlive = 0
+        for s in range(p):
+            if live[i, s]:
+                nlive += 1
+                put = min(max(bet - contrib[i, k, s], 0), left[s])
+                contrib[i, k, s] += put
+                left[s] -= put
+        if nlive == 1:
+            ended = k + 1
+    ended_at[i] = ended
+    # a folded seat never has chips above every live seat (they would have come back uncalled):
+    # cap it per street, then in total, trimming its latest streets first
+    live_total = np.int64(0)
+    for s in range(p):
+        if live[i, s]:
+            tot = np.int64(0)
+            for k in range(K):
+                tot += contrib[i, k, s]
+            live_total = max(live_total, tot)
+    for k in range(K):
+        top = np.int64(0)
+        for s in range(p):
+            if live[i, s]:
+                top = max(top, contrib[i, k, s])
+        for s in range(p):
+            if not live[i, s]:
+                contrib[i, k, s] = min(contrib[i, k, s], top)
+    for s in range(p):
+        if not live[i, s]:
+            tot = np.int64(0)
+            for k in range(K):
+                tot += contrib[i, k, s]
+            excess = tot - live_total
+            for k in range(K - 1, -1, -1):
+                if excess <= 0:
+                    break
+                take = min(excess, contrib[i, k, s])
+                contrib[i, k, s] -= take
+                excess -= take
+
+
+def _bets(seed, start, n, S, seats, streets, fold_p, blind):
+    """Contributions ``[n, K, S]``, live flags, button and the street each hand ended on."""
+    contrib = np.empty((n, streets, S), np.int64)
+    live = np.empty((n, S), np.bool_)
+    button = np.empty(n, np.int64)
+    ended_at = np.empty(n, np.int64)
+    _bets_kernel(seed, np.int64(start), seats.astype(np.int64), streets, fold_p, blind, contrib, live, button,
+                 ended_at)
     return contrib, live, button, ended_at
+
+
+CHUNK = 1 << 17  # rows generated at once: small arrays stay in the allocator instead of page-faulting
 
 
 def generate_hands(game: str, n: int, seed: int, start: int = 0, max_seats: int = 9, bad_rate: float = 0.0,
                    tamper_rate: float = 0.0, streets_column: bool = False, text_cards: bool = False,
                    rules: str = "zjh") -> Generated:
-    """``n`` hands of ``game`` (holdem or zjh), hand ids ``start..start+n-1``."""
+    """``n`` hands of ``game`` (holdem or zjh), hand ids ``start..start+n-1``.
+
+    Made in chunks of :data:`CHUNK` rows, each from its own random stream
+    keyed by ``(seed, chunk start)``: the same arguments give the same table.
+    """
+    if n > CHUNK:
+        parts = [generate_hands(game, min(CHUNK, n - off), seed, start + off, max_seats, bad_rate, tamper_rate,
+                                streets_column, text_cards, rules) for off in range(0, n, CHUNK)]
+        injected = {k: np.concatenate([p.injected[k] for p in parts]) for k in parts[0].injected}
+        return Generated(pa.concat_tables([p.table for p in parts]), injected,
+                         np.concatenate([p.tampered for p in parts]))
+    return _generate_chunk(game, n, seed, start, max_seats, bad_rate, tamper_rate, streets_column, text_cards,
+                           rules)
+
+
+def _generate_chunk(game: str, n: int, seed: int, start: int, max_seats: int, bad_rate: float,
+                    tamper_rate: float, streets_column: bool, text_cards: bool, rules: str) -> Generated:
     rng = np.random.default_rng([seed, start, 1])
     per = 2 if game == "holdem" else 3
     max_seats = min(max_seats, 22 if game == "holdem" else 17)
     S = max_seats
     seats = rng.integers(2, max_seats + 1, n)
     streets = 4 if game == "holdem" else 3
-    contrib, live, button, ended_at = _bets(rng, n, S, seats, streets, 0.25 if game == "holdem" else 0.3, 20)
+    contrib, live, button, ended_at = _bets(seed, start, n, S, seats, streets, 0.25 if game == "holdem" else 0.3, 20)
     deck = kdecks.deal_decks(n, seed, start)
     hole = np.full((n, S, per), 255, np.uint8)
     board = np.full((n, 5), 255, np.uint8)
-    for p in np.unique(seats):
+    for p in np.unique(seats):  # decks from deal_decks are permutations: index the positions directly
         rows = np.flatnonzero(seats == p)
         if game == "holdem":
-            h, b = kdecks.deal_holdem(deck[rows], int(p))
-            hole[rows, :p] = h
-            board[rows] = b
+            hole_pos, board_pos = kdecks.holdem_positions(int(p))
+            hole[rows, :p] = deck[rows[:, None, None], hole_pos[None]]
+            board[rows] = deck[rows[:, None], board_pos[None]]
         else:
-            hole[rows, :p] = kdecks.deal_zjh(deck[rows], int(p))
+            hole[rows, :p] = deck[rows[:, None, None], kdecks.zjh_positions(int(p))[None]]
     if game == "holdem":  # streets never reached leave their board cards undealt
         board[ended_at <= 1, :3] = 255
         board[ended_at <= 2, 3] = 255
