@@ -118,7 +118,7 @@ def settle_hands(table: pa.Table, game: str, opts: SettleOptions) -> tuple[pa.Ta
     rules = threecard.rules_of(opts.rules) if game == "zjh" else None
     eval_mask = (codes == 0)[:, None] & live & showdown[:, None]
     if game == "holdem":
-        score = holdem.evaluate_seats(hole, board, eval_mask).astype(np.int64)
+        score = holdem.evaluate_seats(hole, board, eval_mask)  # uint32; pots widens it once
     else:
         score = threecard.evaluate_seats(hole, eval_mask, rules)
         if rules.beats_trips_235:
@@ -150,9 +150,12 @@ def settle_hands(table: pa.Table, game: str, opts: SettleOptions) -> tuple[pa.Ta
             bad = np.zeros(T, bool)
             bad[ok_rows[d.status == code]] = True
             _mark(codes, bad, reason)
-        payout[take] = d.payout
-        rake[take] = d.rake
-        npots[take] = d.pots
+        if isinstance(take, slice):  # every row good: keep the kernel's arrays, no copies
+            payout, rake, npots = d.payout, d.rake, d.pots
+        else:
+            payout[take] = d.payout
+            rake[take] = d.rake
+            npots[take] = d.pots
 
     good = np.flatnonzero(codes == 0)
     bad = np.flatnonzero(codes != 0)
@@ -171,7 +174,8 @@ def settle_hands(table: pa.Table, game: str, opts: SettleOptions) -> tuple[pa.Ta
     net = payout[g] - contrib_total[g]
     cols = {
         "hand_id": pa.array(hand_id[g]),
-        "score": padded_to_list(score_out.astype(np.uint32 if game == "holdem" else np.int64), n_seats, score_type),
+        "score": padded_to_list(score_out.astype(np.uint32 if game == "holdem" else np.int64, copy=False), n_seats,
+                                score_type),
         "category": padded_to_list(category, n_seats, pa.uint8()),
         "payout": padded_to_list(payout[g], n_seats, pa.int64()),
         "net": padded_to_list(net, n_seats, pa.int64()),
