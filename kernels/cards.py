@@ -198,3 +198,43 @@ def parse_column(texts: Any, k: int) -> np.ndarray:
     codes[bad] = BAD_TEXT
     out[good] = codes
     return out
+
+
+def check_card_array(cards: Any, sizes: tuple[int, ...], name: str) -> np.ndarray:
+    """``cards`` as a C-contiguous ``uint8[N, k]`` (k in ``sizes``), or ``ValueError`` naming the problem.
+
+    Codes outside 0..255 are named by row here; codes 52..255 are left for
+    the evaluators' fused check, which names the row too.
+    """
+    arr = np.asarray(cards)
+    if arr.ndim != 2 or arr.shape[1] not in sizes:
+        raise ValueError(f"{name}: expected cards of shape [N, k] with k in {sizes}, got {arr.shape}")
+    if arr.dtype != np.uint8:
+        if arr.dtype.kind not in "ui":
+            raise ValueError(f"{name}: expected integer cards, got dtype {arr.dtype}")
+        outside = (arr < 0) | (arr > 255)
+        if outside.any():
+            row = int(np.flatnonzero(outside.any(axis=1))[0])
+            raise ValueError(f"{name}: row {row} holds a card outside 0..51: {arr[row].tolist()}")
+        arr = arr.astype(np.uint8)
+    return np.ascontiguousarray(arr)
+
+
+def card_problem(row: np.ndarray) -> str | None:
+    """Why one hand's cards are invalid (a code above 51, or a card twice), or None."""
+    bad = [int(c) for c in row if c > 51]
+    if bad:
+        return f"card {bad[0]} outside 0..51"
+    values, counts = np.unique(row, return_counts=True)
+    if (counts > 1).any():
+        return f"card {int(values[counts > 1][0])} repeated"
+    return None
+
+
+def check_out(out: np.ndarray | None, n: int, dtype: type) -> np.ndarray:
+    """A fresh ``dtype[n]`` array, or ``out`` if it is exactly that (numpy-style ``out=``)."""
+    if out is None:
+        return np.empty(n, dtype=dtype)
+    if not isinstance(out, np.ndarray) or out.dtype != dtype or out.shape != (n,) or not out.flags.c_contiguous:
+        raise ValueError(f"out must be a contiguous {np.dtype(dtype).name}[{n}] array")
+    return out

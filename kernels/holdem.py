@@ -20,7 +20,7 @@ from numba import njit, prange
 
 from . import holdem_tables as _ht
 from .bits import popcount64
-from .threecard import _check_out
+from .cards import card_problem, check_card_array, check_out
 
 _T = _ht.load()
 FLUSH_TABLE: np.ndarray = _T["flush_table"]
@@ -172,32 +172,6 @@ def _enumerate7_kernel(pairs, nthreads, displace7, table7, flush_table, card_key
     return hist.sum(axis=0)
 
 
-def _check_cards(cards: Any, sizes: tuple[int, ...], name: str) -> np.ndarray:
-    arr = np.asarray(cards)
-    if arr.ndim != 2 or arr.shape[1] not in sizes:
-        raise ValueError(f"{name}: expected cards of shape [N, k] with k in {sizes}, got {arr.shape}")
-    if arr.dtype != np.uint8:
-        if arr.dtype.kind not in "ui":
-            raise ValueError(f"{name}: expected integer cards, got dtype {arr.dtype}")
-        outside = (arr < 0) | (arr > 255)
-        if outside.any():
-            row = int(np.flatnonzero(outside.any(axis=1))[0])
-            raise ValueError(f"{name}: row {row} holds a card outside 0..51: {arr[row].tolist()}")
-        arr = arr.astype(np.uint8)
-    return np.ascontiguousarray(arr)
-
-
-def card_problem(row: np.ndarray) -> str | None:
-    """Why one hand's cards are invalid (out of range or repeated), or None."""
-    bad = [int(c) for c in row if c > 51]
-    if bad:
-        return f"card {bad[0]} outside 0..51"
-    values, counts = np.unique(row, return_counts=True)
-    if (counts > 1).any():
-        return f"card {int(values[counts > 1][0])} repeated"
-    return None
-
-
 def evaluate(cards: Any, out: np.ndarray | None = None) -> np.ndarray:
     """Packed ``uint32`` score of each hand in ``cards[N, k]``, k = 5, 6 or 7.
 
@@ -205,8 +179,8 @@ def evaluate(cards: Any, out: np.ndarray | None = None) -> np.ndarray:
     Raises ``ValueError`` naming the first row with a card outside 0..51 or a
     card repeated within the hand.
     """
-    arr = _check_cards(cards, (5, 6, 7), "evaluate")
-    out = _check_out(out, arr.shape[0], np.uint32)
+    arr = check_card_array(cards, (5, 6, 7), "evaluate")
+    out = check_out(out, arr.shape[0], np.uint32)
     nbad = _evaluate_kernel(arr, out, DISPLACE7, TABLE7, DISPLACE56, TABLE56, FLUSH_TABLE,
                             SCORE_OF_DENSE, CARD_KEY)
     if nbad:

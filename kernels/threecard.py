@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 from numba import njit, prange
 
-from .cards import RANKS, SUITS
+from .cards import RANKS, SUITS, card_problem, check_card_array, check_out
 
 HIGH, PAIR, STRAIGHT, FLUSH, STRAIGHT_FLUSH, TRIPS = range(6)
 _CATEGORY_NAMES = {
@@ -190,36 +190,6 @@ def _evaluate_kernel(cards, lookup, c2, c3, out):
     return nbad
 
 
-def _check_cards(cards: Any, name: str) -> np.ndarray:
-    arr = np.asarray(cards)
-    if arr.ndim != 2 or arr.shape[1] != 3:
-        raise ValueError(f"{name}: expected cards of shape [N, 3], got {arr.shape}")
-    if arr.dtype != np.uint8:
-        if arr.dtype.kind not in "ui":
-            raise ValueError(f"{name}: expected integer cards, got dtype {arr.dtype}")
-        outside = (arr < 0) | (arr > 255)
-        if outside.any():
-            row = int(np.flatnonzero(outside.any(axis=1))[0])
-            raise ValueError(f"{name}: row {row} holds a card outside 0..51: {arr[row].tolist()}")
-        arr = arr.astype(np.uint8)
-    return np.ascontiguousarray(arr)
-
-
-def _check_out(out: np.ndarray | None, n: int, dtype: type) -> np.ndarray:
-    if out is None:
-        return np.empty(n, dtype=dtype)
-    if not isinstance(out, np.ndarray) or out.dtype != dtype or out.shape != (n,) or not out.flags.c_contiguous:
-        raise ValueError(f"out must be a contiguous {np.dtype(dtype).name}[{n}] array")
-    return out
-
-
-def _card_problem(row: np.ndarray) -> str:
-    big = [int(c) for c in row if c > 51]
-    if big:
-        return f"card {big[0]} outside 0..51"
-    return f"card {int(np.sort(row)[np.flatnonzero(np.diff(np.sort(row)) == 0)[0]])} repeated"
-
-
 def evaluate(cards: Any, rules: "str | Rules" = "zjh", out: np.ndarray | None = None) -> np.ndarray:
     """Value (``int64``, higher is better) of each hand in ``cards[N, 3]`` under ``rules``.
 
@@ -228,11 +198,11 @@ def evaluate(cards: Any, rules: "str | Rules" = "zjh", out: np.ndarray | None = 
     row with a card outside 0..51 or repeated, or the rule set if it is unknown.
     """
     lookup = lookup_of(rules_of(rules))
-    arr = _check_cards(cards, "evaluate")
-    out = _check_out(out, arr.shape[0], np.int64)
+    arr = check_card_array(cards, (3,), "evaluate")
+    out = check_out(out, arr.shape[0], np.int64)
     if _evaluate_kernel(arr, lookup, _C2, _C3, out):
         row = int(np.flatnonzero(out < 0)[0])
-        raise ValueError(f"evaluate: row {row} {arr[row].tolist()}: {_card_problem(arr[row])}")
+        raise ValueError(f"evaluate: row {row} {arr[row].tolist()}: {card_problem(arr[row])}")
     return out
 
 
@@ -278,7 +248,7 @@ def category_of(values: Any, rules: "str | Rules" = "zjh") -> np.ndarray:
 
 def is_235(cards: Any) -> np.ndarray:
     """True where a hand is an off-suit 2-3-5 (numbers 2, 3, 5, not all one suit)."""
-    arr = _check_cards(cards, "is_235")
+    arr = check_card_array(cards, (3,), "is_235")
     ranks = np.sort(arr >> 2, axis=1)
     suits = arr & 3
     one_suit = (suits[:, 0] == suits[:, 1]) & (suits[:, 1] == suits[:, 2])
