@@ -1,0 +1,53 @@
+"""Arrow list columns to padded arrays and back, including sliced arrays and nulls."""
+import numpy as np
+import pyarrow as pa
+from hypothesis import given, settings, strategies as st
+
+from batch.lists import list_parts, padded_to_list, scatter
+
+rows = st.lists(st.one_of(st.none(), st.lists(st.integers(-5, 300), max_size=7)), min_size=1, max_size=30)
+
+
+def expected(pyrows, width, fill):
+    out = np.full((len(pyrows), width), fill, np.int64)
+    for t, r in enumerate(pyrows):
+        for j, v in enumerate((r or [])[:width]):
+            out[t, j] = v
+    return out
+
+
+@settings(max_examples=200, deadline=None)
+@given(rows, st.integers(0, 10), st.integers(0, 10), st.sampled_from(["list", "large"]))
+def test_sliced_lists_scatter_like_python(pyrows, lo, hi, kind):
+    typ = pa.list_(pa.int64()) if kind == "list" else pa.large_list(pa.int64())
+    arr = pa.array(pyrows, typ)
+    lo = min(lo, len(pyrows))
+    sliced = arr.slice(lo, max(0, len(pyrows) - lo - min(hi, len(pyrows) - lo)))
+    py = sliced.to_pylist()
+    vals, starts, lengths = list_parts(sliced)
+    assert lengths.tolist() == [len(r or []) for r in py]
+    assert (scatter(vals, starts, lengths, 5, -1, np.int64) == expected(py, 5, -1)).all()
+    back = padded_to_list(expected(py, 8, 0), lengths, pa.int64())
+    assert back.to_pylist() == [r or [] for r in py]
+
+
+def test_sliced_fixed_size_list_uses_parent_offset():
+    arr = pa.FixedSizeListArray.from_arrays(pa.array(np.arange(20, dtype=np.uint8)), 5)
+    sliced = arr.slice(1, 2)
+    vals, starts, lengths = list_parts(sliced)
+    assert scatter(vals, starts, lengths, 5, 255, np.uint8).tolist() == [[5, 6, 7, 8, 9], [10, 11, 12, 13, 14]]
+
+
+def test_chunked_bool_lists():
+    col = pa.chunked_array([pa.array([[True, False], [False]]), pa.array([[True, True, False]])])
+    vals, starts, lengths = list_parts(col)
+    got = scatter(vals.astype(bool), starts, lengths, 3, True, np.bool_)
+    assert got.tolist() == [[True, False, True], [False, True, True], [True, True, False]]
+
+
+def test_street_major_scatter():
+    # two rows: 2 seats x 2 streets, and 3 seats x 1 street
+    arr = pa.array([[1, 2, 3, 4], [5, 6, 7]], pa.list_(pa.int64()))
+    vals, starts, lengths = list_parts(arr)
+    got = scatter(vals, starts, lengths, 2, 0, np.int64, row_width=np.array([2, 3]))
+    assert got.tolist() == [[[1, 2, 0], [3, 4, 0]], [[5, 6, 7], [0, 0, 0]]]
