@@ -67,9 +67,7 @@ def settle_hands(table: pa.Table, game: str, opts: SettleOptions) -> tuple[pa.Ta
     if contrib_col.null_count:
         _mark(codes, contrib_col.is_null().to_numpy(zero_copy_only=False), "missing_value")
 
-    hand_id = table.column("hand_id").to_numpy(zero_copy_only=False)
-    hand_id = np.nan_to_num(hand_id.astype(np.float64), nan=-1).astype(np.int64) if hand_id.dtype.kind == "f" \
-        else hand_id.astype(np.int64)
+    hand_id = pc.fill_null(table.column("hand_id"), -1).to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
     button = pc.fill_null(table.column("button"), -1).to_numpy(zero_copy_only=False).astype(np.int64)
 
     fvals, fstarts, seats = list_parts(table.column("folded"))
