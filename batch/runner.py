@@ -178,9 +178,14 @@ def merge_counters(items: list[dict]) -> dict:
 
 
 def _write(table: pa.Table, path: Path) -> None:
+    """Write under a temporary name and rename: a part is either whole or absent (a full disk included)."""
     tmp = path.with_name(f".{path.name}.tmp")
-    pq.write_table(table, tmp, compression="zstd", use_dictionary=False, write_statistics=False)
-    os.replace(tmp, path)
+    try:
+        pq.write_table(table, tmp, compression="zstd", use_dictionary=False, write_statistics=False)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
 
 
 def run_unit(unit: Unit, out_dir: str, opts: SettleOptions, batch_rows: int) -> dict:
@@ -279,7 +284,10 @@ def _run_dask(units, out_dir, opts, workers, scheduler, batch_rows, bar) -> list
 
     cluster = None
     if scheduler:
-        client = Client(scheduler)
+        try:
+            client = Client(scheduler, timeout="15s")
+        except (OSError, TimeoutError) as exc:
+            raise InputError(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from None
     else:
         cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None)
         client = Client(cluster)

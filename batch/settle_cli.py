@@ -56,6 +56,10 @@ def _run(args: argparse.Namespace) -> int:
     except InputError as exc:
         print(f"cardbatch {args.command}: {exc}", file=sys.stderr)
         return 2
+    except OSError as exc:  # a full or failing disk: finished parts stay, a rerun resumes
+        print(f"cardbatch {args.command}: cannot write the output ({exc}); finished parts are kept and a "
+              f"rerun resumes", file=sys.stderr)
+        return 2
     if not args.quiet:
         print(json.dumps(summary, indent=1, sort_keys=True))
     if args.audit and summary.get("mismatches", 0):

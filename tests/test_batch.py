@@ -182,3 +182,27 @@ def test_mixed_games_in_one_file(tmp_path):
     results, errors, c = settle_table(t, SettleOptions())
     assert c["rows_settled"] == 999 and errors.column("reason").to_pylist() == ["unknown_game"]
     assert sorted(results.column("hand_id").to_pylist()) == list(range(999))
+
+
+def test_unreachable_scheduler_exits_2(holdem_file, tmp_path):
+    pytest.importorskip("dask.distributed")
+    g, path = holdem_file
+    res = cli("settle", str(path), "--out", str(tmp_path / "o"), "--engine", "dask", "--scheduler",
+              "tcp://127.0.0.1:9", "--quiet")
+    assert res.returncode == 2 and "cannot reach the Dask scheduler" in res.stderr
+
+
+def test_full_disk_stops_cleanly(holdem_file, tmp_path):
+    """A real full disk: a 64 KiB tmpfs (needs root and mount; skipped where not allowed)."""
+    disk = tmp_path / "small"
+    disk.mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(disk)], capture_output=True)
+    if mounted.returncode != 0:
+        pytest.skip("cannot mount a small tmpfs here")
+    try:
+        g, path = holdem_file
+        res = cli("settle", str(path), "--out", str(disk / "out"), "--workers", "1", "--quiet")
+        assert res.returncode == 2 and "No space left" in res.stderr
+        assert not list((disk / "out").rglob("*.tmp")) and not (disk / "out" / "summary.json").exists()
+    finally:
+        subprocess.run(["umount", str(disk)], capture_output=True)
