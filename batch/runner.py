@@ -23,6 +23,7 @@ import time
 from pathlib import Path
 from typing import Iterable
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
@@ -67,15 +68,17 @@ def expand_inputs(inputs: Iterable[str]) -> list[str]:
     return list(dict.fromkeys(found))
 
 
+def infer_game(names, opts: SettleOptions) -> str:
+    """The game of a file without a game column: ``--game``, else the team schema, board = Hold'em, else ZJH."""
+    if opts.game:
+        return opts.game
+    return "team2v2" if "balance" in names else ("holdem" if "board" in names else "zjh")
+
+
 def check_schema(path: str, schema: pa.Schema, opts: SettleOptions) -> None:
     """Stop the run on a file this tool cannot read (a clear message naming file and column)."""
     names = set(schema.names)
-    if "game" not in names and opts.game is None and "hand_id" in names:
-        # infer: the team schema or a hand schema
-        pass
-    game = opts.game
-    if game is None:
-        game = "team2v2" if "balance" in names else ("holdem" if "board" in names else "zjh")
+    game = infer_game(names, opts)
     required = TEAM_REQUIRED if game == "team2v2" else HAND_REQUIRED[game] + (("contrib",) if "contrib_street"
                                                                                not in names else ())
     missing = [c for c in required if c not in names]
@@ -114,13 +117,6 @@ def plan(paths: list[str], batch_rows: int, opts: SettleOptions) -> list[Unit]:
     return units
 
 
-def _game_of(table: pa.Table, opts: SettleOptions) -> str:
-    names = table.column_names
-    if opts.game:
-        return opts.game
-    return "team2v2" if "balance" in names else ("holdem" if "board" in names else "zjh")
-
-
 def settle_table(table: pa.Table, opts: SettleOptions) -> tuple[pa.Table, pa.Table, dict]:
     """Settle one Arrow table, splitting it by the ``game`` column when there is one."""
     from .hands import error_rows, settle_hands
@@ -132,7 +128,7 @@ def settle_table(table: pa.Table, opts: SettleOptions) -> tuple[pa.Table, pa.Tab
         return settle_hands(sub, game, opts)
 
     if "game" not in table.column_names:
-        return one(table, _game_of(table, opts))
+        return one(table, infer_game(table.column_names, opts))
     games = table.column("game")
     if isinstance(games, pa.ChunkedArray):
         games = games.combine_chunks()
@@ -142,7 +138,6 @@ def settle_table(table: pa.Table, opts: SettleOptions) -> tuple[pa.Table, pa.Tab
     if len(names) == 1 and names[0] in GAMES and games.null_count == 0:
         return one(table, names[0])  # one game per file: no split, no copy
     parts_r, parts_e, counters = [], [], []
-    import numpy as np
     for game in sorted(str(v) for v in names):
         mask = pc.fill_null(pc.equal(games, game), False) if game != "None" else games.is_null()
         rows = np.flatnonzero(mask.to_numpy(zero_copy_only=False))

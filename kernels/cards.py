@@ -123,7 +123,6 @@ def format(cards: Any) -> Any:  # noqa: A001 - the SPEC's public name
 
 
 CARD_OK, CARD_BAD, CARD_DUPLICATE, CARD_MISSING = 0, 1, 2, 3
-CARD_REASONS = ("ok", "bad_card", "duplicate_card", "bad_card")
 
 
 @njit(cache=True, parallel=True)

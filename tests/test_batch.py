@@ -16,7 +16,6 @@ import pytest
 from batch.formats import SettleOptions
 from batch.generate import generate_hands, generate_teams
 from batch.runner import run
-from kernels import pots, team
 
 
 def cli(*args, env=None):
