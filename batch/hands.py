@@ -15,16 +15,27 @@ from kernels import cards as kcards
 from kernels import holdem, pots, threecard
 
 from .formats import CARDS_PER_SEAT, HAND_REQUIRED, MAX_SEATS, MESSAGES, MIN_SEATS, REASONS, SettleOptions
-from .lists import list_parts, padded_to_list, scatter
+from .lists import differs_from_list, gather_flat, list_array, list_offsets, list_parts, scatter, take_list
 
 CODE = {name: i + 1 for i, name in enumerate(REASONS)}  # 0 = ok
-_POT_REASON = {pots.NEGATIVE_CONTRIB: "negative_contrib", pots.NO_LIVE_SEAT: "no_live_seat",
-               pots.ORPHAN_CHIPS: "orphan_chips", pots.BAD_BUTTON: "bad_button", pots.SEAT_COUNT: "seat_count"}
+_CARD_CODE = np.zeros(4, np.int16)
+_CARD_CODE[[kcards.CARD_BAD, kcards.CARD_MISSING]] = CODE["bad_card"]
+_CARD_CODE[kcards.CARD_DUPLICATE] = CODE["duplicate_card"]
+_POT_CODE = np.zeros(len(pots.REASONS), np.int16)  # the pot kernel's reason codes as ours
+for _i, _name in enumerate(pots.REASONS[1:], 1):
+    _POT_CODE[_i] = CODE[_name]
 
 
 def _mark(codes: np.ndarray, where: np.ndarray, reason: str) -> None:
     """Give ``reason`` to rows in ``where`` that have no reason yet (the first problem found wins)."""
     codes[where & (codes == 0)] = CODE[reason]
+
+
+def _mark_lookup(codes: np.ndarray, status: np.ndarray, lookup: np.ndarray) -> None:
+    """Like :func:`_mark` for a kernel's status per row, translated through ``lookup`` (0 = fine)."""
+    found = (status != 0) & (codes == 0)
+    if found.any():
+        codes[found] = lookup[status[found]]
 
 
 def _cards_matrix(col, per: int, width: int) -> tuple[np.ndarray, np.ndarray]:
@@ -95,28 +106,23 @@ def settle_hands(table: pa.Table, game: str, opts: SettleOptions) -> tuple[pa.Ta
     hole, ncards = _cards_matrix(table.column("cards"), per, S * per)
     _mark(codes, ncards != seats * per, "seat_count")
     hole = hole.reshape(T, S, per)
-    showdown = live.sum(axis=1) >= 2
+    showdown = np.count_nonzero(live, axis=1) >= 2
+    need_seat = live & showdown[:, None]
     if game == "holdem":
         board, nboard = _cards_matrix(table.column("board"), 1, 5)
         _mark(codes, nboard > 5, "seat_count")
-        all_cards = np.concatenate([hole.reshape(T, S * per), board], axis=1)
-        need_hole = np.repeat(live & showdown[:, None], per, axis=1)
-        required = np.concatenate([need_hole, np.repeat(showdown[:, None], 5, axis=1)], axis=1)
     else:
         board = None
-        all_cards = hole.reshape(T, S * per)
-        required = np.repeat(live & showdown[:, None], per, axis=1)
-    status = kcards.card_status(all_cards, required)
-    _mark(codes, status == kcards.CARD_BAD, "bad_card")
-    _mark(codes, status == kcards.CARD_MISSING, "bad_card")
-    _mark(codes, status == kcards.CARD_DUPLICATE, "duplicate_card")
+    status = kcards.seat_card_status(hole, board if board is not None else np.zeros((T, 0), np.uint8),
+                                     need_seat, showdown)
+    _mark_lookup(codes, status, _CARD_CODE)
 
     # scores of live seats at showdowns of rows still valid
     special = None
     rules = threecard.rules_of(opts.rules) if game == "zjh" else None
-    eval_mask = (codes == 0)[:, None] & live & showdown[:, None]
+    eval_mask = need_seat & (codes == 0)[:, None]
     if game == "holdem":
-        score = holdem.evaluate_seats(hole, board, eval_mask)  # uint32; pots widens it once
+        score = holdem.evaluate_seats(hole, board, eval_mask, dtype=np.int64)  # the pot kernel's width
     else:
         score = threecard.evaluate_seats(hole, eval_mask, rules)
         if rules.beats_trips_235:
@@ -125,74 +131,58 @@ def settle_hands(table: pa.Table, game: str, opts: SettleOptions) -> tuple[pa.Ta
             special[rows, seat_idx] = threecard.is_235(hole[rows, seat_idx])
 
     _mark(codes, (button < 0) | (button >= seats), "bad_button")
-    ok_rows = np.flatnonzero(codes == 0)
-    take = slice(None) if ok_rows.size == T else ok_rows  # views, not copies, when every row is good
-    payout = np.zeros((T, S), np.int64)
-    rake = np.zeros(T, np.int64)
-    npots = np.zeros(T, np.int64)
-    if ok_rows.size:
-        nfnd = None
-        if opts.no_flop_no_drop:
-            nfnd = (board[take] == 255).all(axis=1) if board is not None else np.zeros(ok_rows.size, bool)
-        floor = None
-        if special is not None:
-            floor = threecard._trips_floor(rules)
-        d = pots.settle_detailed(
-            contrib[take], live[take], score[take], button[take], opts.policy,
-            rake_pct=opts.rake_pct if opts.policy == "standard" else None,
-            rake_cap=opts.rake_cap if opts.policy == "standard" else None, no_flop_no_drop=nfnd,
-            chip_unit=opts.chip_unit, odd_chips=opts.odd_chips, orphan_chips=opts.orphan_chips,
-            special=None if special is None else special[take], trips_floor=floor,
-            raise_on_error=False, detail=False)
-        for code, reason in _POT_REASON.items():
-            bad = np.zeros(T, bool)
-            bad[ok_rows[d.status == code]] = True
-            _mark(codes, bad, reason)
-        if isinstance(take, slice):  # every row good: keep the kernel's arrays, no copies
-            payout, rake, npots = d.payout, d.rake, d.pots
-        else:
-            payout[take] = d.payout
-            rake[take] = d.rake
-            npots[take] = d.pots
+    # Every row goes through the pot kernel (bad rows are harmless there: padded, scores 0) and the
+    # rows already set aside ignore its answer: cheaper than copying the good rows out and back.
+    nfnd = None
+    if opts.no_flop_no_drop:
+        nfnd = (board == 255).all(axis=1) if board is not None else np.zeros(T, bool)
+    d = pots.settle_detailed(
+        contrib, live, score, button, opts.policy,
+        rake_pct=opts.rake_pct if opts.policy == "standard" else None,
+        rake_cap=opts.rake_cap if opts.policy == "standard" else None, no_flop_no_drop=nfnd,
+        chip_unit=opts.chip_unit, odd_chips=opts.odd_chips, orphan_chips=opts.orphan_chips,
+        special=special, trips_floor=threecard._trips_floor(rules) if special is not None else None,
+        raise_on_error=False, detail=False)
+    _mark_lookup(codes, d.status, _POT_CODE)
+    payout, rake, npots = d.payout, d.rake, d.pots
 
     good = np.flatnonzero(codes == 0)
     bad = np.flatnonzero(codes != 0)
-    g = slice(None) if good.size == T else good
-    n_seats = seats[g]
-    score_out = score[g]  # already 0 where folded or no showdown
+    g = None if good.size == T else good
+    offsets = list_offsets(seats, g)
+    flat_score = gather_flat(score, offsets, g)  # already 0 where folded or no showdown
     if game == "holdem":
         score_type = pa.uint32()
-        category = (score_out >> 20).astype(np.uint8)
+        flat_category = (flat_score >> 20).astype(np.uint8)
     else:
         score_type = pa.int64()
-        category = np.zeros_like(score_out, dtype=np.uint8)
-        shown = score_out > 0
+        flat_category = np.zeros(flat_score.shape, np.uint8)
+        shown = flat_score > 0
         if shown.any():
-            category[shown] = threecard.category_of(score_out[shown], rules)
-    net = payout[g] - contrib_total[g]
+            flat_category[shown] = threecard.category_of(flat_score[shown], rules)
+    flat_payout = gather_flat(payout, offsets, g)
+    flat_contrib = gather_flat(contrib_total, offsets, g)
+    kept_rake = rake if g is None else rake[g]
     cols = {
-        "hand_id": pa.array(hand_id[g]),
-        "score": padded_to_list(score_out.astype(np.uint32 if game == "holdem" else np.int64, copy=False), n_seats,
-                                score_type),
-        "category": padded_to_list(category, n_seats, pa.uint8()),
-        "payout": padded_to_list(payout[g], n_seats, pa.int64()),
-        "net": padded_to_list(net, n_seats, pa.int64()),
-        "rake": pa.array(rake[g]),
-        "pots": pa.array(npots[g].astype(np.int16)),
+        "hand_id": pa.array(hand_id if g is None else hand_id[g]),
+        "score": list_array(offsets, flat_score.astype(np.uint32 if game == "holdem" else np.int64, copy=False),
+                            score_type),
+        "category": list_array(offsets, flat_category, pa.uint8()),
+        "payout": list_array(offsets, flat_payout, pa.int64()),
+        "net": list_array(offsets, flat_payout - flat_contrib, pa.int64()),
+        "rake": pa.array(kept_rake),
+        "pots": pa.array((npots if g is None else npots[g]).astype(np.int16)),
     }
     mismatches = 0
     if "payout" in table.column_names:
-        rvals, rstarts, rlen = list_parts(table.column("payout"))
-        recorded = scatter(rvals.astype(np.int64, copy=False), rstarts, rlen, S, 0, np.int64)
-        mismatch = ((recorded[g] != payout[g]).any(axis=1)) | (rlen[g] != n_seats)
-        cols["recorded_payout"] = (table.column("payout") if good.size == T
-                                   else table.column("payout").take(pa.array(good)))
+        mismatch = differs_from_list(payout, offsets, table.column("payout"), g)
+        cols["recorded_payout"] = table.column("payout") if g is None else take_list(table.column("payout"), good)
         cols["mismatch"] = pa.array(mismatch)
         mismatches = int(mismatch.sum())
     results = pa.table(cols)
     errors = error_rows(table, bad, codes[bad])
-    chips_in = int(contrib_total[g].sum())
-    paid, raked = int(payout[g].sum()), int(rake[g].sum())
+    chips_in = int(flat_contrib.sum())
+    paid, raked = int(flat_payout.sum()), int(kept_rake.sum())
     if chips_in != paid + raked:  # a kernel bug, never a data problem: stop loudly
         raise AssertionError(f"chips not conserved: in {chips_in}, paid {paid}, raked {raked}")
     counters = {"rows_read": T, "rows_settled": int(good.size), "rows_rejected": int(bad.size),

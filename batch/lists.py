@@ -67,11 +67,25 @@ def _scatter_streets_kernel(values, starts, lengths, row_width, out):
 
 
 @njit(cache=True, parallel=True)
-def _gather_kernel(values, lengths, offsets, flat):
-    for t in prange(values.shape[0]):
-        base = offsets[t]
-        for j in range(lengths[t]):
+def _gather_kernel(values, rows, all_rows, offsets, flat):
+    for i in prange(offsets.shape[0] - 1):
+        t = np.int64(i) if all_rows else rows[i]
+        base = offsets[i]
+        for j in range(offsets[i + 1] - base):
             flat[base + j] = values[t, j]
+
+
+@njit(cache=True, parallel=True)
+def _differs_kernel(values, rows, all_rows, offsets, list_values, starts, lengths, out):
+    for i in prange(offsets.shape[0] - 1):
+        t = np.int64(i) if all_rows else rows[i]
+        n = offsets[i + 1] - offsets[i]
+        diff = lengths[t] != n
+        if not diff:
+            base = starts[t]
+            for j in range(n):
+                diff |= list_values[base + j] != values[t, j]
+        out[i] = diff
 
 
 def scatter(values: np.ndarray, starts: np.ndarray, lengths: np.ndarray, width: int, fill,
@@ -97,17 +111,77 @@ def scatter(values: np.ndarray, starts: np.ndarray, lengths: np.ndarray, width: 
     return out
 
 
-def padded_to_list(values: np.ndarray, lengths: np.ndarray, value_type: pa.DataType | None = None) -> pa.ListArray:
-    """A list column from ``[T, W]`` rows keeping the first ``lengths[t]`` of each."""
-    T = values.shape[0]
-    lengths = np.ascontiguousarray(lengths, dtype=np.int64)
-    offsets = np.zeros(T + 1, dtype=np.int64)
-    np.cumsum(lengths, out=offsets[1:])
-    if values.dtype == object:
-        mask = np.arange(values.shape[1])[None, :] < lengths[:, None]
-        flat = values[mask]
-    else:
-        flat = np.empty(int(offsets[-1]), dtype=values.dtype)
-        _gather_kernel(np.ascontiguousarray(values), lengths, offsets, flat)
+def list_offsets(lengths: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
+    """``int32`` offsets of a list column holding ``lengths[rows]`` elements per row (all rows if None)."""
+    kept = lengths if rows is None else lengths[rows]
+    offsets = np.zeros(len(kept) + 1, dtype=np.int64)
+    np.cumsum(kept, out=offsets[1:])
+    if offsets[-1] > np.iinfo(np.int32).max:
+        raise ValueError("a list column of more than 2**31 values: use smaller batches (--batch-rows)")
+    return offsets.astype(np.int32)
+
+
+def _rows_arg(rows: np.ndarray | None) -> tuple[np.ndarray, bool]:
+    if rows is None:
+        return np.zeros(0, np.int64), True
+    return np.ascontiguousarray(rows, dtype=np.int64), False
+
+
+def gather_flat(values: np.ndarray, offsets: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
+    """The first ``offsets[i+1] - offsets[i]`` values of row ``rows[i]`` of ``[T, W]``, concatenated."""
+    flat = np.empty(int(offsets[-1]), dtype=values.dtype)
+    r, all_rows = _rows_arg(rows)
+    _gather_kernel(np.ascontiguousarray(values), r, all_rows, offsets, flat)
+    return flat
+
+
+def differs_from_list(values: np.ndarray, offsets: np.ndarray, col, rows: np.ndarray | None = None) -> np.ndarray:
+    """Per kept row: does list column ``col`` differ (length or any value) from the padded ``values`` row?"""
+    vals, starts, lengths = list_parts(col)
+    out = np.empty(len(offsets) - 1, dtype=np.bool_)
+    r, all_rows = _rows_arg(rows)
+    _differs_kernel(np.ascontiguousarray(values), r, all_rows, offsets.astype(np.int64),
+                    np.ascontiguousarray(vals, dtype=values.dtype), starts, lengths, out)
+    return out
+
+
+@njit(cache=True, parallel=True)
+def _take_kernel(values, starts, rows, offsets, flat):
+    for i in prange(rows.shape[0]):
+        base = offsets[i]
+        src = starts[rows[i]]
+        for j in range(offsets[i + 1] - base):
+            flat[base + j] = values[src + j]
+
+
+def take_list(col, rows: np.ndarray) -> pa.Array:
+    """``col.take(rows)`` for a list column, through numpy views (Arrow's take is several times slower)."""
+    arr = _combine(col)
+    if arr.null_count or not pa.types.is_list(arr.type) or pa.types.is_boolean(arr.type.value_type):
+        return arr.take(pa.array(rows, pa.int64()))
+    vals, starts, lengths = list_parts(arr)
+    rows = np.ascontiguousarray(rows, dtype=np.int64)
+    offsets = list_offsets(lengths, rows)
+    flat = np.empty(int(offsets[-1]), dtype=vals.dtype)
+    _take_kernel(vals, starts, rows, offsets, flat)
+    return list_array(offsets, flat, arr.type.value_type)
+
+
+def list_array(offsets: np.ndarray, flat: np.ndarray, value_type: pa.DataType | None = None) -> pa.ListArray:
+    """A list column from int32 offsets and its flat values, zero-copy where the types allow."""
     child = pa.array(flat, type=value_type) if value_type is not None else pa.array(flat)
-    return pa.ListArray.from_arrays(pa.array(offsets.astype(np.int32)), child)
+    return pa.ListArray.from_arrays(pa.array(offsets), child)
+
+
+def padded_to_list(values: np.ndarray, lengths: np.ndarray, value_type: pa.DataType | None = None,
+                   rows: np.ndarray | None = None) -> pa.ListArray:
+    """A list column from ``[T, W]`` rows (``rows`` of them, in that order) keeping the first ``lengths[t]``."""
+    lengths = np.ascontiguousarray(lengths, dtype=np.int64)
+    offsets = list_offsets(lengths, rows)
+    if values.dtype == object:
+        kept = values if rows is None else values[rows]
+        mask = np.arange(values.shape[1])[None, :] < (lengths if rows is None else lengths[rows])[:, None]
+        flat = kept[mask]
+    else:
+        flat = gather_flat(values, offsets, rows)
+    return list_array(offsets, flat, value_type)

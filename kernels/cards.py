@@ -125,27 +125,43 @@ def format(cards: Any) -> Any:  # noqa: A001 - the SPEC's public name
 CARD_OK, CARD_BAD, CARD_DUPLICATE, CARD_MISSING = 0, 1, 2, 3
 
 
+@njit(cache=True, inline="always")
+def _card_step(c, required, seen, code):
+    """One card of a row: returns the updated (seen bitmask, code); code 1 stops the row."""
+    if c == 255:
+        return seen, 3 if required and code == 0 else code
+    if c > 51:
+        return seen, 1
+    bit = np.uint64(1) << np.uint64(c)
+    if seen & bit:
+        return seen, 2 if code == 0 else code
+    return seen | bit, code
+
+
 @njit(cache=True, parallel=True)
 def _card_status_kernel(cards, required, out):
     for i in prange(cards.shape[0]):
         seen = np.uint64(0)
         code = 0
         for j in range(cards.shape[1]):
-            c = cards[i, j]
-            if c == 255:
-                if required[i, j] and code == 0:
-                    code = 3
-                continue
-            if c > 51:
-                code = 1
+            seen, code = _card_step(cards[i, j], required[i, j], seen, code)
+            if code == 1:
                 break
-            bit = np.uint64(1) << np.uint64(c)
-            if seen & bit:
-                if code == 0:
-                    code = 2
-                continue
-            seen |= bit
         out[i] = code
+
+
+@njit(cache=True, parallel=True)
+def _seat_card_status_kernel(hole, board, need_seat, need_board, out):
+    T, S, k = hole.shape
+    for t in prange(T):
+        seen = np.uint64(0)
+        code = 0
+        for s in range(S):
+            for j in range(k):
+                seen, code = _card_step(hole[t, s, j], need_seat[t, s], seen, code)
+        for j in range(board.shape[1]):
+            seen, code = _card_step(board[t, j], need_board[t], seen, code)
+        out[t] = code
 
 
 def card_status(cards: Any, required: Any) -> np.ndarray:
@@ -159,6 +175,24 @@ def card_status(cards: Any, required: Any) -> np.ndarray:
     req = np.ascontiguousarray(np.broadcast_to(required, arr.shape), dtype=np.bool_)
     out = np.empty(arr.shape[0], np.uint8)
     _card_status_kernel(arr, req, out)
+    return out
+
+
+def seat_card_status(hole: Any, board: Any, need_seat: Any, need_board: Any) -> np.ndarray:
+    """:func:`card_status` of whole tables without building the ``[T, S*k + B]`` matrix.
+
+    ``hole[T, S, k]`` and ``board[T, B]`` (255 = no card; ``B`` may be 0);
+    seat s's cards are required where ``need_seat[T, S]``, the board's where
+    ``need_board[T]``. Duplicates are checked across the whole table.
+    """
+    h = np.ascontiguousarray(hole, dtype=np.uint8)
+    b = np.ascontiguousarray(board, dtype=np.uint8)
+    ns = np.ascontiguousarray(need_seat, dtype=np.bool_)
+    nb = np.ascontiguousarray(need_board, dtype=np.bool_)
+    if h.ndim != 3 or b.shape[0] != h.shape[0] or ns.shape != h.shape[:2] or nb.shape != h.shape[:1]:
+        raise ValueError("seat_card_status: expected hole [T, S, k], board [T, B], need_seat [T, S], need_board [T]")
+    out = np.empty(h.shape[0], np.uint8)
+    _seat_card_status_kernel(h, b, ns, nb, out)
     return out
 
 

@@ -272,17 +272,20 @@ def _evaluate_seats_kernel(hole, board, mask, displace7, table7, flush_table, sc
                 out[t, s] = score_of_dense[dense] if dense else 0
 
 
-def evaluate_seats(hole: Any, board: Any, mask: Any) -> np.ndarray:
+def evaluate_seats(hole: Any, board: Any, mask: Any, dtype: Any = np.uint32) -> np.ndarray:
     """Scores of whole tables: ``hole[T, S, 2]`` with ``board[T, 5]`` where ``mask[T, S]``, else 0.
 
     For callers that checked the cards already (the batch driver): an
-    invalid hand scores 0 instead of raising.
+    invalid hand scores 0 instead of raising. ``dtype`` (``uint32`` or
+    ``int64``) lets a caller get the width the pot kernel takes, with no copy.
     """
     h = np.ascontiguousarray(hole, dtype=np.uint8)
     b = np.ascontiguousarray(board, dtype=np.uint8)
     m = np.ascontiguousarray(mask, dtype=np.bool_)
     if h.ndim != 3 or h.shape[2] != 2 or b.shape != (h.shape[0], 5) or m.shape != h.shape[:2]:
         raise ValueError("evaluate_seats: expected hole [T, S, 2], board [T, 5], mask [T, S]")
-    out = np.empty(m.shape, np.uint32)
+    if np.dtype(dtype) not in (np.dtype(np.uint32), np.dtype(np.int64)):
+        raise ValueError(f"evaluate_seats: dtype must be uint32 or int64, got {dtype}")
+    out = np.empty(m.shape, dtype)
     _evaluate_seats_kernel(h, b, m, DISPLACE7, TABLE7, FLUSH_TABLE, SCORE_OF_DENSE, CARD_KEY, out)
     return out

@@ -46,6 +46,86 @@ def _bit(s):
 
 
 @njit(cache=True, inline="always")
+def _no_side_pot(c, live, score, special, use_special, trips_floor, pot_lo, pot_hi, pot_amount, pot_mask,
+                 pot_best, pot_kind):
+    """The common tables in one pass, as :func:`_layer` would build them; -1 for any other table.
+
+    Common: every live seat put in the top contribution (one pot, split among
+    the best), or one live seat put in at least as much as anyone (its pot,
+    plus its uncalled excess). Most recorded hands are one of these.
+    """
+    S = c.shape[0]
+    big = np.int64(np.iinfo(np.int64).max)
+    total = np.int64(0)
+    top = np.int64(0)
+    folded_top = np.int64(0)
+    live_lo = big
+    live_hi = np.int64(-1)
+    best = -big
+    elig = np.int64(0)
+    for s in range(S):  # masks, not branches or selects: which seats are live is random
+        v = c[s]
+        lv = np.int64(live[s])
+        m = -lv
+        total += v
+        top = max(top, v)
+        live_lo = min(live_lo, (v & m) | (big & ~m))
+        live_hi = max(live_hi, v & m)
+        folded_top = max(folded_top, v & ~m)
+        best = max(best, (score[s] & m) | (-big & ~m))
+        elig |= lv << s
+    if top <= 0 or live_lo != top or live_hi != top:
+        return -1
+    best_mask = np.int64(0)
+    for s in range(S):
+        best_mask |= (np.int64(live[s]) & np.int64(score[s] == best)) << s
+    elig = np.uint64(elig)
+    won = np.uint64(best_mask)
+    if use_special and best >= trips_floor:
+        spec_best = -big
+        for s in range(S):
+            m = -(np.int64(live[s]) & np.int64(special[s]))
+            spec_best = max(spec_best, (score[s] & m) | (-big & ~m))
+        spec_mask = np.uint64(0)
+        for s in range(S):
+            spec_mask |= np.uint64(live[s] & special[s] & (score[s] == spec_best)) << np.uint64(s)
+        if spec_mask:
+            won = spec_mask
+    nlive = popcount64(elig)
+    won = best_mask
+    if use_special and best >= trips_floor:
+        spec_best = np.int64(np.iinfo(np.int64).min)
+        for s in range(S):
+            spec_best = max(spec_best, score[s] if live[s] & special[s] else spec_best)
+        spec_mask = np.uint64(0)
+        for s in range(S):
+            spec_mask |= np.uint64(live[s] & special[s] & (score[s] == spec_best)) << np.uint64(s)
+        if spec_mask:
+            won = spec_mask
+    if nlive == 1 and folded_top < top:  # the lone live seat's excess over the rest was never called
+        npots = 0
+        if folded_top > 0:
+            _put_pot(0, 0, folded_top, total - (top - folded_top), elig, won, POT_NORMAL,
+                     pot_lo, pot_hi, pot_amount, pot_mask, pot_best, pot_kind)
+            npots = 1
+        _put_pot(npots, folded_top, top, top - folded_top, elig, won, POT_UNCALLED,
+                 pot_lo, pot_hi, pot_amount, pot_mask, pot_best, pot_kind)
+        return npots + 1
+    _put_pot(0, 0, top, total, elig, won, POT_NORMAL, pot_lo, pot_hi, pot_amount, pot_mask, pot_best, pot_kind)
+    return 1
+
+
+@njit(cache=True, inline="always")
+def _put_pot(p, lo, hi, amount, mask, best, kind, pot_lo, pot_hi, pot_amount, pot_mask, pot_best, pot_kind):
+    pot_lo[p] = lo
+    pot_hi[p] = hi
+    pot_amount[p] = amount
+    pot_mask[p] = mask
+    pot_best[p] = best
+    pot_kind[p] = kind
+
+
+@njit(cache=True, inline="always")
 def _layer(c, live, score, special, use_special, trips_floor, order, pot_lo, pot_hi, pot_amount,
            pot_mask, pot_best, pot_kind):
     """Pots of one contribution row ``c[S]``, main pot first; returns how many.
@@ -59,6 +139,10 @@ def _layer(c, live, score, special, use_special, trips_floor, order, pot_lo, pot
     mask is its contributors; every other pot's is its eligible seats.
     """
     S = c.shape[0]
+    npots = _no_side_pot(c, live, score, special, use_special, trips_floor, pot_lo, pot_hi, pot_amount,
+                         pot_mask, pot_best, pot_kind)
+    if npots >= 0:
+        return npots
     n = 0
     for s in range(S):  # rank by contribution descending (ties by seat): branch-free, no sort
         v = c[s]
@@ -152,8 +236,7 @@ def _split_equal(amount, mask, button, unit, first_winner, out):
     share = (amount // (k * unit)) * unit
     rest = amount - share * k
     for s in range(S):
-        if mask & _bit(s):
-            out[s] += share
+        out[s] += share * np.int64((mask >> np.uint64(s)) & _ONE)
     s = button
     while rest > 0:  # seats from the first left of the button; every pass meets a winner
         s = s + 1 if s + 1 < S else 0
@@ -416,22 +499,35 @@ def _street(policy, c, live, score, special, winners, live_mask, button, unit, f
 
 
 @njit(cache=True, inline="always")
-def _check_table(c, live, button):
-    """Reason code for one table's inputs (before layering); branch-free over the seats."""
-    K, S = c.shape
+def _check_table(contrib, live, t, button):
+    """Reason code for table ``t``'s inputs (before layering); branch-free over the seats."""
+    _, K, S = contrib.shape
     if button < 0 or button >= S:
         return BAD_BUTTON
     any_live = False
     negative = False
     for s in range(S):
-        any_live |= live[s]
+        any_live |= live[t, s]
         for k in range(K):
-            negative |= c[k, s] < 0
+            negative |= contrib[t, k, s] < 0
     if negative:
         return NEGATIVE_CONTRIB
     if not any_live:
         return NO_LIVE_SEAT
     return OK
+
+
+@njit(cache=True, inline="always")
+def _keep_pots(t, k, n, lo, hi, amt, prk, mask, won, kind, pot_amount, pot_rake, pot_mask, pot_won, pot_kind,
+               pot_lo, pot_hi):
+    for p in range(n):
+        pot_amount[t, k, p] = amt[p]
+        pot_rake[t, k, p] = prk[p]
+        pot_mask[t, k, p] = mask[p]
+        pot_won[t, k, p] = won[p]
+        pot_kind[t, k, p] = kind[p]
+        pot_lo[t, k, p] = lo[p]
+        pot_hi[t, k, p] = hi[p]
 
 
 @njit(cache=True, parallel=True)
@@ -440,72 +536,87 @@ def _settle_kernel(policy, contrib, live, score, button, special, use_special, t
                    rake, npots, pot_amount, pot_rake, pot_mask, pot_won, pot_kind, pot_lo, pot_hi):
     """Settle every table; ``contrib[T, K, S]`` (K = 1 for standard). Bad tables get status != 0, payout 0.
 
-    Pots are built in per-chunk scratch and copied to the ``pot_*`` outputs
-    ``[T, K, S]`` only when ``detail`` is set (otherwise those are ``[1, 1, 1]``).
+    Each table's row is copied into per-chunk scratch first: slicing a row
+    (``live[t]``) makes a reference-counted view, and those counts cost more
+    than the settlement. Pots go to the ``pot_*`` outputs ``[T, K, S]`` only
+    when ``detail`` is set (otherwise those are ``[1, 1, 1]``).
     """
     T, K, S = contrib.shape
-    KP = 1 if policy == 0 else K
     for c0 in prange((T + _CHUNK - 1) // _CHUNK):
         order = np.empty(S, np.int64)
         flat = np.empty(S, np.int64)
+        lv = np.empty(S, np.bool_)
+        sc = np.empty(S, np.int64)
+        sp = np.zeros(S, np.bool_)
+        out = np.empty(S, np.int64)
         weights = np.empty(S, np.int64)
-        lo = np.empty((KP, S), np.int64)
-        hi = np.empty((KP, S), np.int64)
-        amt = np.empty((KP, S), np.int64)
-        prk = np.zeros((KP, S), np.int64)
-        mask = np.empty((KP, S), np.uint64)
-        won = np.empty((KP, S), np.uint64)
-        best = np.empty((KP, S), np.uint64)
-        kind = np.empty((KP, S), np.int8)
-        count = np.zeros(KP, np.int64)
+        lo = np.empty(S, np.int64)
+        hi = np.empty(S, np.int64)
+        amt = np.empty(S, np.int64)
+        prk = np.zeros(S, np.int64)
+        mask = np.empty(S, np.uint64)
+        won = np.empty(S, np.uint64)
+        best = np.empty(S, np.uint64)
+        kind = np.empty(S, np.int8)
         for t in range(c0 * _CHUNK, min(T, (c0 + 1) * _CHUNK)):
-            for s in range(S):
-                payout[t, s] = 0
-            code = _check_table(contrib[t], live[t], button[t])
+            bt = button[t]
+            code = _check_table(contrib, live, t, bt)
             if code != OK:
+                for s in range(S):
+                    payout[t, s] = 0
                 status[t] = code
                 continue
+            for s in range(S):
+                lv[s] = live[t, s]
+                sc[s] = score[t, s]
+                out[s] = 0
+            if use_special:
+                for s in range(S):
+                    sp[s] = special[t, s]
             if policy == 0:
                 for s in range(S):
                     acc = np.int64(0)
                     for k in range(K):
                         acc += contrib[t, k, s]
                     flat[s] = acc
-                code, r, n = _standard(flat, live[t], score[t], special[t if use_special else 0], use_special,
-                                       trips_floor, button[t], unit, first_winner, refund, rake_num,
-                                       rake_den, rake_cap, no_rake[t if no_rake.shape[0] > 1 else 0], order,
-                                       lo[0], hi[0], amt[0], mask[0], won[0], kind[0], payout[t], prk[0])
+                code, r, n = _standard(flat, lv, sc, sp, use_special, trips_floor, bt, unit, first_winner,
+                                       refund, rake_num, rake_den, rake_cap,
+                                       no_rake[t if no_rake.shape[0] > 1 else 0], order, lo, hi, amt, mask,
+                                       won, kind, out, prk)
                 rake[t] = r
                 npots[t] = n
-                count[0] = n
+                if detail and code == OK:
+                    _keep_pots(t, 0, n, lo, hi, amt, prk, mask, won, kind, pot_amount, pot_rake, pot_mask,
+                               pot_won, pot_kind, pot_lo, pot_hi)
             else:
-                winners, live_mask = _hand_winners(live[t], score[t], special[t if use_special else 0],
-                                                   use_special, trips_floor)
+                winners, live_mask = _hand_winners(lv, sc, sp, use_special, trips_floor)
                 total_pots = 0
                 for k in range(K):
-                    code, n = _street(policy, contrib[t, k], live[t], score[t], special[0], winners,
-                                      live_mask, button[t], unit, first_winner, refund, order, lo[k], hi[k],
-                                      amt[k], mask[k], best[k], kind[k], won[k], weights, payout[t])
-                    count[k] = n
+                    for s in range(S):
+                        flat[s] = contrib[t, k, s]
+                    code, n = _street(policy, flat, lv, sc, sp, winners, live_mask, bt, unit, first_winner,
+                                      refund, order, lo, hi, amt, mask, best, kind, won, weights, out)
                     total_pots += n
                     if code != OK:
                         break
+                    if detail:
+                        _keep_pots(t, k, n, lo, hi, amt, prk, mask, won, kind, pot_amount, pot_rake, pot_mask,
+                                   pot_won, pot_kind, pot_lo, pot_hi)
+                if detail and code != OK:
+                    for k in range(K):
+                        for p in range(S):
+                            pot_amount[t, k, p] = 0
+                            pot_mask[t, k, p] = 0
+                            pot_won[t, k, p] = 0
+                            pot_kind[t, k, p] = 0
+                            pot_lo[t, k, p] = 0
+                            pot_hi[t, k, p] = 0
                 rake[t] = 0
                 npots[t] = total_pots
-            if code != OK:
-                for s in range(S):
-                    payout[t, s] = 0
+            ok = code == OK
+            for s in range(S):
+                payout[t, s] = out[s] if ok else 0
             status[t] = code
-            if detail and code == OK:
-                for k in range(KP):
-                    for p in range(count[k]):
-                        pot_amount[t, k, p] = amt[k, p]
-                        pot_rake[t, k, p] = prk[k, p]
-                        pot_mask[t, k, p] = mask[k, p]
-                        pot_won[t, k, p] = won[k, p]
-                        pot_kind[t, k, p] = kind[k, p]
-                        pot_lo[t, k, p] = lo[k, p]
-                        pot_hi[t, k, p] = hi[k, p]
 
 
 # ---------------------------------------------------------------- wrappers

@@ -74,3 +74,35 @@ def test_format_rejects_non_cards():
         cards.format(np.array([[-1, 2]]))
     with pytest.raises(ValueError):
         cards.format(np.array([[0.5]]))
+
+
+def test_seat_card_status_equals_the_flat_check(rng):
+    T, S, k, B = 3000, 6, 2, 5
+    pool = np.array(list(range(52)) + [52, 200, 255, 255, 255], np.uint8)  # some bad codes, some missing
+    hole = rng.choice(pool, (T, S, k)).astype(np.uint8)
+    board = rng.choice(pool, (T, B)).astype(np.uint8)
+    need_seat = rng.random((T, S)) < 0.5
+    need_board = rng.random(T) < 0.5
+    flat = np.concatenate([hole.reshape(T, S * k), board], axis=1)
+    required = np.concatenate([np.repeat(need_seat, k, axis=1), np.repeat(need_board[:, None], B, axis=1)], axis=1)
+    got = cards.seat_card_status(hole, board, need_seat, need_board)
+    assert (got == cards.card_status(flat, required)).all()
+    assert len(set(got.tolist())) == 4  # every code occurs: the comparison has teeth
+    no_board = cards.seat_card_status(hole, np.zeros((T, 0), np.uint8), need_seat, need_board)
+    assert (no_board == cards.card_status(hole.reshape(T, S * k), np.repeat(need_seat, k, axis=1))).all()
+    for t in range(300):  # and the flat check against the rule written out
+        assert got[t] == _status_by_hand(flat[t].tolist(), required[t].tolist()), t
+
+
+def _status_by_hand(row, required):
+    seen, code = set(), 0
+    for c, need in zip(row, required):
+        if c == 255:
+            code = code or (3 if need else 0)
+        elif c > 51:
+            return 1
+        elif c in seen:
+            code = code or 2
+        else:
+            seen.add(c)
+    return code

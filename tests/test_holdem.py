@@ -153,3 +153,17 @@ def test_shipped_tables_equal_a_fresh_build():
     assert fresh.keys() == shipped.keys()
     for name in fresh:
         assert np.array_equal(fresh[name], shipped[name]), name
+
+
+def test_evaluate_seats_widths_agree(rng):
+    T, S = 500, 6
+    deck = np.argsort(rng.random((T, 52)), axis=1).astype(np.uint8)
+    hole = deck[:, :2 * S].reshape(T, S, 2)
+    board = deck[:, 2 * S:2 * S + 5]
+    mask = rng.random((T, S)) < 0.7
+    narrow = holdem.evaluate_seats(hole, board, mask)
+    wide = holdem.evaluate_seats(hole, board, mask, dtype=np.int64)
+    assert narrow.dtype == np.uint32 and wide.dtype == np.int64
+    assert (wide == narrow).all() and (narrow[~mask] == 0).all() and (narrow[mask] > 0).all()
+    with pytest.raises(ValueError, match="dtype"):
+        holdem.evaluate_seats(hole, board, mask, dtype=np.float64)

@@ -3,7 +3,7 @@ import numpy as np
 import pyarrow as pa
 from hypothesis import given, settings, strategies as st
 
-from batch.lists import list_parts, padded_to_list, scatter
+from batch.lists import differs_from_list, gather_flat, list_offsets, list_parts, padded_to_list, scatter, take_list
 
 rows = st.lists(st.one_of(st.none(), st.lists(st.integers(-5, 300), max_size=7)), min_size=1, max_size=30)
 
@@ -51,3 +51,26 @@ def test_street_major_scatter():
     vals, starts, lengths = list_parts(arr)
     got = scatter(vals, starts, lengths, 2, 0, np.int64, row_width=np.array([2, 3]))
     assert got.tolist() == [[[1, 2, 0], [3, 4, 0]], [[5, 6, 7], [0, 0, 0]]]
+
+
+@settings(max_examples=200, deadline=None)
+@given(rows, st.integers(0, 10), st.data())
+def test_take_gather_and_differs_like_python(pyrows, lo, data):
+    arr = pa.array(pyrows, pa.list_(pa.int64())).slice(min(lo, len(pyrows)))
+    py = arr.to_pylist()
+    n = len(py)
+    rows = np.array(data.draw(st.lists(st.integers(0, max(n - 1, 0)), max_size=12)) if n else [], np.int64)
+    assert take_list(arr, rows).to_pylist() == [py[r] for r in rows]  # nulls stay null (Arrow's take)
+    lengths = np.array([len(r or []) for r in py], np.int64)
+    padded = expected(py, 8, 0)
+    offsets = list_offsets(lengths, rows)
+    assert gather_flat(padded, offsets, rows).tolist() == [v for r in rows for v in (py[r] or [])]
+    assert gather_flat(padded, list_offsets(lengths)).tolist() == [v for r in py for v in (r or [])]
+    other = padded.copy()
+    if n:
+        other[rows[::2], 0] += 1  # only rows that have a first value really differ
+    want = [bool(lengths[r]) and other[r, 0] != padded[r, 0] for r in rows]
+    assert differs_from_list(other, offsets, arr, rows).tolist() == want
+    short = np.maximum(lengths - 1, 0)  # a recorded list of another length differs
+    assert differs_from_list(padded, list_offsets(short, rows), arr, rows).tolist() == [
+        bool(lengths[r]) for r in rows]
