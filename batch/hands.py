@@ -31,6 +31,15 @@ def _mark(codes: np.ndarray, where: np.ndarray, reason: str) -> None:
     codes[where & (codes == 0)] = CODE[reason]
 
 
+def _count_true(mask: np.ndarray) -> np.ndarray:
+    """True values per row of a short ``bool[T, S]``, a column at a time (numpy's ``axis=1`` is 5x slower)."""
+    cols = mask.view(np.uint8)
+    total = np.zeros(mask.shape[0], np.uint8)
+    for s in range(mask.shape[1]):
+        total += cols[:, s]
+    return total
+
+
 def _mark_lookup(codes: np.ndarray, status: np.ndarray, lookup: np.ndarray) -> None:
     """Like :func:`_mark` for a kernel's status per row, translated through ``lookup`` (0 = fine)."""
     found = (status != 0) & (codes == 0)
@@ -106,7 +115,7 @@ def settle_hands(table: pa.Table, game: str, opts: SettleOptions) -> tuple[pa.Ta
     hole, ncards = _cards_matrix(table.column("cards"), per, S * per)
     _mark(codes, ncards != seats * per, "seat_count")
     hole = hole.reshape(T, S, per)
-    showdown = np.count_nonzero(live, axis=1) >= 2
+    showdown = _count_true(live) >= 2
     need_seat = live & showdown[:, None]
     if game == "holdem":
         board, nboard = _cards_matrix(table.column("board"), 1, 5)
