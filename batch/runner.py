@@ -183,6 +183,17 @@ def _write(table: pa.Table, path: Path) -> None:
         raise
 
 
+def _tables_of(pf: pq.ParquetFile, row_groups: tuple[int, ...], batch_rows: int) -> Iterable[pa.Table]:
+    """The unit's rows in tables of at most about ``batch_rows``: a row group whole when it fits
+    (one chunk per column, no batch straddling two groups), else in record batches."""
+    for g in row_groups:
+        if pf.metadata.row_group(g).num_rows <= batch_rows:
+            yield pf.read_row_group(g)
+        else:
+            for batch in pf.iter_batches(batch_size=batch_rows, row_groups=[g]):
+                yield pa.Table.from_batches([batch])
+
+
 def run_unit(unit: Unit, out_dir: str, opts: SettleOptions, batch_rows: int) -> dict:
     """Settle one unit and write its parts; returns its counters (also saved as the part JSON)."""
     out = Path(out_dir)
@@ -194,8 +205,8 @@ def run_unit(unit: Unit, out_dir: str, opts: SettleOptions, batch_rows: int) -> 
         raise RuntimeError(f"injected failure in {unit.name} ({FAIL_ENV})")
     pf = pq.ParquetFile(unit.path)
     results, errors, counters = [], [], []
-    for batch in pf.iter_batches(batch_size=batch_rows, row_groups=list(unit.row_groups)):
-        r, e, c = settle_table(pa.Table.from_batches([batch]), opts)
+    for table in _tables_of(pf, unit.row_groups, batch_rows):
+        r, e, c = settle_table(table, opts)
         if r.num_columns:
             results.append(r)
         if e.num_columns:

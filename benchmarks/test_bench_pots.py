@@ -49,6 +49,15 @@ def test_standard_9_seats(benchmark, throughput, std_tables, threads):
                lambda: pots.settle(c, live, score, button), threads=threads, ours=threads == 2, unit="tables")
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+def test_standard_9_seats_reused_out(benchmark, throughput, std_tables, threads):
+    c, live, score, button = std_tables
+    out = np.empty(c.shape, np.int64)
+    pots.settle(c, live, score, button, out=out)
+    throughput(benchmark, "settle standard, 9 seats", f"cardbatch settle, reused out= ({threads} thread)", len(c),
+               lambda: pots.settle(c, live, score, button, out=out), threads=threads, unit="tables")
+
+
 def test_standard_python_reference(benchmark, throughput, std_tables):
     c, live, score, button = (a[:20000] for a in std_tables)
     rows = [(c[t].tolist(), live[t].tolist(), score[t].tolist(), int(button[t])) for t in range(len(c))]
@@ -74,3 +83,4 @@ def test_street_policies_4x9(benchmark, throughput, policy):
     pots.settle(c[:100], live[:100], score[:100], button[:100], policy)
     throughput(benchmark, f"settle {policy}, 4 streets x 9 seats", "cardbatch settle (2 threads)", len(c),
                lambda: pots.settle(c, live, score, button, policy), threads=2, ours=True, unit="tables")
+

@@ -408,7 +408,7 @@ def _to_loser_groups(remaining, weights, losers, score, button, first_winner, ou
     return remaining
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _street(policy, c, live, score, special, winners, live_mask, button, unit, first_winner, refund,
             order, lo, hi, amt, mask, best, kind, pot_won, weights, out):
     """One street of one table under presence (1), ratio_rank (2) or hybrid (3). Returns (status, npots)."""
@@ -499,17 +499,27 @@ def _street(policy, c, live, score, special, winners, live_mask, button, unit, f
 
 
 @njit(cache=True, inline="always")
-def _check_table(contrib, live, t, button):
-    """Reason code for table ``t``'s inputs (before layering); branch-free over the seats."""
+def _load_table(contrib, live, score, t, button, total, lv, sc, flat, out):
+    """Copy table ``t`` into scratch (with ``total``, its contributions summed over streets into
+    ``flat``), zero ``out``, and return its reason code; one pass, no branches over the seats."""
     _, K, S = contrib.shape
-    if button < 0 or button >= S:
-        return BAD_BUTTON
     any_live = False
     negative = False
     for s in range(S):
-        any_live |= live[t, s]
+        v = live[t, s]
+        lv[s] = v
+        any_live |= v
+        sc[s] = score[t, s]
+        out[s] = 0
+        acc = np.int64(0)
         for k in range(K):
-            negative |= contrib[t, k, s] < 0
+            c = contrib[t, k, s]
+            negative |= c < 0
+            acc += c
+        if total:
+            flat[s] = acc
+    if button < 0 or button >= S:
+        return BAD_BUTTON
     if negative:
         return NEGATIVE_CONTRIB
     if not any_live:
@@ -560,25 +570,16 @@ def _settle_kernel(policy, contrib, live, score, button, special, use_special, t
         kind = np.empty(S, np.int8)
         for t in range(c0 * _CHUNK, min(T, (c0 + 1) * _CHUNK)):
             bt = button[t]
-            code = _check_table(contrib, live, t, bt)
+            code = _load_table(contrib, live, score, t, bt, policy == 0, lv, sc, flat, out)
             if code != OK:
                 for s in range(S):
                     payout[t, s] = 0
                 status[t] = code
                 continue
-            for s in range(S):
-                lv[s] = live[t, s]
-                sc[s] = score[t, s]
-                out[s] = 0
             if use_special:
                 for s in range(S):
                     sp[s] = special[t, s]
             if policy == 0:
-                for s in range(S):
-                    acc = np.int64(0)
-                    for k in range(K):
-                        acc += contrib[t, k, s]
-                    flat[s] = acc
                 code, r, n = _standard(flat, lv, sc, sp, use_special, trips_floor, bt, unit, first_winner,
                                        refund, rake_num, rake_den, rake_cap,
                                        no_rake[t if no_rake.shape[0] > 1 else 0], order, lo, hi, amt, mask,
@@ -699,13 +700,16 @@ def settle_detailed(contrib: Any, live: Any, score: Any, button: Any, policy: st
                     rake_pct: Any = None, rake_cap: int | None = None, no_flop_no_drop: Any = None,
                     chip_unit: int = 1, odd_chips: str = "button", orphan_chips: str = "error",
                     special: Any = None, trips_floor: int | None = None,
-                    raise_on_error: bool = True, detail: bool = True) -> Settlement:
+                    raise_on_error: bool = True, detail: bool = True, out: np.ndarray | None = None) -> Settlement:
     """Settle tables and keep every pot (see :class:`Settlement`); options as :func:`settle`.
 
     With ``raise_on_error=False`` bad tables are not raised: their ``status``
     holds a code from :data:`REASONS` and their payouts are 0 (the batch
     driver sets them aside). ``detail=False`` skips the per-pot arrays
-    (what :func:`settle` uses: they cost more than the settlement).
+    (what :func:`settle` uses: they cost more than the settlement). ``out``:
+    an ``int64[T, S]`` array for the payouts (reuse it across batches: a
+    fresh one is page-faulted in by the kernel, serially, which costs more
+    than settling on two cores).
     """
     c, lv, sc, bt = _prepare(contrib, live, score, button, policy)
     T, K, S = c.shape
@@ -740,7 +744,13 @@ def settle_detailed(contrib: Any, live: Any, score: Any, button: Any, policy: st
     else:
         sp = np.zeros((1, S), np.bool_)
         trips_floor = 0
-    payout = np.empty((T, S), np.int64)
+    if out is None:
+        payout = np.empty((T, S), np.int64)
+    elif (not isinstance(out, np.ndarray) or out.dtype != np.int64 or out.shape != (T, S)
+          or not out.flags.c_contiguous):
+        raise ValueError(f"out must be a contiguous int64[{T}, {S}] array")
+    else:
+        payout = out
     status = np.zeros(T, np.uint8)
     rake = np.zeros(T, np.int64)
     npots = np.zeros(T, np.int64)
@@ -774,7 +784,7 @@ def settle_detailed(contrib: Any, live: Any, score: Any, button: Any, policy: st
 
 
 def settle(contrib: Any, live: Any, score: Any, button: Any, policy: str = "standard",
-           **options: Any) -> np.ndarray:
+           out: np.ndarray | None = None, **options: Any) -> np.ndarray:
     """Chips each seat receives, ``int64[T, S]``.
 
     ``contrib``: chips each seat put in, ``[T, S]`` or per street
@@ -788,10 +798,11 @@ def settle(contrib: Any, live: Any, score: Any, button: Any, policy: str = "stan
     where True); ``chip_unit``; ``odd_chips`` = ``"button"`` | ``"first_winner"``;
     ``orphan_chips`` = ``"error"`` | ``"refund"``; ``special`` (bool ``[T, S]``,
     off-suit 2-3-5 hands) with ``trips_floor`` (smallest trips value) for the
-    three-card rule that 2-3-5 beats trips. Raises ``ValueError`` naming the
-    first invalid table and its reason code.
+    three-card rule that 2-3-5 beats trips. ``out``: an ``int64[T, S]`` array
+    to write the payouts into (numpy-style; reuse it across batches). Raises
+    ``ValueError`` naming the first invalid table and its reason code.
     """
-    return settle_detailed(contrib, live, score, button, policy, detail=False, **options).payout
+    return settle_detailed(contrib, live, score, button, policy, detail=False, out=out, **options).payout
 
 
 def validate(contrib: Any, live: Any, score: Any, button: Any, policy: str = "standard",

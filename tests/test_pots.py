@@ -283,3 +283,16 @@ def test_pots_are_the_reference_layers(rng):
         nlive = live[t].sum()
         paths["one pot" if nlive > 1 and len(want) == 1 else "lone live seat" if nlive == 1 else "side pots"] += 1
     assert min(paths.values()) > 100, paths
+
+
+def test_out_buffer_is_filled_and_checked(rng):
+    contrib, live, score, button = random_tables(rng, 500, 7)
+    ok = pots.validate(contrib, live, score, button) == 0
+    contrib, live, score, button = contrib[ok], live[ok], score[ok], button[ok]
+    out = np.full((len(contrib), 7), -99, np.int64)
+    got = pots.settle(contrib, live, score, button, out=out)
+    assert got is out and (out == pots.settle(contrib, live, score, button)).all()
+    for bad in (np.empty((len(contrib), 7), np.int32), np.empty((len(contrib), 6), np.int64),
+                np.empty((len(contrib), 14), np.int64)[:, ::2]):
+        with pytest.raises(ValueError, match="out must be"):
+            pots.settle(contrib, live, score, button, out=bad)
