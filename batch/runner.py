@@ -183,6 +183,42 @@ def _write(table: pa.Table, path: Path) -> None:
         raise
 
 
+class _PartWriter:
+    """One results part, written a table at a time (memory holds one batch, not the unit) under a
+    temporary name and renamed by :meth:`close`; nothing is left behind by :meth:`abort`."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.tmp = path.with_name(f".{path.name}.tmp")
+        self.writer: pq.ParquetWriter | None = None
+
+    def _open(self, schema: pa.Schema) -> None:
+        self.writer = pq.ParquetWriter(self.tmp, schema, compression="zstd", use_dictionary=False,
+                                       write_statistics=False)
+
+    def write(self, table: pa.Table) -> None:
+        if self.writer is None:
+            self._open(table.schema)
+        elif not table.schema.equals(self.writer.schema):  # games mixed in a file: widen what is written
+            self.writer.close()
+            table = pa.concat_tables([pq.read_table(self.tmp), table], promote_options="permissive")
+            self._open(table.schema)
+        self.writer.write_table(table)
+
+    def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+            os.replace(self.tmp, self.path)
+
+    def abort(self) -> None:
+        try:
+            if self.writer is not None:
+                self.writer.close()
+        except BaseException:
+            pass
+        self.tmp.unlink(missing_ok=True)
+
+
 def _tables_of(pf: pq.ParquetFile, row_groups: tuple[int, ...], batch_rows: int) -> Iterable[pa.Table]:
     """The unit's rows in tables of at most about ``batch_rows``: a row group whole when it fits
     (one chunk per column, no batch straddling two groups), else in record batches."""
@@ -204,17 +240,21 @@ def run_unit(unit: Unit, out_dir: str, opts: SettleOptions, batch_rows: int) -> 
     if os.environ.get(FAIL_ENV) == unit.name:
         raise RuntimeError(f"injected failure in {unit.name} ({FAIL_ENV})")
     pf = pq.ParquetFile(unit.path)
-    results, errors, counters = [], [], []
-    for table in _tables_of(pf, unit.row_groups, batch_rows):
-        r, e, c = settle_table(table, opts)
-        if r.num_columns:
-            results.append(r)
-        if e.num_columns:
-            errors.append(e)
-        counters.append(c)
+    errors, counters = [], []
+    results = _PartWriter(out / "results" / f"{unit.name}.parquet")
+    try:
+        for table in _tables_of(pf, unit.row_groups, batch_rows):
+            r, e, c = settle_table(table, opts)
+            if r.num_columns:
+                results.write(r)
+            if e.num_columns:
+                errors.append(e)
+            counters.append(c)
+        results.close()
+    except BaseException:
+        results.abort()
+        raise
     summary = merge_counters(counters)
-    if results:
-        _write(pa.concat_tables(results, promote_options="permissive"), out / "results" / f"{unit.name}.parquet")
     if errors and sum(e.num_rows for e in errors):
         _write(pa.concat_tables(errors, promote_options="permissive"), out / "errors" / f"{unit.name}.parquet")
     summary["seconds"] = round(time.perf_counter() - t0, 4)
@@ -231,7 +271,7 @@ def _init_worker(threads: int) -> None:
 
 
 def run(inputs: list[str], out_dir: str, opts: SettleOptions, workers: int | None = None,
-        engine: str = "local", scheduler: str | None = None, batch_rows: int = 1 << 20,
+        engine: str = "local", scheduler: str | None = None, batch_rows: int = 1 << 16,
         quiet: bool = False) -> dict:
     """Settle every input into ``out_dir``; returns the summary (also written as summary.json)."""
     from .progress import progress

@@ -27,7 +27,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         p.add_argument("--workers", type=int, help="processes (default: all cores)")
         p.add_argument("--engine", choices=("local", "dask"), default="local")
         p.add_argument("--scheduler", help="Dask scheduler address (default: a LocalCluster)")
-        p.add_argument("--batch-rows", type=int, default=1 << 18, help="rows per unit of work (bounds memory)")
+        p.add_argument("--batch-rows", type=int, default=1 << 16, help="rows per batch and about per unit of work (bounds memory)")
         p.add_argument("--quiet", action="store_true")
         p.set_defaults(func=_run, audit=name == "audit")
 

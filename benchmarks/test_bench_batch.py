@@ -85,7 +85,7 @@ def test_settle_local_engine(benchmark, throughput, big_file):
     def once():
         d = tempfile.mkdtemp()
         try:
-            return run([str(big_file)], d, SettleOptions(), workers=2, batch_rows=ROW_GROUP, quiet=True)
+            return run([str(big_file)], d, SettleOptions(), workers=2, quiet=True)  # the CLI defaults
         finally:
             shutil.rmtree(d)
     once()  # compile and fill numba's cache in the workers
