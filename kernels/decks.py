@@ -57,7 +57,7 @@ def shuffle_prefix(deck, state, m):
             # Lemire: only a low part below bound can be biased; the modulo is rare
             if low >= bound or low >= (np.uint64(1 << 16) - bound) % bound:
                 break
-        j = i + np.int64(prod >> _U16)
+        j = np.uint64(i) + (prod >> _U16)  # unsigned: no negative-index fix-up in the swap
         t = deck[i]
         deck[i] = deck[j]
         deck[j] = t

@@ -81,12 +81,12 @@ def _zjh_values_kernel(n, seed, start, positions, lookup, c2, c3, category_by_va
                 deck[c] = c
             shuffle_prefix(deck, deck_state(seed, start + i), m)
             for j in range(players):
-                x = np.int64(deck[positions[j, 0]])
-                y = np.int64(deck[positions[j, 1]])
-                z = np.int64(deck[positions[j, 2]])
+                x = np.int64(deck[np.uint64(positions[j, 0])])
+                y = np.int64(deck[np.uint64(positions[j, 1])])
+                z = np.int64(deck[np.uint64(positions[j, 2])])
                 v = threecard.lookup_value(x, y, z, lookup, c2, c3)
                 values[i, j] = v
-                categories[i, j] = category_by_value[v]
+                categories[i, j] = category_by_value[np.uint64(v)]  # dealt cards: v >= 0
                 if special_235:
                     lo = min(x, min(y, z)) >> 2
                     hi = max(x, max(y, z)) >> 2
@@ -109,10 +109,10 @@ def _holdem_values_kernel(n, seed, start, hole, board, displace7, table7, flush_
                 deck[c] = c
             shuffle_prefix(deck, deck_state(seed, start + i), m)
             for b in range(5):
-                hand[0, 2 + b] = deck[board[b]]
+                hand[0, 2 + b] = deck[np.uint64(board[b])]
             for j in range(players):
-                hand[0, 0] = deck[hole[j, 0]]
-                hand[0, 1] = deck[hole[j, 1]]
+                hand[0, 0] = deck[np.uint64(hole[j, 0])]
+                hand[0, 1] = deck[np.uint64(hole[j, 1])]
                 dense = holdem._row_dense(hand, 0, 7, holdem._M7, holdem._B7, holdem._S7, holdem._K7,
                                           displace7, table7, flush_table, card_key)
                 scores[i, j] = score_of_dense[dense]
