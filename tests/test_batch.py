@@ -183,6 +183,24 @@ def test_mixed_games_in_one_file(tmp_path):
     assert sorted(results.column("hand_id").to_pylist()) == list(range(999))
 
 
+def test_part_widens_when_later_batches_hold_another_game(tmp_path):
+    """A unit's first batch is Hold'em only (uint32 scores), its second ZJH (int64): one part, every row."""
+    a = generate_hands("holdem", 300, 1).table
+    b = generate_hands("zjh", 300, 2, start=300).table
+    t = pa.concat_tables([a, b], promote_options="permissive")
+    t = t.set_column(t.column_names.index("game"), "game", pa.array(["holdem"] * 300 + ["zjh"] * 300))
+    src = tmp_path / "mixed.parquet"
+    pq.write_table(t, src, row_group_size=300)
+    s = run([str(src)], str(tmp_path / "out"), SettleOptions(), workers=1, batch_rows=600, quiet=True)
+    assert s["parts"] == 1 and s["rows_read"] == 600
+    got = read_dir(tmp_path / "out" / "results")
+    assert got.schema.field("score").type == pa.list_(pa.int64())
+    assert got.num_rows == s["rows_settled"] and sorted(got.column("hand_id").to_pylist()) == sorted(
+        set(range(600)) - set(read_dir(tmp_path / "out" / "errors").column("hand_id").to_pylist()
+                              if list((tmp_path / "out" / "errors").glob("*.parquet")) else []))
+    assert not list((tmp_path / "out" / "results").glob(".*"))  # no temporary file left
+
+
 def test_unreachable_scheduler_exits_2(holdem_file, tmp_path):
     pytest.importorskip("dask.distributed")
     g, path = holdem_file
