@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from typing import Callable
 
@@ -20,6 +21,17 @@ def _registrars() -> list[Callable[[argparse._SubParsersAction], None]]:
     from . import generate, rank_decks, settle_cli, simulate
 
     return [settle_cli.register, generate.register, rank_decks.register, simulate.register]
+
+
+def summary_command(job: Callable[[argparse.Namespace], dict]) -> Callable[[argparse.Namespace], int]:
+    """A subcommand that runs ``job`` and prints its summary as JSON unless ``--quiet``."""
+    def run(args: argparse.Namespace) -> int:
+        summary = job(args)
+        if not args.quiet:
+            print(json.dumps(summary))
+        return EXIT_OK
+
+    return run
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
 import os
 from pathlib import Path
 
@@ -27,6 +26,7 @@ from kernels import holdem, pots, team, threecard
 from kernels.decks import _GOLDEN, _mix, deck_state
 from numba import njit, prange
 
+from .cli import summary_command
 from .lists import padded_to_list
 
 INJECTABLE = ("bad_card", "duplicate_card", "negative_contrib", "seat_count", "no_live_seat", "orphan_chips",
@@ -388,11 +388,4 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--row-group", type=int, default=1 << 20)
     p.add_argument("--out", required=True)
     p.add_argument("--quiet", action="store_true")
-
-    def _run(args: argparse.Namespace) -> int:
-        summary = write(args)
-        if not args.quiet:
-            print(json.dumps(summary))
-        return 0
-
-    p.set_defaults(func=_run)
+    p.set_defaults(func=summary_command(write))

@@ -22,6 +22,7 @@ import pyarrow.parquet as pq
 from kernels import decks as kdecks
 from kernels import ranking, threecard
 
+from .cli import summary_command
 from .progress import progress
 
 SLICE = 1 << 20
@@ -159,13 +160,4 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--top", type=int, help="keep only the K best decks by --by")
     p.add_argument("--by", choices=ranking.MEASURES, default="best")
     p.add_argument("--quiet", action="store_true")
-
-    def _run(args: argparse.Namespace) -> int:
-        import json
-
-        summary = run(args)
-        if not args.quiet:
-            print(json.dumps(summary))
-        return 0
-
-    p.set_defaults(func=_run)
+    p.set_defaults(func=summary_command(run))

@@ -172,19 +172,8 @@ def merge_counters(items: list[dict]) -> dict:
     return out
 
 
-def _write(table: pa.Table, path: Path) -> None:
-    """Write under a temporary name and rename: a part is either whole or absent (a full disk included)."""
-    tmp = path.with_name(f".{path.name}.tmp")
-    try:
-        pq.write_table(table, tmp, compression="zstd", use_dictionary=False, write_statistics=False)
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-
-
 class _PartWriter:
-    """One results part, written a table at a time (memory holds one batch, not the unit) under a
+    """One output part, written a table at a time (memory holds one batch, not the unit) under a
     temporary name and renamed by :meth:`close`; nothing is left behind by :meth:`abort`."""
 
     def __init__(self, path: Path):
@@ -217,6 +206,17 @@ class _PartWriter:
         except BaseException:
             pass
         self.tmp.unlink(missing_ok=True)
+
+
+def _write_part(table: pa.Table, path: Path) -> None:
+    """A whole part at once, through :class:`_PartWriter` (whole or absent, a full disk included)."""
+    part = _PartWriter(path)
+    try:
+        part.write(table)
+        part.close()
+    except BaseException:
+        part.abort()
+        raise
 
 
 def _tables_of(pf: pq.ParquetFile, row_groups: tuple[int, ...], batch_rows: int) -> Iterable[pa.Table]:
@@ -256,7 +256,7 @@ def run_unit(unit: Unit, out_dir: str, opts: SettleOptions, batch_rows: int) -> 
         raise
     summary = merge_counters(counters)
     if errors and sum(e.num_rows for e in errors):
-        _write(pa.concat_tables(errors, promote_options="permissive"), out / "errors" / f"{unit.name}.parquet")
+        _write_part(pa.concat_tables(errors, promote_options="permissive"), out / "errors" / f"{unit.name}.parquet")
     summary["seconds"] = round(time.perf_counter() - t0, 4)
     tmp = done.with_name(f".{done.name}.tmp")
     tmp.write_text(json.dumps(summary, sort_keys=True))

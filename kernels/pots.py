@@ -61,7 +61,6 @@ def _no_side_pot(c, live, score, special, use_special, trips_floor, pot_lo, pot_
     folded_top = np.int64(0)
     live_lo = big
     live_hi = np.int64(-1)
-    best = -big
     elig = np.int64(0)
     for s in range(S):  # masks, not branches or selects: which seats are live is random
         v = c[s]
@@ -72,36 +71,12 @@ def _no_side_pot(c, live, score, special, use_special, trips_floor, pot_lo, pot_
         live_lo = min(live_lo, (v & m) | (big & ~m))
         live_hi = max(live_hi, v & m)
         folded_top = max(folded_top, v & ~m)
-        best = max(best, (score[s] & m) | (-big & ~m))
         elig |= lv << s
     if top <= 0 or live_lo != top or live_hi != top:
         return -1
-    best_mask = np.int64(0)
-    for s in range(S):
-        best_mask |= (np.int64(live[s]) & np.int64(score[s] == best)) << s
     elig = np.uint64(elig)
-    won = np.uint64(best_mask)
-    if use_special and best >= trips_floor:
-        spec_best = -big
-        for s in range(S):
-            m = -(np.int64(live[s]) & np.int64(special[s]))
-            spec_best = max(spec_best, (score[s] & m) | (-big & ~m))
-        spec_mask = np.uint64(0)
-        for s in range(S):
-            spec_mask |= np.uint64(live[s] & special[s] & (score[s] == spec_best)) << np.uint64(s)
-        if spec_mask:
-            won = spec_mask
+    won = _pot_winners(elig, score, special, use_special, trips_floor)
     nlive = popcount64(elig)
-    won = best_mask
-    if use_special and best >= trips_floor:
-        spec_best = np.int64(np.iinfo(np.int64).min)
-        for s in range(S):
-            spec_best = max(spec_best, score[s] if live[s] & special[s] else spec_best)
-        spec_mask = np.uint64(0)
-        for s in range(S):
-            spec_mask |= np.uint64(live[s] & special[s] & (score[s] == spec_best)) << np.uint64(s)
-        if spec_mask:
-            won = spec_mask
     if nlive == 1 and folded_top < top:  # the lone live seat's excess over the rest was never called
         npots = 0
         if folded_top > 0:
@@ -306,16 +281,16 @@ def _split_proportional(amount, weights, mask, button, first_winner, out):
 
 @njit(cache=True, inline="always")
 def _best_of(mask, score):
-    """Bitmask of the seats in ``mask`` with the highest score."""
+    """Bitmask of the seats in ``mask`` with the highest score (in arithmetic: seats are random)."""
     S = score.shape[0]
-    best = np.iinfo(np.int64).min
+    low = np.int64(np.iinfo(np.int64).min)
+    best = low
     for s in range(S):
-        if mask & _bit(s) and score[s] > best:
-            best = score[s]
+        m = -np.int64((mask >> np.uint64(s)) & _ONE)
+        best = max(best, (score[s] & m) | (low & ~m))
     won = np.uint64(0)
     for s in range(S):
-        if mask & _bit(s) and score[s] == best:
-            won |= _bit(s)
+        won |= (((mask >> np.uint64(s)) & _ONE) & np.uint64(score[s] == best)) << np.uint64(s)
     return won
 
 
@@ -323,16 +298,13 @@ def _best_of(mask, score):
 def _pot_winners(mask, score, special, use_special, trips_floor):
     """Best eligible seats; with the 2-3-5 rule, eligible 2-3-5s beat eligible best trips."""
     won = _best_of(mask, score)
-    if use_special:
+    if use_special and won:
         S = score.shape[0]
-        lead = 0
-        while not won & _bit(lead):
-            lead += 1
-        if score[lead] >= trips_floor:
+        if score[trailing_zeros64(won)] >= trips_floor:
             spec = np.uint64(0)
             for s in range(S):
-                if mask & _bit(s) and special[s]:
-                    spec |= _bit(s)
+                spec |= np.uint64(special[s]) << np.uint64(s)
+            spec &= mask
             if spec:
                 return _best_of(spec, score)
     return won
