@@ -46,51 +46,6 @@ def _bit(s):
 
 
 @njit(cache=True, inline="always")
-def _no_side_pot(c, live, score, special, use_special, trips_floor, pot_lo, pot_hi, pot_amount, pot_mask,
-                 pot_best, pot_kind):
-    """The common tables in one pass, as :func:`_layer` would build them; -1 for any other table.
-
-    Common: every live seat put in the top contribution (one pot, split among
-    the best), or one live seat put in at least as much as anyone (its pot,
-    plus its uncalled excess). Most recorded hands are one of these.
-    """
-    S = c.shape[0]
-    big = np.int64(np.iinfo(np.int64).max)
-    total = np.int64(0)
-    top = np.int64(0)
-    folded_top = np.int64(0)
-    live_lo = big
-    live_hi = np.int64(-1)
-    elig = np.int64(0)
-    for s in range(S):  # masks, not branches or selects: which seats are live is random
-        v = c[s]
-        lv = np.int64(live[s])
-        m = -lv
-        total += v
-        top = max(top, v)
-        live_lo = min(live_lo, (v & m) | (big & ~m))
-        live_hi = max(live_hi, v & m)
-        folded_top = max(folded_top, v & ~m)
-        elig |= lv << s
-    if top <= 0 or live_lo != top or live_hi != top:
-        return -1
-    elig = np.uint64(elig)
-    won = _pot_winners(elig, score, special, use_special, trips_floor)
-    nlive = popcount64(elig)
-    if nlive == 1 and folded_top < top:  # the lone live seat's excess over the rest was never called
-        npots = 0
-        if folded_top > 0:
-            _put_pot(0, 0, folded_top, total - (top - folded_top), elig, won, POT_NORMAL,
-                     pot_lo, pot_hi, pot_amount, pot_mask, pot_best, pot_kind)
-            npots = 1
-        _put_pot(npots, folded_top, top, top - folded_top, elig, won, POT_UNCALLED,
-                 pot_lo, pot_hi, pot_amount, pot_mask, pot_best, pot_kind)
-        return npots + 1
-    _put_pot(0, 0, top, total, elig, won, POT_NORMAL, pot_lo, pot_hi, pot_amount, pot_mask, pot_best, pot_kind)
-    return 1
-
-
-@njit(cache=True, inline="always")
 def _put_pot(p, lo, hi, amount, mask, best, kind, pot_lo, pot_hi, pot_amount, pot_mask, pot_best, pot_kind):
     pot_lo[p] = lo
     pot_hi[p] = hi
@@ -101,85 +56,109 @@ def _put_pot(p, lo, hi, amount, mask, best, kind, pot_lo, pot_hi, pot_amount, po
 
 
 @njit(cache=True, inline="always")
-def _layer(c, live, score, special, use_special, trips_floor, order, pot_lo, pot_hi, pot_amount,
-           pot_mask, pot_best, pot_kind):
-    """Pots of one contribution row ``c[S]``, main pot first; returns how many.
+def _at_level(c, live, score, cur):
+    """One pass at level ``cur``: chips at or below it, the next live level below it (0 if none),
+    the live seats at or above it, their best score, and the top contribution of every other seat.
 
-    One sweep from the highest contribution down: seats join as the level
-    drops to theirs, so the eligible set only grows and each pot's best hands
-    (``pot_best``, a bitmask) are kept incrementally. With ``use_special``,
-    when a pot's best hand is trips (score >= ``trips_floor``) and it has an
-    eligible off-suit 2-3-5, its best 2-3-5s win instead (SPEC §2.3).
-    ``order`` is scratch for the seats ranked by contribution. An orphan pot's
-    mask is its contributors; every other pot's is its eligible seats.
+    Masks, not branches or selects: which seats are live and where they stand is random.
+    """
+    low = np.int64(np.iinfo(np.int64).min)
+    chips = np.int64(0)
+    nxt = np.int64(0)
+    elig = np.int64(0)
+    best = low
+    other_top = np.int64(0)
+    for s in range(c.shape[0]):
+        v = c[s]
+        lv = np.int64(live[s])
+        up = np.int64(v >= cur)
+        e = lv & up
+        m = -e
+        chips += min(v, cur)
+        nxt = max(nxt, v & -(lv & (up ^ 1)))
+        elig |= e << s
+        best = max(best, (score[s] & m) | (low & ~m))
+        other_top = max(other_top, v & ~m)
+    return chips, nxt, np.uint64(elig), best, other_top
+
+
+@njit(cache=True, inline="always")
+def _layer(c, live, score, special, use_special, trips_floor, pot_lo, pot_hi, pot_amount,
+           pot_mask, pot_best, pot_kind):
+    """Pots of one contribution row ``c[S]`` (non-negative), main pot first; returns how many.
+
+    Walks down the levels the live seats put in: between two of them every
+    layer has the same eligible seats, so each gap is one pot (SPEC §5 merges
+    them), except that the top live level, when one live seat alone reached
+    it, splits into a called part and that seat's uncalled excess. Above the
+    top live level, each layer is an orphan (only folded seats put that much
+    in); its mask is its contributors. ``pot_best`` holds each pot's winners:
+    its best eligible hands, or with ``use_special`` its best 2-3-5s when its
+    best hand is trips and it has an eligible off-suit 2-3-5 (SPEC §2.3).
+    Most tables have one live level and no orphan layer: the first pass
+    settles them.
     """
     S = c.shape[0]
-    npots = _no_side_pot(c, live, score, special, use_special, trips_floor, pot_lo, pot_hi, pot_amount,
-                         pot_mask, pot_best, pot_kind)
-    if npots >= 0:
-        return npots
-    n = 0
-    for s in range(S):  # rank by contribution descending (ties by seat): branch-free, no sort
+    big = np.int64(np.iinfo(np.int64).max)
+    low = np.int64(np.iinfo(np.int64).min)
+    total = np.int64(0)
+    top = np.int64(0)
+    folded_top = np.int64(0)
+    live_lo = big
+    live_hi = np.int64(0)
+    live_mask = np.int64(0)
+    best = low
+    for s in range(S):
         v = c[s]
-        rank = 0
-        for q in range(S):
-            cq = c[q]
-            rank += (cq > v) | ((cq == v) & (q < s))
-        if v > 0:
-            order[rank] = s
-            n += 1
+        lv = np.int64(live[s])
+        m = -lv
+        total += v
+        top = max(top, v)
+        live_lo = min(live_lo, (v & m) | (big & ~m))
+        live_hi = max(live_hi, v & m)
+        folded_top = max(folded_top, v & ~m)
+        best = max(best, (score[s] & m) | (low & ~m))
+        live_mask |= lv << s
     npots = 0
-    added = np.uint64(0)
-    elig = np.uint64(0)
-    best_mask = np.uint64(0)
-    best = np.int64(0)
-    spec_mask = np.uint64(0)
-    spec_best = np.int64(0)
-    count = 0
-    for i in range(n):
-        s = order[i]
-        level = c[s]
-        bit = _bit(s)
-        added |= bit
-        count += 1
-        lv = live[s]
-        sc = score[s]
-        better = lv and (elig == 0 or sc > best)
-        tie = lv and elig != 0 and sc == best
-        best = sc if better else best
-        best_mask = bit if better else (best_mask | bit if tie else best_mask)
-        if use_special and lv and special[s]:
-            if spec_mask == 0 or sc > spec_best:
-                spec_best = sc
-                spec_mask = bit
-            elif sc == spec_best:
-                spec_mask |= bit
-        elig |= bit if lv else np.uint64(0)
-        below = c[order[i + 1]] if i + 1 < n else 0
-        if below == level:  # more seats at this level: they join before the layer is closed
-            continue
-        amount = (level - below) * count
-        if elig == 0:
-            kind = POT_ORPHAN
-        elif count == 1:
-            kind = POT_UNCALLED
-        else:
-            kind = POT_NORMAL
-        if npots > 0 and pot_kind[npots - 1] == kind and pot_mask[npots - 1] == elig and kind != POT_ORPHAN:
-            pot_lo[npots - 1] = below
-            pot_amount[npots - 1] += amount
-        else:
-            pot_lo[npots] = below
-            pot_hi[npots] = level
-            pot_amount[npots] = amount
-            pot_mask[npots] = elig if elig else added
-            pot_kind[npots] = kind
+    cur = top
+    while cur > live_hi:  # orphan layers, one per level a folded seat put in
+        nxt = live_hi
+        count = np.int64(0)
+        added = np.int64(0)
+        for s in range(S):
+            v = c[s]
+            up = np.int64(v >= cur)
+            nxt = max(nxt, v & -(up ^ 1))
+            count += up
+            added |= up << s
+        _put_pot(npots, nxt, cur, (cur - nxt) * count, np.uint64(added), 0, POT_ORPHAN,
+                 pot_lo, pot_hi, pot_amount, pot_mask, pot_best, pot_kind)
+        total -= (cur - nxt) * count
+        npots += 1
+        cur = nxt
+    # the live levels, top down; pot_amount holds chips at or below the pot's top until the walk ends
+    first = npots
+    chips, nxt, elig, other_top = total, np.int64(0), np.uint64(live_mask), folded_top
+    while cur > 0:
+        if live_lo != cur or npots > first:  # not every live seat put in cur: look at this level
+            chips, nxt, elig, best, other_top = _at_level(c, live, score, cur)
+        won = _winners_at(elig, score, best, special, use_special, trips_floor)
+        if popcount64(elig) == 1 and other_top < cur:  # nobody called the lone seat's excess
+            called = max(other_top, nxt)
+            _put_pot(npots, called, cur, chips, elig, won, POT_UNCALLED,
+                     pot_lo, pot_hi, pot_amount, pot_mask, pot_best, pot_kind)
             npots += 1
-        won = best_mask
-        if use_special and spec_mask and best >= trips_floor:
-            won = spec_mask
-        pot_best[npots - 1] = won
-    for p in range(npots // 2):  # the sweep made them top pot first
+            chips -= cur - called
+            cur = called
+            if cur == nxt:
+                continue
+        _put_pot(npots, nxt, cur, chips, elig, won, POT_NORMAL,
+                 pot_lo, pot_hi, pot_amount, pot_mask, pot_best, pot_kind)
+        npots += 1
+        cur = nxt
+    for p in range(first, npots):
+        pot_amount[p] -= pot_amount[p + 1] if p + 1 < npots else 0
+    for p in range(npots // 2):  # the walk made them top pot first
         q = npots - 1 - p
         pot_lo[p], pot_lo[q] = pot_lo[q], pot_lo[p]
         pot_hi[p], pot_hi[q] = pot_hi[q], pot_hi[p]
@@ -282,14 +261,24 @@ def _split_proportional(amount, weights, mask, button, first_winner, out):
 @njit(cache=True, inline="always")
 def _best_of(mask, score):
     """Bitmask of the seats in ``mask`` with the highest score (in arithmetic: seats are random)."""
-    S = score.shape[0]
+    return _seats_at(mask, score, _best_score(mask, score))
+
+
+@njit(cache=True, inline="always")
+def _best_score(mask, score):
     low = np.int64(np.iinfo(np.int64).min)
     best = low
-    for s in range(S):
+    for s in range(score.shape[0]):
         m = -np.int64((mask >> np.uint64(s)) & _ONE)
         best = max(best, (score[s] & m) | (low & ~m))
+    return best
+
+
+@njit(cache=True, inline="always")
+def _seats_at(mask, score, best):
+    """Bitmask of the seats in ``mask`` whose score is ``best``."""
     won = np.uint64(0)
-    for s in range(S):
+    for s in range(score.shape[0]):
         won |= (((mask >> np.uint64(s)) & _ONE) & np.uint64(score[s] == best)) << np.uint64(s)
     return won
 
@@ -297,10 +286,16 @@ def _best_of(mask, score):
 @njit(cache=True, inline="always")
 def _pot_winners(mask, score, special, use_special, trips_floor):
     """Best eligible seats; with the 2-3-5 rule, eligible 2-3-5s beat eligible best trips."""
-    won = _best_of(mask, score)
+    return _winners_at(mask, score, _best_score(mask, score), special, use_special, trips_floor)
+
+
+@njit(cache=True, inline="always")
+def _winners_at(mask, score, best, special, use_special, trips_floor):
+    """:func:`_pot_winners` when the best score among ``mask`` is known."""
+    won = _seats_at(mask, score, best)
     if use_special and won:
         S = score.shape[0]
-        if score[trailing_zeros64(won)] >= trips_floor:
+        if best >= trips_floor:
             spec = np.uint64(0)
             for s in range(S):
                 spec |= np.uint64(special[s]) << np.uint64(s)
@@ -314,10 +309,10 @@ def _pot_winners(mask, score, special, use_special, trips_floor):
 
 @njit(cache=True, inline="always")
 def _standard(c, live, score, special, use_special, trips_floor, button, unit, first_winner,
-              refund, rake_num, rake_den, rake_cap, no_rake, order, lo, hi, amt, mask, won, kind,
+              refund, rake_num, rake_den, rake_cap, no_rake, lo, hi, amt, mask, won, kind,
               out, pot_rake):
     """One table, SPEC §5. Returns (status, rake, npots); pot arrays hold the detail."""
-    npots = _layer(c, live, score, special, use_special, trips_floor, order, lo, hi, amt, mask, won, kind)
+    npots = _layer(c, live, score, special, use_special, trips_floor, lo, hi, amt, mask, won, kind)
     raked_total = np.int64(0)
     for p in range(npots):
         if kind[p] == POT_ORPHAN and not refund:
@@ -382,10 +377,10 @@ def _to_loser_groups(remaining, weights, losers, score, button, first_winner, ou
 
 @njit(cache=True, inline="always")
 def _street(policy, c, live, score, special, winners, live_mask, button, unit, first_winner, refund,
-            order, lo, hi, amt, mask, best, kind, pot_won, weights, out):
+            lo, hi, amt, mask, best, kind, pot_won, weights, out):
     """One street of one table under presence (1), ratio_rank (2) or hybrid (3). Returns (status, npots)."""
     S = c.shape[0]
-    npots = _layer(c, live, score, special, False, 0, order, lo, hi, amt, mask, best, kind)
+    npots = _layer(c, live, score, special, False, 0, lo, hi, amt, mask, best, kind)
     total = np.int64(0)
     live_contrib = np.uint64(0)
     for s in range(S):
@@ -525,7 +520,6 @@ def _settle_kernel(policy, contrib, live, score, button, special, use_special, t
     """
     T, K, S = contrib.shape
     for c0 in prange((T + _CHUNK - 1) // _CHUNK):
-        order = np.empty(S, np.int64)
         flat = np.empty(S, np.int64)
         lv = np.empty(S, np.bool_)
         sc = np.empty(S, np.int64)
@@ -554,7 +548,7 @@ def _settle_kernel(policy, contrib, live, score, button, special, use_special, t
             if policy == 0:
                 code, r, n = _standard(flat, lv, sc, sp, use_special, trips_floor, bt, unit, first_winner,
                                        refund, rake_num, rake_den, rake_cap,
-                                       no_rake[t if no_rake.shape[0] > 1 else 0], order, lo, hi, amt, mask,
+                                       no_rake[t if no_rake.shape[0] > 1 else 0], lo, hi, amt, mask,
                                        won, kind, out, prk)
                 rake[t] = r
                 npots[t] = n
@@ -568,7 +562,7 @@ def _settle_kernel(policy, contrib, live, score, button, special, use_special, t
                     for s in range(S):
                         flat[s] = contrib[t, k, s]
                     code, n = _street(policy, flat, lv, sc, sp, winners, live_mask, bt, unit, first_winner,
-                                      refund, order, lo, hi, amt, mask, best, kind, won, weights, out)
+                                      refund, lo, hi, amt, mask, best, kind, won, weights, out)
                     total_pots += n
                     if code != OK:
                         break

@@ -260,19 +260,19 @@ def test_properties(table, policy):
 
 
 def test_pots_are_the_reference_layers(rng):
-    """Every pot (levels, amount, eligible seats, kind) as SPEC §5.1-2 builds them, whichever path built it."""
-    contrib, live, score, button = random_tables(rng, 3000, 9)
-    # half the tables without side pots: live seats all at the top level (the kernel's one-pass path)
+    """Every pot (levels, amount, eligible seats, kind) as SPEC §5.1-2 builds them, whichever case built it."""
+    contrib, live, score, button = random_tables(rng, 4000, 9)
+    # half the tables with one live level (the kernel settles them in its first pass)
     flat = contrib[:, 0]
     for t in range(0, len(flat), 2):
         top = flat[t][live[t]].max()
         flat[t][live[t]] = top
-        flat[t][~live[t]] = np.minimum(flat[t][~live[t]], top)
-    d = pots.settle_detailed(contrib, live, score, button, raise_on_error=False)
-    paths = {"one pot": 0, "lone live seat": 0, "side pots": 0}
+        if t % 4:
+            flat[t][~live[t]] = np.minimum(flat[t][~live[t]], top)
+    d = pots.settle_detailed(contrib, live, score, button, raise_on_error=False, orphan_chips="refund")
+    cases = {"one pot": 0, "lone live seat": 0, "side pots": 0, "orphan layers": 0, "partly called": 0}
     for t in range(len(flat)):
-        if d.status[t]:
-            continue
+        assert d.status[t] == 0
         want = ref.layers(flat[t].tolist(), live[t].tolist())
         n = d.pot_count[t, 0]
         got = [{"lo": int(d.pot_levels[t, 0, p, 0]), "hi": int(d.pot_levels[t, 0, p, 1]),
@@ -280,9 +280,12 @@ def test_pots_are_the_reference_layers(rng):
                 "eligible": {s for s in range(9) if int(d.pot_eligible[t, 0, p]) >> s & 1},
                 "kind": ["normal", "uncalled", "orphan"][d.pot_kind[t, 0, p]]} for p in range(n)]
         assert got == want, (t, flat[t].tolist(), live[t].tolist())
+        kinds = [p["kind"] for p in want]
         nlive = live[t].sum()
-        paths["one pot" if nlive > 1 and len(want) == 1 else "lone live seat" if nlive == 1 else "side pots"] += 1
-    assert min(paths.values()) > 100, paths
+        cases["one pot" if nlive > 1 and len(want) == 1 else "lone live seat" if nlive == 1 else "side pots"] += 1
+        cases["orphan layers"] += "orphan" in kinds
+        cases["partly called"] += kinds[-2:] == ["normal", "uncalled"]
+    assert min(cases.values()) > 100, cases
 
 
 def test_out_buffer_is_filled_and_checked(rng):
