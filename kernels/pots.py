@@ -83,7 +83,7 @@ def _at_level(c, live, score, cur):
 
 
 @njit(cache=True, inline="always")
-def _layer(c, live, score, special, use_special, trips_floor, pot_lo, pot_hi, pot_amount,
+def _layer(c, live, score, special, use_special, trips_floor, with_winners, pot_lo, pot_hi, pot_amount,
            pot_mask, pot_best, pot_kind):
     """Pots of one contribution row ``c[S]`` (non-negative), main pot first; returns how many.
 
@@ -92,9 +92,11 @@ def _layer(c, live, score, special, use_special, trips_floor, pot_lo, pot_hi, po
     them), except that the top live level, when one live seat alone reached
     it, splits into a called part and that seat's uncalled excess. Above the
     top live level, each layer is an orphan (only folded seats put that much
-    in); its mask is its contributors. ``pot_best`` holds each pot's winners:
-    its best eligible hands, or with ``use_special`` its best 2-3-5s when its
-    best hand is trips and it has an eligible off-suit 2-3-5 (SPEC §2.3).
+    in); its mask is its contributors. With ``with_winners``, ``pot_best``
+    holds each pot's winners: its best eligible hands, or with ``use_special``
+    its best 2-3-5s when its best hand is trips and it has an eligible
+    off-suit 2-3-5 (SPEC §2.3); without, the per-street policies, which look
+    at the hand's winners first, save that pass.
     Most tables have one live level and no orphan layer: the first pass
     settles them.
     """
@@ -142,7 +144,7 @@ def _layer(c, live, score, special, use_special, trips_floor, pot_lo, pot_hi, po
     while cur > 0:
         if live_lo != cur or npots > first:  # not every live seat put in cur: look at this level
             chips, nxt, elig, best, other_top = _at_level(c, live, score, cur)
-        won = _winners_at(elig, score, best, special, use_special, trips_floor)
+        won = _winners_at(elig, score, best, special, use_special, trips_floor) if with_winners else elig
         if popcount64(elig) == 1 and other_top < cur:  # nobody called the lone seat's excess
             called = max(other_top, nxt)
             _put_pot(npots, called, cur, chips, elig, won, POT_UNCALLED,
@@ -312,7 +314,7 @@ def _standard(c, live, score, special, use_special, trips_floor, button, unit, f
               refund, rake_num, rake_den, rake_cap, no_rake, lo, hi, amt, mask, won, kind,
               out, pot_rake):
     """One table, SPEC §5. Returns (status, rake, npots); pot arrays hold the detail."""
-    npots = _layer(c, live, score, special, use_special, trips_floor, lo, hi, amt, mask, won, kind)
+    npots = _layer(c, live, score, special, use_special, trips_floor, True, lo, hi, amt, mask, won, kind)
     raked_total = np.int64(0)
     for p in range(npots):
         if kind[p] == POT_ORPHAN and not refund:
@@ -376,17 +378,14 @@ def _to_loser_groups(remaining, weights, losers, score, button, first_winner, ou
 
 
 @njit(cache=True, inline="always")
-def _street(policy, c, live, score, special, winners, live_mask, button, unit, first_winner, refund,
-            lo, hi, amt, mask, best, kind, pot_won, weights, out):
-    """One street of one table under presence (1), ratio_rank (2) or hybrid (3). Returns (status, npots)."""
+def _street(policy, c, total, live_contrib, live, score, special, winners, live_mask, button, unit, first_winner,
+            refund, lo, hi, amt, mask, best, kind, pot_won, weights, out):
+    """One street of one table under presence (1), ratio_rank (2) or hybrid (3). Returns (status, npots).
+
+    ``total``: the street's chips; ``live_contrib``: the live seats that put chips in it (bitmask).
+    """
     S = c.shape[0]
-    npots = _layer(c, live, score, special, False, 0, lo, hi, amt, mask, best, kind)
-    total = np.int64(0)
-    live_contrib = np.uint64(0)
-    for s in range(S):
-        total += c[s]
-        if live[s] and c[s] > 0:
-            live_contrib |= _bit(s)
+    npots = _layer(c, live, score, special, False, 0, False, lo, hi, amt, mask, best, kind)
     for p in range(npots):
         pot_won[p] = 0
         if kind[p] == POT_ORPHAN:
@@ -400,41 +399,46 @@ def _street(policy, c, live, score, special, winners, live_mask, button, unit, f
         return OK, npots
     losers = live_mask & ~winners
     if policy == 2:  # ratio_rank over the whole street
-        stake_sum = np.int64(0)
-        for s in range(S):
-            weights[s] = 0
-        for s in range(S):
-            if winners & _bit(s):
-                st = np.int64(0)
-                for q in range(S):
-                    st += min(c[s], c[q])
-                weights[s] = st
-                stake_sum += st
         remaining = total
-        if popcount64(winners) == 1:
+        if popcount64(winners) == 1:  # the common case, without the weights
+            w = trailing_zeros64(winners)
+            stake = np.int64(0)
+            for q in range(S):
+                stake += min(c[w], c[q])
+            take = min(stake, total)
+            out[w] += take
+            remaining -= take
+        else:
+            stake_sum = np.int64(0)
+            for s in range(S):
+                weights[s] = 0
             for s in range(S):
                 if winners & _bit(s):
-                    take = min(weights[s], total)
-                    out[s] += take
-                    remaining -= take
-        elif stake_sum >= total:
+                    st = np.int64(0)
+                    for q in range(S):
+                        st += min(c[s], c[q])
+                    weights[s] = st
+                    stake_sum += st
+            if stake_sum >= total:
+                for s in range(S):
+                    weights[s] = c[s]
+                remaining = _split_proportional(total, weights, winners, button, first_winner, out)
+            else:
+                for s in range(S):
+                    if winners & _bit(s):
+                        out[s] += weights[s]
+                        remaining -= weights[s]
+        if remaining > 0:  # a call (not inlined: it has array arguments) only when the winners left chips
             for s in range(S):
                 weights[s] = c[s]
-            remaining = _split_proportional(total, weights, winners, button, first_winner, out)
-        else:
-            for s in range(S):
-                if winners & _bit(s):
-                    out[s] += weights[s]
-                    remaining -= weights[s]
-        for s in range(S):
-            weights[s] = c[s]
-        remaining = _to_loser_groups(remaining, weights, losers, score, button, first_winner, out)
+            remaining = _to_loser_groups(remaining, weights, losers, score, button, first_winner, out)
         if remaining > 0:
             _split_equal(remaining, _best_of(live_contrib, score), button, unit, first_winner, out)
         return OK, npots
     # presence and hybrid: pots some winner is eligible for go to those winners
-    for s in range(S):
-        weights[s] = 0
+    if policy == 3:
+        for s in range(S):
+            weights[s] = 0
     rest_total = np.int64(0)
     for p in range(npots):
         if kind[p] == POT_ORPHAN:
@@ -450,7 +454,7 @@ def _street(policy, c, live, score, special, winners, live_mask, button, unit, f
                     part = _share_in(c[s], lo[p], hi[p])
                     out[s] += part
                     back += part
-            _split_equal(amt[p] - back, best[p], button, unit, first_winner, out)
+            _split_equal(amt[p] - back, _best_of(mask[p], score), button, unit, first_winner, out)
             pot_won[p] = mask[p]
         else:  # hybrid: collect for the loser groups
             for s in range(S):
@@ -559,10 +563,17 @@ def _settle_kernel(policy, contrib, live, score, button, special, use_special, t
                 winners, live_mask = _hand_winners(lv, sc, sp, use_special, trips_floor)
                 total_pots = 0
                 for k in range(K):
+                    street_total = np.int64(0)
+                    live_contrib = np.uint64(0)
                     for s in range(S):
-                        flat[s] = contrib[t, k, s]
-                    code, n = _street(policy, flat, lv, sc, sp, winners, live_mask, bt, unit, first_winner,
-                                      refund, lo, hi, amt, mask, best, kind, won, weights, out)
+                        v = contrib[t, k, s]
+                        flat[s] = v
+                        street_total += v
+                        live_contrib |= np.uint64(lv[s] & (v > 0)) << np.uint64(s)
+                    if street_total == 0:  # a street nobody bet on has no pot
+                        continue
+                    code, n = _street(policy, flat, street_total, live_contrib, lv, sc, sp, winners, live_mask, bt,
+                                      unit, first_winner, refund, lo, hi, amt, mask, best, kind, won, weights, out)
                     total_pots += n
                     if code != OK:
                         break
