@@ -470,9 +470,9 @@ def _street(policy, c, total, live_contrib, live, score, special, winners, live_
 
 
 @njit(cache=True, inline="always")
-def _load_table(contrib, live, score, t, button, total, lv, sc, flat, out):
-    """Copy table ``t`` into scratch (with ``total``, its contributions summed over streets into
-    ``flat``), zero ``out``, and return its reason code; one pass, no branches over the seats."""
+def _load_table(contrib, live, score, t, button, lv, sc, flat, out):
+    """Copy table ``t`` into scratch (its contributions summed over streets into ``flat``), zero
+    ``out``, and return its reason code; no branches over the seats."""
     _, K, S = contrib.shape
     any_live = False
     negative = False
@@ -482,13 +482,15 @@ def _load_table(contrib, live, score, t, button, total, lv, sc, flat, out):
         any_live |= v
         sc[s] = score[t, s]
         out[s] = 0
-        acc = np.int64(0)
-        for k in range(K):
+    for s in range(S):  # street by street, in memory order: simple loops vectorize
+        c = contrib[t, 0, s]
+        negative |= c < 0
+        flat[s] = c
+    for k in range(1, K):
+        for s in range(S):
             c = contrib[t, k, s]
             negative |= c < 0
-            acc += c
-        if total:
-            flat[s] = acc
+            flat[s] += c
     if button < 0 or button >= S:
         return BAD_BUTTON
     if negative:
@@ -540,7 +542,7 @@ def _settle_kernel(policy, contrib, live, score, button, special, use_special, t
         kind = np.empty(S, np.int8)
         for t in range(c0 * _CHUNK, min(T, (c0 + 1) * _CHUNK)):
             bt = button[t]
-            code = _load_table(contrib, live, score, t, bt, policy == 0, lv, sc, flat, out)
+            code = _load_table(contrib, live, score, t, bt, lv, sc, flat, out)
             if code != OK:
                 for s in range(S):
                     payout[t, s] = 0
