@@ -46,6 +46,12 @@ def _bit(s):
 
 
 @njit(cache=True, inline="always")
+def _member(mask, s):
+    """All ones (int64 -1) when seat ``s`` is in ``mask``, else 0: a multiplier-free select."""
+    return -np.int64((mask >> np.uint64(s)) & _ONE)
+
+
+@njit(cache=True, inline="always")
 def _put_pot(p, lo, hi, amount, mask, best, kind, pot_lo, pot_hi, pot_amount, pot_mask, pot_best, pot_kind):
     pot_lo[p] = lo
     pot_hi[p] = hi
@@ -271,7 +277,7 @@ def _best_score(mask, score):
     low = np.int64(np.iinfo(np.int64).min)
     best = low
     for s in range(score.shape[0]):
-        m = -np.int64((mask >> np.uint64(s)) & _ONE)
+        m = _member(mask, s)
         best = max(best, (score[s] & m) | (low & ~m))
     return best
 
@@ -365,12 +371,10 @@ def _to_loser_groups(remaining, weights, losers, score, button, first_winner, ou
         left_mask &= ~group
         need = np.int64(0)
         for s in range(out.shape[0]):
-            if group & _bit(s):
-                need += weights[s]
+            need += weights[s] & _member(group, s)
         if need <= remaining:
             for s in range(out.shape[0]):
-                if group & _bit(s):
-                    out[s] += weights[s]
+                out[s] += weights[s] & _member(group, s)
             remaining -= need
         else:
             remaining = _split_proportional(remaining, weights, group, button, first_winner, out)
@@ -458,8 +462,7 @@ def _street(policy, c, total, live_contrib, live, score, special, winners, live_
             pot_won[p] = mask[p]
         else:  # hybrid: collect for the loser groups
             for s in range(S):
-                if mask[p] & _bit(s):
-                    weights[s] += _share_in(c[s], lo[p], hi[p])
+                weights[s] += _share_in(c[s], lo[p], hi[p]) & _member(mask[p], s)
             rest_total += amt[p]
             pot_won[p] = mask[p]
     if policy == 3 and rest_total > 0:
