@@ -60,8 +60,7 @@ def test_python_reference_zjh(benchmark, throughput, hands3):
 def test_deal_evaluate_rank_zjh6(benchmark, throughput, threads):
     ranking.rank_zjh(1000, 6, 1)
     throughput(benchmark, "ZJH deal+evaluate+rank, 6 players", f"rank_zjh ({threads} thread)", DECKS,
-               lambda: ranking.rank_zjh(DECKS, 6, seed=1), threads=threads, ours=threads == 2, unit="decks",
-               rounds=5)
+               lambda: ranking.rank_zjh(DECKS, 6, seed=1), threads=threads, ours=threads == 2, unit="decks")
 
 
 def test_rank_1000_decks_latency(benchmark, throughput):
