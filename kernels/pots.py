@@ -62,9 +62,10 @@ def _put_pot(p, lo, hi, amount, mask, best, kind, pot_lo, pot_hi, pot_amount, po
 
 
 @njit(cache=True, inline="always")
-def _at_level(c, live, score, cur):
+def _at_level(c, live, score, cur, floor):
     """One pass at level ``cur``: chips at or below it, the next live level below it (0 if none),
-    the live seats at or above it, their best score, and the top contribution of every other seat.
+    the live seats at or above it, their best score, the top contribution of every other seat,
+    and the chips at or below ``floor`` (the lowest live level, which then needs no pass).
 
     Masks, not branches or selects: which seats are live and where they stand is random.
     """
@@ -74,6 +75,7 @@ def _at_level(c, live, score, cur):
     elig = np.int64(0)
     best = low
     other_top = np.int64(0)
+    chips_floor = np.int64(0)
     for s in range(c.shape[0]):
         v = c[s]
         lv = np.int64(live[s])
@@ -81,11 +83,12 @@ def _at_level(c, live, score, cur):
         e = lv & up
         m = -e
         chips += min(v, cur)
+        chips_floor += min(v, floor)
         nxt = max(nxt, v & -(lv & (up ^ 1)))
         elig |= e << s
         best = max(best, (score[s] & m) | (low & ~m))
         other_top = max(other_top, v & ~m)
-    return chips, nxt, np.uint64(elig), best, other_top
+    return chips, nxt, np.uint64(elig), best, other_top, chips_floor
 
 
 @njit(cache=True, inline="always")
@@ -104,7 +107,8 @@ def _layer(c, live, score, special, use_special, trips_floor, with_winners, pot_
     off-suit 2-3-5 (SPEC §2.3); without, the per-street policies, which look
     at the hand's winners first, save that pass.
     Most tables have one live level and no orphan layer: the first pass
-    settles them.
+    settles them. At the lowest live level every live seat is eligible, so
+    that level needs no pass either.
     """
     S = c.shape[0]
     big = np.int64(np.iinfo(np.int64).max)
@@ -146,10 +150,13 @@ def _layer(c, live, score, special, use_special, trips_floor, with_winners, pot_
         cur = nxt
     # the live levels, top down; pot_amount holds chips at or below the pot's top until the walk ends
     first = npots
-    chips, nxt, elig, other_top = total, np.int64(0), np.uint64(live_mask), folded_top
+    best_live = best
+    chips_lo = total  # chips at or below live_lo; a pass at a higher level counts them
     while cur > 0:
-        if live_lo != cur or npots > first:  # not every live seat put in cur: look at this level
-            chips, nxt, elig, best, other_top = _at_level(c, live, score, cur)
+        if cur == live_lo:  # every live seat put in at least cur: the first pass knows this level
+            chips, nxt, elig, best, other_top = chips_lo, np.int64(0), np.uint64(live_mask), best_live, folded_top
+        else:
+            chips, nxt, elig, best, other_top, chips_lo = _at_level(c, live, score, cur, live_lo)
         won = _winners_at(elig, score, best, special, use_special, trips_floor) if with_winners else elig
         if popcount64(elig) == 1 and other_top < cur:  # nobody called the lone seat's excess
             called = max(other_top, nxt)
