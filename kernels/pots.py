@@ -364,8 +364,7 @@ def _hand_winners(live, score, special, use_special, trips_floor):
     S = live.shape[0]
     lm = np.uint64(0)
     for s in range(S):
-        if live[s]:
-            lm |= _bit(s)
+        lm |= np.uint64(live[s]) << np.uint64(s)
     return _pot_winners(lm, score, special, use_special, trips_floor), lm
 
 
@@ -461,10 +460,9 @@ def _street(policy, c, total, live_contrib, live, score, special, winners, live_
         elif policy == 1:  # presence: live contributors take back their part, the best take the rest
             back = np.int64(0)
             for s in range(S):
-                if mask[p] & _bit(s):
-                    part = _share_in(c[s], lo[p], hi[p])
-                    out[s] += part
-                    back += part
+                part = _share_in(c[s], lo[p], hi[p]) & _member(mask[p], s)
+                out[s] += part
+                back += part
             _split_equal(amt[p] - back, _best_of(mask[p], score), button, unit, first_winner, out)
             pot_won[p] = mask[p]
         else:  # hybrid: collect for the loser groups
