@@ -36,6 +36,8 @@ POT_NORMAL, POT_UNCALLED, POT_ORPHAN = 0, 1, 2
 MAX_SEATS = 64
 _CHUNK = 256
 _ONE = np.uint64(1)
+_MIN64 = np.iinfo(np.int64).min
+_MAX64 = np.iinfo(np.int64).max
 
 
 # ---------------------------------------------------------------- layering
@@ -69,7 +71,7 @@ def _at_level(c, live, score, cur, floor):
 
     Masks, not branches or selects: which seats are live and where they stand is random.
     """
-    low = np.int64(np.iinfo(np.int64).min)
+    low = np.int64(_MIN64)
     chips = np.int64(0)
     nxt = np.int64(0)
     elig = np.int64(0)
@@ -111,8 +113,8 @@ def _layer(c, live, score, special, use_special, trips_floor, with_winners, pot_
     that level needs no pass either.
     """
     S = c.shape[0]
-    big = np.int64(np.iinfo(np.int64).max)
-    low = np.int64(np.iinfo(np.int64).min)
+    big = np.int64(_MAX64)
+    low = np.int64(_MIN64)
     total = np.int64(0)
     top = np.int64(0)
     folded_top = np.int64(0)
@@ -281,7 +283,7 @@ def _best_of(mask, score):
 
 @njit(cache=True, inline="always")
 def _best_score(mask, score):
-    low = np.int64(np.iinfo(np.int64).min)
+    low = np.int64(_MIN64)
     best = low
     for s in range(score.shape[0]):
         m = _member(mask, s)
@@ -388,11 +390,21 @@ def _to_loser_groups(remaining, weights, losers, score, button, first_winner, ou
 
 
 @njit(cache=True, inline="always")
-def _street(policy, c, total, live_contrib, live, score, special, winners, live_mask, button, unit, first_winner,
+def _rest_to_best(remaining, c, live, score, button, unit, first_winner, out):
+    """Chips no winner or loser group could take go to the best live seats that put chips in the street."""
+    if remaining > 0:
+        contributors = np.uint64(0)
+        for s in range(c.shape[0]):
+            contributors |= np.uint64(live[s] & (c[s] > 0)) << np.uint64(s)
+        _split_equal(remaining, _best_of(contributors, score), button, unit, first_winner, out)
+
+
+@njit(cache=True, inline="always")
+def _street(policy, c, total, live, score, special, winners, live_mask, button, unit, first_winner,
             refund, lo, hi, amt, mask, best, kind, pot_won, weights, out):
     """One street of one table under presence (1), ratio_rank (2) or hybrid (3). Returns (status, npots).
 
-    ``total``: the street's chips; ``live_contrib``: the live seats that put chips in it (bitmask).
+    ``total``: the street's chips.
     """
     S = c.shape[0]
     npots = _layer(c, live, score, special, False, 0, False, lo, hi, amt, mask, best, kind)
@@ -430,20 +442,15 @@ def _street(policy, c, total, live_contrib, live, score, special, winners, live_
                     weights[s] = st
                     stake_sum += st
             if stake_sum >= total:
-                for s in range(S):
-                    weights[s] = c[s]
-                remaining = _split_proportional(total, weights, winners, button, first_winner, out)
+                remaining = _split_proportional(total, c, winners, button, first_winner, out)
             else:
                 for s in range(S):
                     if winners & _bit(s):
                         out[s] += weights[s]
                         remaining -= weights[s]
         if remaining > 0:  # a call (not inlined: it has array arguments) only when the winners left chips
-            for s in range(S):
-                weights[s] = c[s]
-            remaining = _to_loser_groups(remaining, weights, losers, score, button, first_winner, out)
-        if remaining > 0:
-            _split_equal(remaining, _best_of(live_contrib, score), button, unit, first_winner, out)
+            remaining = _to_loser_groups(remaining, c, losers, score, button, first_winner, out)
+        _rest_to_best(remaining, c, live, score, button, unit, first_winner, out)
         return OK, npots
     # presence and hybrid: pots some winner is eligible for go to those winners
     if policy == 3:
@@ -472,8 +479,7 @@ def _street(policy, c, total, live_contrib, live, score, special, winners, live_
             pot_won[p] = mask[p]
     if policy == 3 and rest_total > 0:
         remaining = _to_loser_groups(rest_total, weights, losers, score, button, first_winner, out)
-        if remaining > 0:
-            _split_equal(remaining, _best_of(live_contrib, score), button, unit, first_winner, out)
+        _rest_to_best(remaining, c, live, score, button, unit, first_winner, out)
     return OK, npots
 
 
@@ -574,15 +580,13 @@ def _settle_kernel(policy, contrib, live, score, button, special, use_special, t
                 total_pots = 0
                 for k in range(K):
                     street_total = np.int64(0)
-                    live_contrib = np.uint64(0)
                     for s in range(S):
                         v = contrib[t, k, s]
                         flat[s] = v
                         street_total += v
-                        live_contrib |= np.uint64(lv[s] & (v > 0)) << np.uint64(s)
                     if street_total == 0:  # a street nobody bet on has no pot
                         continue
-                    code, n = _street(policy, flat, street_total, live_contrib, lv, sc, sp, winners, live_mask, bt,
+                    code, n = _street(policy, flat, street_total, lv, sc, sp, winners, live_mask, bt,
                                       unit, first_winner, refund, lo, hi, amt, mask, best, kind, won, weights, out)
                     total_pots += n
                     if code != OK:
@@ -662,7 +666,7 @@ def _prepare(contrib: Any, live: Any, score: Any, button: Any, policy: str):
     T, K, S = c.shape
     if S > MAX_SEATS:
         raise ValueError(f"at most {MAX_SEATS} seats per table, got {S}")
-    if c.dtype == np.uint64 and (c > np.iinfo(np.int64).max).any():
+    if c.dtype == np.uint64 and (c > _MAX64).any():
         raise ValueError("contrib does not fit int64")
     lv = np.asarray(live)
     if lv.shape != (T, S):
@@ -674,7 +678,7 @@ def _prepare(contrib: Any, live: Any, score: Any, button: Any, policy: str):
     sc = np.asarray(score)
     if sc.shape != (T, S) or sc.dtype.kind not in "ui":
         raise ValueError(f"score must be integers [T, S] = {(T, S)}, got {sc.dtype} {sc.shape}")
-    if sc.dtype == np.uint64 and (sc > np.iinfo(np.int64).max).any():
+    if sc.dtype == np.uint64 and (sc > _MAX64).any():
         raise ValueError("score does not fit int64")
     bt = np.broadcast_to(np.asarray(button), (T,))
     if bt.dtype.kind not in "ui":
