@@ -109,8 +109,8 @@ def _layer(c, live, score, special, use_special, trips_floor, with_winners, pot_
     off-suit 2-3-5 (SPEC §2.3); without, the per-street policies, which look
     at the hand's winners first, save that pass.
     Most tables have one live level and no orphan layer: the first pass
-    settles them. At the lowest live level every live seat is eligible, so
-    that level needs no pass either.
+    settles them. At the lowest live level every live seat that put chips in
+    is eligible, so that level needs no pass either.
     """
     S = c.shape[0]
     big = np.int64(_MAX64)
@@ -122,9 +122,9 @@ def _layer(c, live, score, special, use_special, trips_floor, with_winners, pot_
     live_hi = np.int64(0)
     live_mask = np.int64(0)
     best = low
-    for s in range(S):
+    for s in range(S):  # a live seat that put nothing in (all in on an earlier street) is in no pot
         v = c[s]
-        lv = np.int64(live[s])
+        lv = np.int64(live[s]) & np.int64(v > 0)
         m = -lv
         total += v
         top = max(top, v)
@@ -184,6 +184,48 @@ def _layer(c, live, score, special, use_special, trips_floor, with_winners, pot_
         pot_best[p], pot_best[q] = pot_best[q], pot_best[p]
         pot_kind[p], pot_kind[q] = pot_kind[q], pot_kind[p]
     return npots
+
+
+@njit(cache=True, inline="always")
+def _called_pot_count(c, live):
+    """How many pots :func:`_layer` makes of row ``c``, or -1 when it has an orphan layer.
+
+    For a caller that needs the count but not the pots: one pass per live
+    level. The pots are the distinct positive live levels; a lone top seat's
+    excess over everyone else is an uncalled pot of its own, and then its
+    called part merges with the level below when nobody else reached above it.
+    """
+    S = c.shape[0]
+    live_hi = np.int64(0)
+    folded_top = np.int64(0)
+    for s in range(S):
+        v = c[s]
+        m = -np.int64(live[s])
+        live_hi = max(live_hi, v & m)
+        folded_top = max(folded_top, v & ~m)
+    if folded_top > live_hi:
+        return -1
+    if live_hi == 0:
+        return 0
+    n_top = np.int64(0)
+    nxt = np.int64(0)
+    for s in range(S):
+        v = c[s]
+        lv = np.int64(live[s])
+        n_top += lv & np.int64(v == live_hi)
+        nxt = max(nxt, v & -(lv & np.int64(v < live_hi)))
+    count = 1
+    if n_top == 1 and folded_top < live_hi:
+        count += 1 if folded_top > nxt else 0
+    cur = nxt
+    while cur > 0:
+        count += 1
+        below = np.int64(0)
+        for s in range(S):
+            v = c[s]
+            below = max(below, v & -(np.int64(live[s]) & np.int64(v < cur)))
+        cur = below
+    return count
 
 
 @njit(cache=True, inline="always")
@@ -377,6 +419,12 @@ def _to_loser_groups(remaining, weights, losers, score, button, first_winner, ou
     while left_mask and remaining > 0:
         group = _best_of(left_mask, score)
         left_mask &= ~group
+        if popcount64(group) == 1:  # the common case: a proportional split to one seat is all of it
+            s = trailing_zeros64(group)
+            take = min(weights[s], remaining)
+            out[s] += take
+            remaining -= take
+            continue
         need = np.int64(0)
         for s in range(out.shape[0]):
             need += weights[s] & _member(group, s)
@@ -401,22 +449,26 @@ def _rest_to_best(remaining, c, live, score, button, unit, first_winner, out):
 
 @njit(cache=True, inline="always")
 def _street(policy, c, total, live, score, special, winners, live_mask, button, unit, first_winner,
-            refund, lo, hi, amt, mask, best, kind, pot_won, weights, out):
+            refund, detail, lo, hi, amt, mask, best, kind, pot_won, weights, out):
     """One street of one table under presence (1), ratio_rank (2) or hybrid (3). Returns (status, npots).
 
-    ``total``: the street's chips.
+    ``total``: the street's chips. ``ratio_rank`` shares the whole street, so
+    unless its pots are wanted (``detail``) or it has orphan layers, it only
+    counts them.
     """
     S = c.shape[0]
-    npots = _layer(c, live, score, special, False, 0, False, lo, hi, amt, mask, best, kind)
-    for p in range(npots):
-        pot_won[p] = 0
-        if kind[p] == POT_ORPHAN:
-            if not refund:
-                return ORPHAN_CHIPS, npots
-            for s in range(S):
-                out[s] += _share_in(c[s], lo[p], hi[p])
-            pot_won[p] = mask[p]
-            total -= amt[p]
+    npots = _called_pot_count(c, live) if policy == 2 and not detail else -1
+    if npots < 0:
+        npots = _layer(c, live, score, special, False, 0, False, lo, hi, amt, mask, best, kind)
+        for p in range(npots):
+            pot_won[p] = 0
+            if kind[p] == POT_ORPHAN:
+                if not refund:
+                    return ORPHAN_CHIPS, npots
+                for s in range(S):
+                    out[s] += _share_in(c[s], lo[p], hi[p])
+                pot_won[p] = mask[p]
+                total -= amt[p]
     if total == 0:
         return OK, npots
     losers = live_mask & ~winners
@@ -453,9 +505,6 @@ def _street(policy, c, total, live, score, special, winners, live_mask, button, 
         _rest_to_best(remaining, c, live, score, button, unit, first_winner, out)
         return OK, npots
     # presence and hybrid: pots some winner is eligible for go to those winners
-    if policy == 3:
-        for s in range(S):
-            weights[s] = 0
     rest_total = np.int64(0)
     for p in range(npots):
         if kind[p] == POT_ORPHAN:
@@ -473,8 +522,9 @@ def _street(policy, c, total, live, score, special, winners, live_mask, button, 
             _split_equal(amt[p] - back, _best_of(mask[p], score), button, unit, first_winner, out)
             pot_won[p] = mask[p]
         else:  # hybrid: collect for the loser groups
+            fresh = _member(np.uint64(rest_total == 0), 0)  # the first such pot starts the weights
             for s in range(S):
-                weights[s] += _share_in(c[s], lo[p], hi[p]) & _member(mask[p], s)
+                weights[s] = (weights[s] & ~fresh) + (_share_in(c[s], lo[p], hi[p]) & _member(mask[p], s))
             rest_total += amt[p]
             pot_won[p] = mask[p]
     if policy == 3 and rest_total > 0:
@@ -586,8 +636,8 @@ def _settle_kernel(policy, contrib, live, score, button, special, use_special, t
                         street_total += v
                     if street_total == 0:  # a street nobody bet on has no pot
                         continue
-                    code, n = _street(policy, flat, street_total, lv, sc, sp, winners, live_mask, bt,
-                                      unit, first_winner, refund, lo, hi, amt, mask, best, kind, won, weights, out)
+                    code, n = _street(policy, flat, street_total, lv, sc, sp, winners, live_mask, bt, unit,
+                                      first_winner, refund, detail, lo, hi, amt, mask, best, kind, won, weights, out)
                     total_pots += n
                     if code != OK:
                         break

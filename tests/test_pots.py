@@ -288,6 +288,31 @@ def test_pots_are_the_reference_layers(rng):
     assert min(cases.values()) > 100, cases
 
 
+@pytest.mark.parametrize("policy", pots.POLICIES)
+def test_pot_counts_without_detail_are_the_pots_built(rng, policy):
+    """``detail=False`` (what the batch driver writes) counts ratio_rank's pots without building them."""
+    streets = 1 if policy == "standard" else 4
+    contrib, live, score, button = random_tables(rng, 4000, 9, streets)
+    for t in range(0, len(contrib), 2):  # half the streets with one live level, some with a lone top seat
+        for k in range(streets):
+            row = contrib[t, k]
+            row[live[t]] = row[live[t]].max()
+            if t % 4 == 0:
+                row[~live[t]] = np.minimum(row[~live[t]], row[live[t]].max())
+            if t % 8 == 0:
+                row[np.flatnonzero(live[t])[0]] += 7
+    kw = dict(raise_on_error=False, orphan_chips="refund")
+    full = pots.settle_detailed(contrib, live, score, button, policy, **kw)
+    fast = pots.settle_detailed(contrib, live, score, button, policy, detail=False, **kw)
+    assert (fast.status == full.status).all() and (fast.payout == full.payout).all()
+    assert (fast.pots == full.pots).all()
+    assert (full.pot_count.sum(axis=1) == full.pots).all()
+    per_street = full.pot_count.ravel()
+    kinds = full.pot_kind.reshape(-1, 9)
+    assert (per_street == 1).sum() > 1000 and (per_street >= 3).sum() > 1000
+    assert ((kinds == pots.POT_UNCALLED).any(axis=1)).sum() > 500
+
+
 def test_out_buffer_is_filled_and_checked(rng):
     contrib, live, score, button = random_tables(rng, 500, 7)
     ok = pots.validate(contrib, live, score, button) == 0
