@@ -29,7 +29,7 @@ def test_threecard_evaluate(benchmark, throughput, hands3, threads, rules):
 
 @pytest.mark.parametrize("threads", [1, 2])
 def test_threecard_evaluate_into_buffer(benchmark, throughput, hands3, threads):
-    out = np.empty(len(hands3), np.int64)
+    out = np.empty(len(hands3), np.int32)
     threecard.evaluate(hands3, "zjh", out=out)
     throughput(benchmark, "three-card evaluate (zjh)", f"cardbatch evaluate, reused out= ({threads} thread)",
                N, lambda: threecard.evaluate(hands3, "zjh", out=out), threads=threads)

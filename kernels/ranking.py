@@ -32,7 +32,7 @@ _CHUNK = 2048
 class DeckRanking:
     """Per-seat and per-deck results of a run (arrays; leading axis = decks)."""
 
-    values: np.ndarray        # [n, P] hand value (int64 three-card, uint32 Hold'em)
+    values: np.ndarray        # [n, P] hand value (int32 three-card, uint32 Hold'em)
     categories: np.ndarray    # [n, P] uint8
     rank_in_deck: np.ndarray  # [n, P] uint8, 1 = best
     global_rank: np.ndarray   # [n, P] int64, 1 = best hand of the run
@@ -176,7 +176,7 @@ class Hands:
     """Evaluated seats of a slice of decks, before ranking (what both ranking passes share)."""
 
     values: np.ndarray            # [n, P] hand values
-    keys: np.ndarray              # [n, P] int64 in 0..domain-1, larger = better
+    keys: np.ndarray              # [n, P] integers in 0..domain-1, larger = better
     categories: np.ndarray        # [n, P] uint8
     domain: int
     start: int = 0
@@ -228,7 +228,7 @@ def deal_and_evaluate(game: str, n: int, players: int, seed: int,
     if game == "zjh":
         r = threecard.rules_of(rules)
         positions = zjh_positions(players)
-        values = np.empty((n, players), np.int64)
+        values = np.empty((n, players), np.int32)
         categories = np.empty((n, players), np.uint8)
         special = np.zeros((n, players) if r.beats_trips_235 else (1, 1), np.bool_)
         _zjh_values_kernel(n, np.uint64(seed), np.int64(start), positions, threecard.lookup_of(r),

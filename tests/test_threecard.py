@@ -158,6 +158,17 @@ def test_rejects_bad_shapes():
         threecard.category_of([3803, 3804])
 
 
+def test_out_buffer_is_filled_and_checked(rng):
+    hands = np.argsort(rng.random((1000, 52)), axis=1)[:, :3].astype(np.uint8)
+    want = threecard.evaluate(hands, "zjh_suited")
+    assert want.dtype == np.int32
+    out = np.full(len(hands), -7, np.int32)
+    assert threecard.evaluate(hands, "zjh_suited", out=out) is out and (out == want).all()
+    for bad in (np.empty(len(hands), np.int64), np.empty(len(hands) - 1, np.int32), np.empty(2 * len(hands), np.int32)[::2]):
+        with pytest.raises(ValueError, match="out must be"):
+            threecard.evaluate(hands, "zjh_suited", out=bad)
+
+
 def test_describe():
     assert threecard.describe(7881) == "trips, A-A-A"
     assert threecard.describe(4041) == "straight, 3-2-A"
