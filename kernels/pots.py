@@ -471,7 +471,6 @@ def _street(policy, c, total, live, score, special, winners, live_mask, button, 
                 total -= amt[p]
     if total == 0:
         return OK, npots
-    losers = live_mask & ~winners
     if policy == 2:  # ratio_rank over the whole street
         remaining = total
         if popcount64(winners) == 1:  # the common case, without the weights
@@ -501,11 +500,14 @@ def _street(policy, c, total, live, score, special, winners, live_mask, button, 
                         out[s] += weights[s]
                         remaining -= weights[s]
         if remaining > 0:  # a call (not inlined: it has array arguments) only when the winners left chips
-            remaining = _to_loser_groups(remaining, c, losers, score, button, first_winner, out)
+            remaining = _to_loser_groups(remaining, c, live_mask & ~winners, score, button, first_winner, out)
         _rest_to_best(remaining, c, live, score, button, unit, first_winner, out)
         return OK, npots
-    # presence and hybrid: pots some winner is eligible for go to those winners
-    rest_total = np.int64(0)
+    # presence and hybrid: pots some winner is eligible for go to those winners. In the others the
+    # live contributors take back their part: for hybrid that is its loser groups' share, which
+    # always fits (those pots hold their parts plus folded seats' chips), so their order is moot.
+    # The folded chips go to the pot's best (presence) or once to the street's best (hybrid).
+    folded_rest = np.int64(0)
     for p in range(npots):
         if kind[p] == POT_ORPHAN:
             continue
@@ -513,23 +515,19 @@ def _street(policy, c, total, live, score, special, winners, live_mask, button, 
         if won:
             _split_equal(amt[p], won, button, unit, first_winner, out)
             pot_won[p] = won
-        elif policy == 1:  # presence: live contributors take back their part, the best take the rest
-            back = np.int64(0)
-            for s in range(S):
-                part = _share_in(c[s], lo[p], hi[p]) & _member(mask[p], s)
-                out[s] += part
-                back += part
-            _split_equal(amt[p] - back, _best_of(mask[p], score), button, unit, first_winner, out)
-            pot_won[p] = mask[p]
-        else:  # hybrid: collect for the loser groups
-            fresh = _member(np.uint64(rest_total == 0), 0)  # the first such pot starts the weights
-            for s in range(S):
-                weights[s] = (weights[s] & ~fresh) + (_share_in(c[s], lo[p], hi[p]) & _member(mask[p], s))
-            rest_total += amt[p]
-            pot_won[p] = mask[p]
-    if policy == 3 and rest_total > 0:
-        remaining = _to_loser_groups(rest_total, weights, losers, score, button, first_winner, out)
-        _rest_to_best(remaining, c, live, score, button, unit, first_winner, out)
+            continue
+        back = np.int64(0)
+        for s in range(S):
+            part = _share_in(c[s], lo[p], hi[p]) & _member(mask[p], s)
+            out[s] += part
+            back += part
+        if back < amt[p]:
+            if policy == 1:
+                _split_equal(amt[p] - back, _best_of(mask[p], score), button, unit, first_winner, out)
+            else:
+                folded_rest += amt[p] - back
+        pot_won[p] = mask[p]
+    _rest_to_best(folded_rest, c, live, score, button, unit, first_winner, out)
     return OK, npots
 
 
