@@ -190,23 +190,32 @@ def _layer(c, live, score, special, use_special, trips_floor, with_winners, pot_
 def _called_pot_count(c, live):
     """How many pots :func:`_layer` makes of row ``c``, or -1 when it has an orphan layer.
 
-    For a caller that needs the count but not the pots: one pass per live
-    level. The pots are the distinct positive live levels; a lone top seat's
-    excess over everyone else is an uncalled pot of its own, and then its
-    called part merges with the level below when nobody else reached above it.
+    For a caller that needs the count but not the pots: the distinct positive
+    live levels, found top down one light pass each (the lowest needs none);
+    a lone top seat's excess over everyone else is an uncalled pot of its
+    own, and its called part merges with the level below unless a folded
+    seat reached above that level.
     """
     S = c.shape[0]
+    big = np.int64(_MAX64)
     live_hi = np.int64(0)
+    live_lo = big
     folded_top = np.int64(0)
+    n_live = 0
     for s in range(S):
         v = c[s]
-        m = -np.int64(live[s])
+        lv = np.int64(live[s]) & np.int64(v > 0)
+        m = -lv
         live_hi = max(live_hi, v & m)
+        live_lo = min(live_lo, (v & m) | (big & ~m))
         folded_top = max(folded_top, v & ~m)
+        n_live += lv
     if folded_top > live_hi:
         return -1
     if live_hi == 0:
         return 0
+    if live_lo == live_hi:
+        return 2 if n_live == 1 and 0 < folded_top < live_hi else 1
     n_top = np.int64(0)
     nxt = np.int64(0)
     for s in range(S):
@@ -214,11 +223,11 @@ def _called_pot_count(c, live):
         lv = np.int64(live[s])
         n_top += lv & np.int64(v == live_hi)
         nxt = max(nxt, v & -(lv & np.int64(v < live_hi)))
-    count = 1
-    if n_top == 1 and folded_top < live_hi:
-        count += 1 if folded_top > nxt else 0
+    count = 2  # the top level and the lowest
+    if n_top == 1 and nxt < folded_top < live_hi:  # a folded seat called part of the lone top seat's bet
+        count += 1
     cur = nxt
-    while cur > 0:
+    while cur > live_lo:
         count += 1
         below = np.int64(0)
         for s in range(S):
