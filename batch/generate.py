@@ -1,18 +1,16 @@
 """``cardbatch generate``: synthetic, reproducible game logs with known bad rows.
 
 The behaviour model (documented in data/FORMAT.md): every hand deals from
-:func:`kernels.decks.deal_decks` (deck index = hand id) and draws its betting
-from its own counter-based stream keyed by (seed, hand id), blinds are posted left of the button, and on each street every
-seat still in folds with probability ``fold_p`` or puts in the street's bet,
-capped by its stack (so short stacks go all in). A hand ends when one seat is
-left; later board cards are then never dealt (255). Recorded payouts come
+:func:`cardbatch.kernels.decks.deal_decks` (deck index = hand id) and takes
+its betting from :mod:`cardbatch.kernels.betting` (each hand from its own
+counter-based stream keyed by (seed, hand id); a hand ends when one seat is
+left, and later board cards are then never dealt: 255). Recorded payouts come
 from the settlement kernel; ``tamper_rate`` moves one chip between two seats
 of some recorded payouts (for ``audit``), ``bad_rate`` injects invalid rows
 of every reason. Everything is vectorised per street.
 """
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import os
 from pathlib import Path
@@ -21,12 +19,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from kernels import decks as kdecks
-from kernels import holdem, pots, team, threecard
-from kernels.decks import _GOLDEN, _mix, deck_state
-from numba import njit, prange
+from cardbatch.kernels import decks as kdecks
+from cardbatch.kernels import betting, holdem, pots, team, threecard
 
-from .cli import summary_command
 from .lists import padded_to_list
 
 INJECTABLE = ("bad_card", "duplicate_card", "negative_contrib", "seat_count", "no_live_seat", "orphan_chips",
@@ -42,125 +37,6 @@ class Generated:
 
 def _fixed(a: np.ndarray) -> pa.FixedSizeListArray:
     return pa.FixedSizeListArray.from_arrays(pa.array(np.ascontiguousarray(a).reshape(-1)), a.shape[1])
-
-
-_STACKS = np.array([20, 60, 100, 150, 300, 1000, 2500], np.int64)  # in half blinds
-_BETS = np.array([0, 1, 2, 4, 8, 25], np.int64)  # in big blinds
-_SALT = np.uint64(0xB5AD4ECEDA1CE2A9)
-
-
-@njit(cache=True, inline="always")
-def _draw(state):
-    state += _GOLDEN
-    return state, _mix(state)
-
-
-@njit(cache=True, inline="always")
-def _uniform(word):
-    return (word >> np.uint64(11)) * (1.0 / 9007199254740992.0)
-
-
-@njit(cache=True, parallel=True)
-def _bets_kernel(seed, start, seats, streets, fold_p, blind, contrib, live, button, ended_at):
-    """The betting model, one hand per iteration, each from its own stream keyed by (seed, hand id)."""
-    n, K, S = contrib.shape
-    for c0 in prange((n + 1023) // 1024):
-        left = np.zeros(S, np.int64)
-        for i in range(c0 * 1024, min(n, (c0 + 1) * 1024)):
-            _bet_hand(i, seed, start, seats, fold_p, blind, contrib, live, button, ended_at, left)
-
-
-@njit(cache=True, inline="always")
-def _bet_hand(i, seed, start, seats, fold_p, blind, contrib, live, button, ended_at, left):
-    """One hand of the betting model (``left`` is scratch for the stacks)."""
-    n, K, S = contrib.shape
-    state = deck_state(np.uint64(seed) ^ _SALT, start + i)
-    p = seats[i]
-    for s in range(S):
-        left[s] = 0
-        live[i, s] = s < p
-        for k in range(K):
-            contrib[i, k, s] = 0
-        if s < p:
-            state, w = _draw(state)
-            left[s] = _STACKS[w % np.uint64(7)] * blind // 2
-    state, w = _draw(state)
-    b = np.int64(w % np.uint64(p))
-    button[i] = b
-    for j in range(2):
-        seat = (b + 1 + j) % p
-        put = min((blind // 2) if j == 0 else blind, left[seat])
-        contrib[i, 0, seat] += put
-        left[seat] -= put
-    ended = K
-    for k in range(K):
-        if ended <= k:
-            break
-        stay = 0
-        first = -1
-        for s in range(p):
-            if live[i, s]:
-                if first < 0:
-                    first = s
-                state, w = _draw(state)
-                if _uniform(w) < fold_p:
-                    live[i, s] = False
-                else:
-                    stay += 1
-        if stay == 0:  # the last seat standing never folds
-            live[i, first] = True
-        state, w = _draw(state)
-        bet = _BETS[w % np.uint64(6)] * blind
-        nlive = 0
-        for s in range(p):
-            if live[i, s]:
-                nlive += 1
-                put = min(max(bet - contrib[i, k, s], 0), left[s])
-                contrib[i, k, s] += put
-                left[s] -= put
-        if nlive == 1:
-            ended = k + 1
-    ended_at[i] = ended
-    # a folded seat never has chips above every live seat (they would have come back uncalled):
-    # cap it per street, then in total, trimming its latest streets first
-    live_total = np.int64(0)
-    for s in range(p):
-        if live[i, s]:
-            tot = np.int64(0)
-            for k in range(K):
-                tot += contrib[i, k, s]
-            live_total = max(live_total, tot)
-    for k in range(K):
-        top = np.int64(0)
-        for s in range(p):
-            if live[i, s]:
-                top = max(top, contrib[i, k, s])
-        for s in range(p):
-            if not live[i, s]:
-                contrib[i, k, s] = min(contrib[i, k, s], top)
-    for s in range(p):
-        if not live[i, s]:
-            tot = np.int64(0)
-            for k in range(K):
-                tot += contrib[i, k, s]
-            excess = tot - live_total
-            for k in range(K - 1, -1, -1):
-                if excess <= 0:
-                    break
-                take = min(excess, contrib[i, k, s])
-                contrib[i, k, s] -= take
-                excess -= take
-
-
-def _bets(seed, start, n, S, seats, streets, fold_p, blind):
-    """Contributions ``[n, K, S]``, live flags, button and the street each hand ended on."""
-    contrib = np.empty((n, streets, S), np.int64)
-    live = np.empty((n, S), np.bool_)
-    button = np.empty(n, np.int64)
-    ended_at = np.empty(n, np.int64)
-    _bets_kernel(seed, np.int64(start), seats.astype(np.int64), streets, fold_p, blind, contrib, live, button,
-                 ended_at)
-    return contrib, live, button, ended_at
 
 
 CHUNK = 1 << 17  # rows generated at once: small arrays stay in the allocator instead of page-faulting
@@ -192,7 +68,7 @@ def _generate_chunk(game: str, n: int, seed: int, start: int, max_seats: int, ba
     S = max_seats
     seats = rng.integers(2, max_seats + 1, n)
     streets = 4 if game == "holdem" else 3
-    contrib, live, button, ended_at = _bets(seed, start, n, S, seats, streets, 0.25 if game == "holdem" else 0.3, 20)
+    contrib, live, button, ended_at = betting.bets(seed, start, n, S, seats, streets, 0.25 if game == "holdem" else 0.3, 20)
     deck = kdecks.deal_decks(n, seed, start)
     hole = np.full((n, S, per), 255, np.uint8)
     board = np.full((n, 5), 255, np.uint8)
@@ -292,7 +168,7 @@ def _generate_chunk(game: str, n: int, seed: int, start: int, max_seats: int, ba
 
 
 def _text_lut() -> np.ndarray:
-    from kernels import cards as kcards
+    from cardbatch.kernels import cards as kcards
     lut = np.full(256, "??", dtype="U2")
     lut[:52] = kcards.format(np.arange(52, dtype=np.uint8)[:, None])
     lut[255] = ""
@@ -344,25 +220,44 @@ def generate_teams(n: int, seed: int, start: int = 0, bad_rate: float = 0.0) -> 
     return Generated(table, injected, np.zeros(0, np.int64))
 
 
-def write(args: argparse.Namespace) -> dict:
-    """Write ``args.hands`` rows to ``args.out`` in slices of ``args.row_group`` (one row group each)."""
-    out = Path(args.out)
+@dataclasses.dataclass(frozen=True)
+class GenerateOptions:
+    """What ``cardbatch generate`` writes: ``hands`` rows of ``game`` to ``out``, in row groups of
+    ``row_group`` rows; ``bad_rate`` injects invalid rows, ``tamper_rate`` alters recorded payouts;
+    ``streets`` writes ``contrib_street`` instead of ``contrib``; ``text_cards`` writes cards as text."""
+
+    out: str
+    game: str = "holdem"
+    hands: int = 10000
+    seed: int = 0
+    max_seats: int = 9
+    bad_rate: float = 0.0
+    tamper_rate: float = 0.0
+    streets: bool = False
+    text_cards: bool = False
+    row_group: int = 1 << 20
+
+
+def write(opts: GenerateOptions) -> dict:
+    """Write the file ``opts`` describes (one row group per slice; a temporary name until complete);
+    returns a small summary."""
+    out = Path(opts.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
     writer = None
     injected: dict[str, int] = {}
     tampered = 0
     try:
-        for start in range(0, args.hands, args.row_group):
-            n = min(args.row_group, args.hands - start)
-            if args.game == "team2v2":
-                g = generate_teams(n, args.seed, start, args.bad_rate)
+        for start in range(0, opts.hands, opts.row_group):
+            n = min(opts.row_group, opts.hands - start)
+            if opts.game == "team2v2":
+                g = generate_teams(n, opts.seed, start, opts.bad_rate)
             else:
-                g = generate_hands(args.game, n, args.seed, start, args.max_seats, args.bad_rate,
-                                   args.tamper_rate, args.streets, args.text_cards)
+                g = generate_hands(opts.game, n, opts.seed, start, opts.max_seats, opts.bad_rate,
+                                   opts.tamper_rate, opts.streets, opts.text_cards)
             if writer is None:
                 writer = pq.ParquetWriter(tmp, g.table.schema, compression="zstd")
-            writer.write_table(g.table, row_group_size=args.row_group)
+            writer.write_table(g.table, row_group_size=opts.row_group)
             for k, v in g.injected.items():
                 injected[k] = injected.get(k, 0) + int(v.size)
             tampered += int(g.tampered.size)
@@ -372,20 +267,4 @@ def write(args: argparse.Namespace) -> dict:
     finally:
         if tmp.exists():
             tmp.unlink()
-    return {"out": str(out), "rows": args.hands, "injected": injected, "tampered": tampered}
-
-
-def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("generate", help="write synthetic, reproducible game logs (with optional bad rows)")
-    p.add_argument("--game", choices=("holdem", "zjh", "team2v2"), default="holdem")
-    p.add_argument("--hands", type=int, default=10000)
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--max-seats", type=int, default=9)
-    p.add_argument("--bad-rate", type=float, default=0.0)
-    p.add_argument("--tamper-rate", type=float, default=0.0, help="share of recorded payouts to alter")
-    p.add_argument("--streets", action="store_true", help="write contrib_street (per street) instead of contrib")
-    p.add_argument("--text-cards", action="store_true", help="cards as 'AsKd' strings")
-    p.add_argument("--row-group", type=int, default=1 << 20)
-    p.add_argument("--out", required=True)
-    p.add_argument("--quiet", action="store_true")
-    p.set_defaults(func=summary_command(write))
+    return {"out": str(out), "rows": opts.hands, "injected": injected, "tampered": tampered}

@@ -11,24 +11,16 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from kernels import cards as kcards
-from kernels import holdem, pots, threecard
+from cardbatch.kernels import cards as kcards
+from cardbatch.kernels import holdem, pots, threecard
 
-from .formats import CARDS_PER_SEAT, HAND_REQUIRED, MAX_SEATS, MESSAGES, MIN_SEATS, REASONS, SettleOptions
+from .formats import CARDS_PER_SEAT, HAND_REQUIRED, MAX_SEATS, MIN_SEATS, SettleOptions
 from .lists import differs_from_list, gather_flat, list_array, list_offsets, list_parts, scatter, take_list
+from .rejects import CODE, error_rows, mark, mark_status, reason_counts
 
-CODE = {name: i + 1 for i, name in enumerate(REASONS)}  # 0 = ok
-_CARD_CODE = np.zeros(4, np.int16)
+_CARD_CODE = np.zeros(4, np.int16)  # the card checker's problems as reason codes
 _CARD_CODE[[kcards.CARD_BAD, kcards.CARD_MISSING]] = CODE["bad_card"]
 _CARD_CODE[kcards.CARD_DUPLICATE] = CODE["duplicate_card"]
-_POT_CODE = np.zeros(len(pots.REASONS), np.int16)  # the pot kernel's reason codes as ours
-for _i, _name in enumerate(pots.REASONS[1:], 1):
-    _POT_CODE[_i] = CODE[_name]
-
-
-def _mark(codes: np.ndarray, where: np.ndarray, reason: str) -> None:
-    """Give ``reason`` to rows in ``where`` that have no reason yet (the first problem found wins)."""
-    codes[where & (codes == 0)] = CODE[reason]
 
 
 def _count_true(mask: np.ndarray) -> np.ndarray:
@@ -38,13 +30,6 @@ def _count_true(mask: np.ndarray) -> np.ndarray:
     for s in range(mask.shape[1]):
         total += cols[:, s]
     return total
-
-
-def _mark_lookup(codes: np.ndarray, status: np.ndarray, lookup: np.ndarray) -> None:
-    """Like :func:`_mark` for a kernel's status per row, translated through ``lookup`` (0 = fine)."""
-    found = (status != 0) & (codes == 0)
-    if found.any():
-        codes[found] = lookup[status[found]]
 
 
 def _cards_matrix(col, per: int, width: int) -> tuple[np.ndarray, np.ndarray]:
@@ -81,18 +66,18 @@ def settle_hands(table: pa.Table, game: str, opts: SettleOptions) -> tuple[pa.Ta
     for name in HAND_REQUIRED[game]:
         col = table.column(name)
         if col.null_count:
-            _mark(codes, col.is_null().to_numpy(zero_copy_only=False), "missing_value")
+            mark(codes, col.is_null().to_numpy(zero_copy_only=False), "missing_value")
     has_street = "contrib_street" in table.column_names
     contrib_col = table.column("contrib_street" if has_street else "contrib")
     if contrib_col.null_count:
-        _mark(codes, contrib_col.is_null().to_numpy(zero_copy_only=False), "missing_value")
+        mark(codes, contrib_col.is_null().to_numpy(zero_copy_only=False), "missing_value")
 
     hand_id = pc.fill_null(table.column("hand_id"), -1).to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
     button = pc.fill_null(table.column("button"), -1).to_numpy(zero_copy_only=False).astype(np.int64)
 
     fvals, fstarts, seats = list_parts(table.column("folded"))
     S = int(max(seats.max() if T else 0, 1))
-    _mark(codes, (seats < MIN_SEATS) | (seats > MAX_SEATS[game]), "seat_count")
+    mark(codes, (seats < MIN_SEATS) | (seats > MAX_SEATS[game]), "seat_count")
     S = min(S, MAX_SEATS[game])
     folded = scatter(fvals.astype(bool, copy=False), fstarts, seats, S, True, np.bool_)
     live = ~folded
@@ -100,31 +85,31 @@ def settle_hands(table: pa.Table, game: str, opts: SettleOptions) -> tuple[pa.Ta
     cvals, cstarts, clen = list_parts(contrib_col)
     if has_street:
         K = np.where(seats > 0, clen // np.maximum(seats, 1), 0)
-        _mark(codes, (clen != K * seats) | (K < 1), "seat_count")
+        mark(codes, (clen != K * seats) | (K < 1), "seat_count")
         Kmax = int(max(K.max() if T else 1, 1))
         contrib = scatter(cvals.astype(np.int64, copy=False), cstarts, clen, Kmax, 0, np.int64, row_width=seats)
         if contrib.shape[2] < S:
             contrib = np.concatenate([contrib, np.zeros((T, Kmax, S - contrib.shape[2]), np.int64)], axis=2)
         contrib = np.ascontiguousarray(contrib[:, :, :S])
     else:
-        _mark(codes, clen != seats, "seat_count")
+        mark(codes, clen != seats, "seat_count")
         contrib = scatter(cvals.astype(np.int64, copy=False), cstarts, clen, S, 0, np.int64)[:, None, :]
     contrib_total = contrib.sum(axis=1)
 
     per = CARDS_PER_SEAT[game]
     hole, ncards = _cards_matrix(table.column("cards"), per, S * per)
-    _mark(codes, ncards != seats * per, "seat_count")
+    mark(codes, ncards != seats * per, "seat_count")
     hole = hole.reshape(T, S, per)
     showdown = _count_true(live) >= 2
     need_seat = live & showdown[:, None]
     if game == "holdem":
         board, nboard = _cards_matrix(table.column("board"), 1, 5)
-        _mark(codes, nboard > 5, "seat_count")
+        mark(codes, nboard > 5, "seat_count")
     else:
         board = None
     status = kcards.seat_card_status(hole, board if board is not None else np.zeros((T, 0), np.uint8),
                                      need_seat, showdown)
-    _mark_lookup(codes, status, _CARD_CODE)
+    mark_status(codes, status, _CARD_CODE)
 
     # scores of live seats at showdowns of rows still valid
     special = None
@@ -139,7 +124,7 @@ def settle_hands(table: pa.Table, game: str, opts: SettleOptions) -> tuple[pa.Ta
             special = np.zeros((T, S), bool)
             special[rows, seat_idx] = threecard.is_235(hole[rows, seat_idx])
 
-    _mark(codes, (button < 0) | (button >= seats), "bad_button")
+    mark(codes, (button < 0) | (button >= seats), "bad_button")
     # Every row goes through the pot kernel (bad rows are harmless there: padded, scores 0) and the
     # rows already set aside ignore its answer: cheaper than copying the good rows out and back.
     nfnd = None
@@ -150,9 +135,9 @@ def settle_hands(table: pa.Table, game: str, opts: SettleOptions) -> tuple[pa.Ta
         rake_pct=opts.rake_pct if opts.policy == "standard" else None,
         rake_cap=opts.rake_cap if opts.policy == "standard" else None, no_flop_no_drop=nfnd,
         chip_unit=opts.chip_unit, odd_chips=opts.odd_chips, orphan_chips=opts.orphan_chips,
-        special=special, trips_floor=threecard._trips_floor(rules) if special is not None else None,
+        special=special, trips_floor=threecard.trips_floor(rules) if special is not None else None,
         raise_on_error=False, detail=False)
-    _mark_lookup(codes, d.status, _POT_CODE)
+    mark_status(codes, d.status)
     payout, rake, npots = d.payout, d.rake, d.pots
 
     good = np.flatnonzero(codes == 0)
@@ -199,22 +184,3 @@ def settle_hands(table: pa.Table, game: str, opts: SettleOptions) -> tuple[pa.Ta
                 "chips_raked": raked, "chips_in_rejected": int(contrib_total[bad].sum()) if bad.size else 0,
                 "mismatches": mismatches}
     return results, errors, counters
-
-
-def reason_counts(bad_codes: np.ndarray) -> dict[str, int]:
-    values, counts = np.unique(bad_codes, return_counts=True)
-    return {REASONS[int(v) - 1]: int(c) for v, c in zip(values, counts)}
-
-
-def error_rows(table: pa.Table, rows: np.ndarray, codes: np.ndarray) -> pa.Table:
-    """The original rows with ``reason`` and ``message`` in front."""
-    taken = table.take(pa.array(rows, pa.int64()))
-    names = [REASONS[int(c) - 1] for c in codes]
-    reason = pa.array(names, pa.string()).dictionary_encode() if names else pa.array([], pa.string())
-    message = pa.array([MESSAGES[n] for n in names], pa.string())
-    hid = taken.column("hand_id") if "hand_id" in taken.column_names else pa.nulls(len(rows), pa.int64())
-    out = pa.table({"hand_id": hid, "reason": reason.cast(pa.string()) if names else reason, "message": message})
-    for name in taken.column_names:
-        if name != "hand_id":
-            out = out.append_column(name, taken.column(name))
-    return out

@@ -9,7 +9,7 @@ when complete.
 """
 from __future__ import annotations
 
-import argparse
+import dataclasses
 import os
 import time
 from pathlib import Path
@@ -19,10 +19,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from kernels import decks as kdecks
-from kernels import ranking, threecard
+from cardbatch.kernels import decks as kdecks
+from cardbatch.kernels import ranking, threecard
 
-from .cli import summary_command
 from .progress import progress
 
 SLICE = 1 << 20
@@ -55,10 +54,28 @@ def ranking_table(r: ranking.DeckRanking, rows: np.ndarray, deck_rows: np.ndarra
     return pa.table(cols)
 
 
+@dataclasses.dataclass(frozen=True)
+class RankDecksOptions:
+    """What ``cardbatch rank-decks`` ranks and writes: ``decks`` decks of ``seed`` dealt to
+    ``players`` seats of ``game`` (three-card ``rules``), or the decks in column ``column`` of the
+    Parquet file ``input``; with ``top``, only the K best decks by the measure ``by``."""
+
+    out: str
+    game: str = "zjh"
+    rules: str = "zjh"
+    decks: int = 1000
+    players: int = 6
+    seed: int = 0
+    input: str | None = None
+    column: str = "deck"
+    top: int | None = None
+    by: str = "best"
+
+
 class _Source:
     """Slices of decks: generated from a seed, or read from a Parquet column of 52-card decks."""
 
-    def __init__(self, args: argparse.Namespace):
+    def __init__(self, args: RankDecksOptions):
         self.args = args
         if args.input:
             meta = pq.ParquetFile(args.input).metadata
@@ -85,10 +102,10 @@ class _Source:
         return given if given is not None else kdecks.deal_decks(n, self.args.seed, start)
 
 
-def run(args: argparse.Namespace) -> dict:
+def run(args: RankDecksOptions, quiet: bool = False) -> dict:
     """Rank the run described by ``args`` and write ``args.out``; returns a small summary."""
     if args.game == "holdem":
-        args.rules = "zjh"  # unused for Hold'em
+        args = dataclasses.replace(args, rules="zjh")  # unused for Hold'em
     else:
         threecard.rules_of(args.rules)
     if args.top is not None and args.top < 0:
@@ -97,7 +114,7 @@ def run(args: argparse.Namespace) -> dict:
     t0 = time.perf_counter()
     counts = None
     best: tuple[np.ndarray, np.ndarray] = (np.zeros(0, np.int64), np.zeros(0, np.int64))  # (measure, deck)
-    with progress(total=source.total, desc="rank-decks: counting", unit="deck", quiet=args.quiet) as bar:
+    with progress(total=source.total, desc="rank-decks: counting", unit="deck", quiet=quiet) as bar:
         for start, hands, _ in source.slices():
             c = ranking.key_counts(hands)
             counts = c if counts is None else counts + c
@@ -113,7 +130,7 @@ def run(args: argparse.Namespace) -> dict:
     written = 0
     writer = None
     try:
-        with progress(total=source.total, desc="rank-decks: writing", unit="deck", quiet=args.quiet) as bar:
+        with progress(total=source.total, desc="rank-decks: writing", unit="deck", quiet=quiet) as bar:
             for start, hands, given in source.slices():
                 n = hands.keys.shape[0]
                 r = ranking.rank(hands, counts)
@@ -145,19 +162,3 @@ def run(args: argparse.Namespace) -> dict:
     elapsed = time.perf_counter() - t0
     return {"decks": source.total, "rows_written": written, "seconds": round(elapsed, 3),
             "decks_per_second": round(source.total / elapsed) if elapsed else None, "out": str(out)}
-
-
-def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("rank-decks", help="deal or read decks, rank every seat, write Parquet")
-    p.add_argument("--game", choices=("zjh", "holdem"), default="zjh")
-    p.add_argument("--rules", default="zjh", help="three-card preset: " + ", ".join(threecard.PRESETS))
-    p.add_argument("--decks", type=int, default=1000, help="how many decks to deal (ignored with --in)")
-    p.add_argument("--players", type=int, default=6)
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--in", dest="input", help="rank given decks: Parquet with a 52-card list column")
-    p.add_argument("--column", default="deck", help="the deck column of --in (default: deck)")
-    p.add_argument("--out", required=True)
-    p.add_argument("--top", type=int, help="keep only the K best decks by --by")
-    p.add_argument("--by", choices=ranking.MEASURES, default="best")
-    p.add_argument("--quiet", action="store_true")
-    p.set_defaults(func=summary_command(run))

@@ -119,7 +119,8 @@ def plan(paths: list[str], batch_rows: int, opts: SettleOptions) -> list[Unit]:
 
 def settle_table(table: pa.Table, opts: SettleOptions) -> tuple[pa.Table, pa.Table, dict]:
     """Settle one Arrow table, splitting it by the ``game`` column when there is one."""
-    from .hands import error_rows, settle_hands
+    from .hands import settle_hands
+    from .rejects import CODE, error_rows
     from .teams import settle_teams
 
     def one(sub: pa.Table, game: str):
@@ -145,7 +146,6 @@ def settle_table(table: pa.Table, opts: SettleOptions) -> tuple[pa.Table, pa.Tab
         if game in GAMES:
             r, e, c = one(sub, game)
         else:
-            from .hands import CODE
             codes = np.full(len(rows), CODE["unknown_game"], np.int16)
             r, e, c = None, error_rows(sub, np.arange(len(rows)), codes), {
                 "rows_read": len(rows), "rows_settled": 0, "rows_rejected": len(rows),

@@ -5,16 +5,16 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from kernels import team
+from cardbatch.kernels import team
 
 from .formats import TEAM_REQUIRED, SettleOptions
-from .hands import _mark, error_rows, reason_counts
 from .lists import list_parts, padded_to_list, scatter
+from .rejects import error_rows, mark, mark_status, reason_counts
 
 
 def _four(table: pa.Table, name: str, codes: np.ndarray, dtype) -> np.ndarray:
     vals, starts, lengths = list_parts(table.column(name))
-    _mark(codes, lengths != 4, "seat_count")
+    mark(codes, lengths != 4, "seat_count")
     return scatter(vals.astype(dtype), starts, lengths, 4, 0, dtype)
 
 
@@ -24,7 +24,7 @@ def settle_teams(table: pa.Table, opts: SettleOptions) -> tuple[pa.Table, pa.Tab
     for name in TEAM_REQUIRED:
         col = table.column(name)
         if col.null_count:
-            _mark(codes, col.is_null().to_numpy(zero_copy_only=False), "missing_value")
+            mark(codes, col.is_null().to_numpy(zero_copy_only=False), "missing_value")
     balance = _four(table, "balance", codes, np.int64)
     mult = _four(table, "multiplier", codes, np.int64)
     afk = _four(table, "afk", codes, np.bool_)
@@ -36,12 +36,9 @@ def settle_teams(table: pa.Table, opts: SettleOptions) -> tuple[pa.Table, pa.Tab
 
     winner, base, double, fee = scalar("winner", -1), scalar("base"), scalar("double"), scalar("fee")
     ok = np.flatnonzero(codes == 0)
-    status = team.validate_2v2(balance[ok], mult[ok], afk[ok], winner[ok], base[ok], double[ok], fee[ok])
-    for code, reason in enumerate(team.REASONS):
-        if code:
-            bad = np.zeros(T, bool)
-            bad[ok[status == code]] = True
-            _mark(codes, bad, reason)
+    status = np.zeros(T, np.uint8)
+    status[ok] = team.validate_2v2(balance[ok], mult[ok], afk[ok], winner[ok], base[ok], double[ok], fee[ok])
+    mark_status(codes, status)
     good = np.flatnonzero(codes == 0)
     bad = np.flatnonzero(codes != 0)
     delta, fees = team.settle_2v2(balance[good], mult[good], afk[good], winner[good], base[good], double[good],

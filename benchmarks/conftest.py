@@ -7,12 +7,18 @@ seconds at a time (identical runs differ by up to 2x), and the best round is
 what the code does when it has the machine. The summary
 table divides every rate by the group's reference (the first entry marked
 ``ours=True``), so the comparison holds on a noisy machine: peers run in the
-same process, on the same data, minutes apart at most.
+same process, on the same data, minutes apart at most. The summary is also
+written to ``.benchmarks/cardbatch-summary.json``, from which
+``benchmarks/readme_table.py`` writes the README's table. With
+``--benchmark-disable`` (CI's smoke run) every benchmark runs its code once
+and records nothing.
 """
 from __future__ import annotations
 
 import json
 import os
+import platform
+import time
 from collections import defaultdict
 from pathlib import Path
 
@@ -39,6 +45,8 @@ def throughput():
             result = benchmark.pedantic(fn, rounds=rounds, iterations=1, warmup_rounds=1)
         finally:
             numba.set_num_threads(previous)
+        if benchmark.disabled:  # a smoke run (--benchmark-disable): the code ran once, nothing was timed
+            return result
         rate = items / benchmark.stats.stats.min
         benchmark.extra_info["per_second"] = rate
         _RESULTS[group].append({"name": name, "rate": rate, "ours": ours, "unit": unit,
@@ -62,4 +70,6 @@ def pytest_terminal_summary(terminalreporter):
                           f"   ours/this = {ratio:>9.1f}x")
     out = Path(os.environ.get("CARDBATCH_BENCH_JSON", ".benchmarks/cardbatch-summary.json"))
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(_RESULTS, indent=1))
+    meta = {"created": time.strftime("%Y-%m-%d %H:%M"), "numba_threads": numba.config.NUMBA_NUM_THREADS,
+            "machine": f"{platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}"}
+    out.write_text(json.dumps({"meta": meta, "groups": _RESULTS}, indent=1))

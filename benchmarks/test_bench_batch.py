@@ -24,8 +24,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from batch.formats import SettleOptions
-from batch.runner import run
+from cardbatch.batch.formats import SettleOptions
+from cardbatch.batch.runner import run
 
 HANDS = int(os.environ.get("CARDBATCH_BENCH_HANDS", 5_000_000))
 ROW_GROUP = 250_000
@@ -35,11 +35,10 @@ DATA = Path(__file__).resolve().parents[1] / "data" / "generated" / f"holdem_{HA
 @pytest.fixture(scope="module")
 def big_file():
     if not DATA.exists():
-        from argparse import Namespace
+        from cardbatch.batch.generate import GenerateOptions, write
 
-        from batch.generate import write
-        write(Namespace(out=str(DATA), hands=HANDS, game="holdem", seed=2026, max_seats=9, bad_rate=0.001,
-                        tamper_rate=0.0, streets=False, text_cards=False, row_group=ROW_GROUP))
+        write(GenerateOptions(out=str(DATA), hands=HANDS, game="holdem", seed=2026, max_seats=9, bad_rate=0.001,
+                              row_group=ROW_GROUP))
     return DATA
 
 

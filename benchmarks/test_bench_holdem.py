@@ -10,7 +10,7 @@ import time
 import numpy as np
 import pytest
 
-from kernels import cards, holdem
+from cardbatch.kernels import cards, holdem
 
 N = int(os.environ.get("CARDBATCH_BENCH_N", 10_000_000))
 PEER_N = 20_000
@@ -75,7 +75,7 @@ def test_peer_treys(benchmark, throughput, peer_sample):
 
 def test_compile_and_cache_start(benchmark, throughput):
     """Cold compile vs a second process that loads numba's cache: first result latency."""
-    code = ("import time; t=time.perf_counter(); import numpy as np; from kernels import holdem; "
+    code = ("import time; t=time.perf_counter(); import numpy as np; from cardbatch.kernels import holdem; "
             "holdem.evaluate(np.arange(7, dtype=np.uint8)[None]); print(time.perf_counter()-t)")
     with tempfile.TemporaryDirectory() as cache:
         env = {**os.environ, "NUMBA_CACHE_DIR": cache}

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from kernels import pots
+from cardbatch.kernels import pots
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 import pots_reference as ref  # noqa: E402

@@ -1,11 +1,16 @@
 """Economy simulation throughput (tables settled per second, whole rounds included)."""
 from __future__ import annotations
 
+import os
+
 import pytest
 
-from batch.simulate import Room, simulate
+from cardbatch.batch.simulate import Room, simulate
 
-CASES = {"team2v2": (400_000, 100_000), "zjh": (200_000, 40_000), "holdem": (120_000, 20_000)}
+SCALE = float(os.environ.get("CARDBATCH_BENCH_SIM_SCALE", 1))  # smaller rooms for a smoke run
+CASES = {game: (max(int(players * SCALE), 40), max(int(tables * SCALE), 4))
+         for game, (players, tables) in {"team2v2": (400_000, 100_000), "zjh": (200_000, 40_000),
+                                         "holdem": (120_000, 20_000)}.items()}
 
 
 @pytest.mark.parametrize("game", list(CASES))

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from kernels import team
+from cardbatch.kernels import team
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from test_team import reference  # noqa: E402

@@ -6,7 +6,7 @@ import os
 import numpy as np
 import pytest
 
-from kernels import ranking, threecard
+from cardbatch.kernels import ranking, threecard
 
 N = int(os.environ.get("CARDBATCH_BENCH_N", 10_000_000))
 DECKS = int(os.environ.get("CARDBATCH_BENCH_DECKS", 2_000_000))

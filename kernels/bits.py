@@ -1,6 +1,8 @@
-"""Bit intrinsics numba does not expose: population count and trailing zeros of a ``uint64``."""
+"""Bit helpers for kernels: the intrinsics numba does not expose (population count and
+trailing zeros of a ``uint64``) and seat masks (bit s = seat s)."""
+import numpy as np
 from llvmlite import ir
-from numba import types
+from numba import njit, types
 from numba.extending import intrinsic
 
 
@@ -32,3 +34,19 @@ def trailing_zeros64(typingctx, x):
         return builder.call(fn, [value, ir.Constant(ir.IntType(1), 0)])
 
     return sig, codegen
+
+
+# Seat masks: bit s of a uint64 is seat s (tables have at most 64 seats).
+_ONE = np.uint64(1)
+
+
+@njit(cache=True, inline="always")
+def seat_bit(s):
+    """The mask of seat ``s`` alone."""
+    return _ONE << np.uint64(s)
+
+
+@njit(cache=True, inline="always")
+def seat_in(mask, s):
+    """All ones (int64 -1) when seat ``s`` is in ``mask``, else 0: a multiplier-free select."""
+    return -np.int64((mask >> np.uint64(s)) & _ONE)

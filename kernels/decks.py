@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 from numba import njit, prange
 
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
 _LOW16 = np.uint64(0xFFFF)
@@ -25,16 +25,24 @@ MAX_HOLDEM_PLAYERS = 22
 
 
 @njit(cache=True, inline="always")
-def _mix(z):
+def mix(z):
+    """SplitMix64's output function: a 64-bit word mixed to look uniform."""
     z = (z ^ (z >> _U30)) * _M1
     z = (z ^ (z >> _U27)) * _M2
     return z ^ (z >> _U31)
 
 
 @njit(cache=True, inline="always")
+def next_word(state):
+    """Advance a SplitMix64 stream: the new state and its 64-bit output."""
+    state += GOLDEN
+    return state, mix(state)
+
+
+@njit(cache=True, inline="always")
 def deck_state(seed, index):
     """Initial SplitMix64 state of deck ``index`` of ``seed``."""
-    return _mix(np.uint64(seed)) ^ _mix(np.uint64(index) + _GOLDEN)
+    return mix(np.uint64(seed)) ^ mix(np.uint64(index) + GOLDEN)
 
 
 @njit(cache=True, inline="always")
@@ -46,8 +54,7 @@ def shuffle_prefix(deck, state, m):
         bound = np.uint64(52 - i)
         while True:
             if have == 0:
-                state += _GOLDEN
-                word = _mix(state)
+                state, word = next_word(state)
                 have = 4
             x = word & _LOW16
             word >>= _U16
@@ -72,7 +79,9 @@ def _deal_decks_kernel(n, seed, start, out):
         shuffle_prefix(out[i], deck_state(seed, start + i), 51)
 
 
-def _check_count(value: Any, name: str, lo: int = 0, hi: int | None = None) -> int:
+def check_count(value: Any, name: str, lo: int = 0, hi: int | None = None) -> int:
+    """``value`` as an int in ``lo..hi``, or a ``ValueError`` naming ``name`` (for every wrapper that
+    takes a count, a seed or an index)."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
         raise ValueError(f"{name} must be an integer, got {value!r}")
     if value < lo or (hi is not None and value > hi):
@@ -82,9 +91,9 @@ def _check_count(value: Any, name: str, lo: int = 0, hi: int | None = None) -> i
 
 def deal_decks(n: int, seed: int, start: int = 0) -> np.ndarray:
     """Decks ``start .. start+n-1`` of ``seed`` as ``uint8[n, 52]``, each a uniform shuffle."""
-    n = _check_count(n, "n")
-    seed = _check_count(seed, "seed", 0, 2**64 - 1)
-    start = _check_count(start, "start", 0, 2**63 - 1)
+    n = check_count(n, "n")
+    seed = check_count(seed, "seed", 0, 2**64 - 1)
+    start = check_count(start, "start", 0, 2**63 - 1)
     out = np.empty((n, 52), dtype=np.uint8)
     _deal_decks_kernel(n, np.uint64(seed), np.int64(start), out)
     return out
@@ -92,13 +101,13 @@ def deal_decks(n: int, seed: int, start: int = 0) -> np.ndarray:
 
 def zjh_positions(players: int) -> np.ndarray:
     """Deck positions of each ZJH player's cards: player j gets j, j+P, j+2P."""
-    players = _check_count(players, "players", 1, MAX_ZJH_PLAYERS)
+    players = check_count(players, "players", 1, MAX_ZJH_PLAYERS)
     return (np.arange(players)[:, None] + players * np.arange(3)[None, :]).astype(np.int64)
 
 
 def holdem_positions(players: int) -> tuple[np.ndarray, np.ndarray]:
     """Deck positions of hole cards (j, j+P) and board (2P+1, 2P+2, 2P+3, 2P+5, 2P+7; burns between)."""
-    players = _check_count(players, "players", 2, MAX_HOLDEM_PLAYERS)
+    players = check_count(players, "players", 2, MAX_HOLDEM_PLAYERS)
     hole = np.arange(players)[:, None] + players * np.arange(2)[None, :]
     board = 2 * players + np.array([1, 2, 3, 5, 7])
     return hole.astype(np.int64), board.astype(np.int64)

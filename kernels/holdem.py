@@ -30,7 +30,7 @@ DISPLACE7, TABLE7 = _T["displace7"], _T["rank_table7"]
 DISPLACE56, TABLE56 = _T["displace56"], _T["rank_table56"]
 if int(_T["mult7"][0]) != _ht.HASH_MULT["7"] or int(_T["mult56"][0]) != _ht.HASH_MULT["56"]:
     raise ImportError("kernels/holdem_tables.npz was built with other hash multipliers: "
-                      "rebuild it with `python -m kernels.holdem_tables`")
+                      "rebuild it with `python -m cardbatch.kernels.holdem_tables`")
 
 # Hash constants are module globals so numba compiles them in: as loop-invariant
 # loads from an array they cost about half the enumeration's speed.
@@ -107,6 +107,13 @@ def _row_dense(cards, i, k, mult, bucket_shift, slot_shift, slot_mask, displace,
                 mask |= 1 << (c >> 2)
     return _dense_of_key(key, mask, mult, bucket_shift, slot_shift, slot_mask, displace,
                          rank_table, flush_table)
+
+
+@njit(cache=True, inline="always")
+def seven_dense(cards, i, displace7, table7, flush_table, card_key):
+    """Dense rank of the seven cards in row i of ``cards``, 0 if invalid: the evaluator's inner step,
+    for kernels elsewhere (deck ranking) that build hands in their own scratch."""
+    return _row_dense(cards, i, 7, _M7, _B7, _S7, _K7, displace7, table7, flush_table, card_key)
 
 
 @njit(cache=True, parallel=True)
@@ -189,9 +196,18 @@ def evaluate(cards: Any, out: np.ndarray | None = None) -> np.ndarray:
     return out
 
 
-def enumerate_seven() -> np.ndarray:
-    """Count of each dense rank (index 1..7462) over all 133,784,560 seven-card hands."""
-    pairs = np.array([(a, b) for a in range(46) for b in range(a + 1, 47)], dtype=np.int64)
+def enumerate_seven(lowest: Any = None) -> np.ndarray:
+    """Count of each dense rank (index 1..7462) over all 133,784,560 seven-card hands.
+
+    ``lowest``: only the hands whose two lowest cards are one of these
+    ``(a, b)`` pairs (``a < b``); by default every pair, i.e. every hand.
+    """
+    if lowest is None:
+        pairs = np.array([(a, b) for a in range(46) for b in range(a + 1, 47)], dtype=np.int64)
+    else:
+        pairs = np.asarray(lowest, dtype=np.int64).reshape(-1, 2)
+        if ((pairs[:, 0] < 0) | (pairs[:, 0] >= pairs[:, 1]) | (pairs[:, 1] > 46)).any():
+            raise ValueError("enumerate_seven: lowest pairs must be (a, b) with 0 <= a < b <= 46")
     return _enumerate7_kernel(pairs, numba.get_num_threads(), DISPLACE7, TABLE7,
                               FLUSH_TABLE, CARD_KEY)
 

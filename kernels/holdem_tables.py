@@ -13,7 +13,7 @@ suit's rank bitmask. Dense ranks (1 = royal flush .. 7462) map back to the
 packed score of SPEC §3 through a 7,463-entry table.
 
 The tables ship as ``holdem_tables.npz`` so importing costs no build time;
-``python -m kernels.holdem_tables`` rebuilds it and the tests check that the
+``python -m cardbatch.kernels.holdem_tables`` rebuilds it and the tests check that the
 shipped file equals a fresh build.
 """
 from __future__ import annotations

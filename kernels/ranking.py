@@ -22,7 +22,7 @@ import numpy as np
 from numba import njit, prange
 
 from . import holdem, threecard
-from .decks import _check_count, deck_state, holdem_positions, shuffle_prefix, zjh_positions
+from .decks import check_count, deck_state, holdem_positions, shuffle_prefix, zjh_positions
 
 MEASURES = ("best", "second", "margin", "winners")
 _CHUNK = 2048
@@ -55,7 +55,7 @@ class DeckRanking:
 
     def top(self, k: int, by: str = "best") -> np.ndarray:
         """Indices of the k decks with the largest measure, largest first (ties: lower deck first)."""
-        k = _check_count(k, "k")
+        k = check_count(k, "k")
         m = self.measure(by)
         k = min(k, len(m))
         if k == 0:
@@ -113,8 +113,7 @@ def _holdem_values_kernel(n, seed, start, hole, board, displace7, table7, flush_
             for j in range(players):
                 hand[0, 0] = deck[np.uint64(hole[j, 0])]
                 hand[0, 1] = deck[np.uint64(hole[j, 1])]
-                dense = holdem._row_dense(hand, 0, 7, holdem._M7, holdem._B7, holdem._S7, holdem._K7,
-                                          displace7, table7, flush_table, card_key)
+                dense = holdem.seven_dense(hand, 0, displace7, table7, flush_table, card_key)
                 scores[i, j] = score_of_dense[dense]
                 keys[i, j] = 7463 - dense
 
@@ -216,15 +215,15 @@ def _zjh_hands(values: np.ndarray, categories: np.ndarray, special: np.ndarray |
     return Hands(values=values, keys=values, categories=categories,
                  domain=int(threecard.lookup_of(rules).max()) + 1, start=start,
                  special=np.ascontiguousarray(special, dtype=np.bool_) if use else None,
-                 trips_floor=threecard._trips_floor(rules) if use else 0)
+                 trips_floor=threecard.trips_floor(rules) if use else 0)
 
 
 def deal_and_evaluate(game: str, n: int, players: int, seed: int,
                       rules: "str | threecard.Rules" = "zjh", start: int = 0) -> Hands:
     """Deal decks ``start..start+n-1`` of ``seed`` to ``players`` seats and evaluate every seat."""
-    n = _check_count(n, "n")
-    start = _check_count(start, "start", 0, 2**63 - 1)
-    seed = _check_count(seed, "seed", 0, 2**64 - 1)
+    n = check_count(n, "n")
+    start = check_count(start, "start", 0, 2**63 - 1)
+    seed = check_count(seed, "seed", 0, 2**64 - 1)
     if game == "zjh":
         r = threecard.rules_of(rules)
         positions = zjh_positions(players)
@@ -232,7 +231,7 @@ def deal_and_evaluate(game: str, n: int, players: int, seed: int,
         categories = np.empty((n, players), np.uint8)
         special = np.zeros((n, players) if r.beats_trips_235 else (1, 1), np.bool_)
         _zjh_values_kernel(n, np.uint64(seed), np.int64(start), positions, threecard.lookup_of(r),
-                           threecard._C2, threecard._C3, threecard.category_by_value(r), r.beats_trips_235, values, categories, special)
+                           threecard.C2, threecard.C3, threecard.category_by_value(r), r.beats_trips_235, values, categories, special)
         return _zjh_hands(values, categories, special if r.beats_trips_235 else None, r, start)
     if game == "holdem":
         hole, board = holdem_positions(players)

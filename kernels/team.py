@@ -21,9 +21,9 @@ from typing import Any
 import numpy as np
 from numba import njit, prange
 
+from .reasons import BAD_MULTIPLIER, BAD_STAKE, BAD_WINNER, NEGATIVE_BALANCE, NEGATIVE_FEE, OK, REASONS
+
 MODELS = ("seed", "proportional")
-REASONS = ("ok", "negative_balance", "bad_multiplier", "bad_winner", "bad_stake", "negative_fee")
-OK, NEGATIVE_BALANCE, BAD_MULTIPLIER, BAD_WINNER, BAD_STAKE, NEGATIVE_FEE = range(6)
 
 
 @njit(cache=True, inline="always")

@@ -35,15 +35,16 @@ _CATEGORY_NAMES = {
 }
 _MAX_WITHIN = {HIGH: 14 * 256 + 13 * 16 + 11, PAIR: 14 * 16 + 13, STRAIGHT: 12,
                FLUSH: 14 * 256 + 13 * 16 + 11, STRAIGHT_FLUSH: 12, TRIPS: 14}
-_ORDERS = {  # worst to best
+ORDERS = {  # worst to best
     "zjh": (HIGH, PAIR, STRAIGHT, FLUSH, STRAIGHT_FLUSH, TRIPS),
     "teen_patti": (HIGH, PAIR, FLUSH, STRAIGHT, STRAIGHT_FLUSH, TRIPS),
     "three_card_poker": (HIGH, PAIR, FLUSH, STRAIGHT, TRIPS, STRAIGHT_FLUSH),
 }
 N_HANDS = 22100
 N_SLOTS = 26235  # multisets of three codes from 0..52
-_C2 = np.array([m * (m + 1) // 2 for m in range(53)], dtype=np.int64)
-_C3 = np.array([h * (h + 1) * (h + 2) // 6 for h in range(53)], dtype=np.int64)
+# Multiset index of three sorted codes lo <= mid <= hi: ``lo + C2[mid] + C3[hi]`` (see lookup_value).
+C2 = np.array([m * (m + 1) // 2 for m in range(53)], dtype=np.int64)
+C3 = np.array([h * (h + 1) * (h + 2) // 6 for h in range(53)], dtype=np.int64)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -67,8 +68,8 @@ class Rules:
     names: str = "zjh"
 
     def __post_init__(self):
-        if self.order not in _ORDERS:
-            raise ValueError(f"rules: unknown order {self.order!r} (choose from {sorted(_ORDERS)})")
+        if self.order not in ORDERS:
+            raise ValueError(f"rules: unknown order {self.order!r} (choose from {sorted(ORDERS)})")
         if self.a23 not in ("lowest", "second"):
             raise ValueError(f"rules: a23 must be 'lowest' or 'second', not {self.a23!r}")
         if self.names not in _CATEGORY_NAMES:
@@ -135,7 +136,7 @@ def _classify(hand: tuple[int, int, int], a23: str) -> tuple[int, int, list[int]
 @functools.lru_cache(maxsize=32)
 def _tables(rules: Rules) -> tuple[np.ndarray, np.ndarray]:
     """Value and category of every hand, indexed by combination index (built once per rule set)."""
-    bases = _bases(_ORDERS[rules.order])
+    bases = _bases(ORDERS[rules.order])
     values = np.zeros(N_HANDS, dtype=np.int64)
     cats = np.zeros(N_HANDS, dtype=np.uint8)
     for idx, (a, b, c) in enumerate(_all_hands()):
@@ -167,7 +168,7 @@ def lookup_of(rules: "str | Rules") -> np.ndarray:
     values, _ = _tables(rules_of(rules))
     hands = _all_hands()
     out = np.full(N_SLOTS, -1, dtype=np.int32)
-    out[hands[:, 0] + _C2[hands[:, 1]] + _C3[hands[:, 2]]] = values
+    out[hands[:, 0] + C2[hands[:, 1]] + C3[hands[:, 2]]] = values
     return out
 
 
@@ -209,7 +210,7 @@ def evaluate(cards: Any, rules: "str | Rules" = "zjh", out: np.ndarray | None = 
     lookup = lookup_of(rules_of(rules))
     arr = check_card_array(cards, (3,), "evaluate")
     out = check_out(out, arr.shape[0], np.int32)
-    if _evaluate_kernel(arr, lookup, _C2, _C3, out):
+    if _evaluate_kernel(arr, lookup, C2, C3, out):
         row = int(np.flatnonzero(out < 0)[0])
         raise ValueError(f"evaluate: row {row} {arr[row].tolist()}: {card_problem(arr[row])}")
     return out
@@ -281,15 +282,15 @@ def winners_235(values: Any, special: Any, rules: "str | Rules" = "zjh") -> np.n
     plain = vals == best
     if not r.beats_trips_235:
         return plain & (vals >= 0)
-    trips_floor = _trips_floor(r)
+    floor = trips_floor(r)
     special_vals = np.where(spec, vals, -1)
     best_special = special_vals.max(axis=1, keepdims=True)
-    flip = (best >= trips_floor) & (best_special >= 0)
+    flip = (best >= floor) & (best_special >= 0)
     return np.where(flip, special_vals == best_special, plain & (vals >= 0))
 
 
 @functools.lru_cache(maxsize=32)
-def _trips_floor(rules: Rules) -> int:
+def trips_floor(rules: Rules) -> int:
     """Smallest value of a trips hand under these rules."""
     table, cats = _tables(rules)
     return int(table[cats == TRIPS].min())
@@ -326,5 +327,5 @@ def evaluate_seats(hole: Any, mask: Any, rules: "str | Rules" = "zjh") -> np.nda
     if h.ndim != 3 or h.shape[2] != 3 or m.shape != h.shape[:2]:
         raise ValueError("evaluate_seats: expected hole [T, S, 3] and mask [T, S]")
     out = np.empty(m.shape, np.int64)
-    _evaluate_seats_kernel(h, m, lookup_of(rules_of(rules)), _C2, _C3, out)
+    _evaluate_seats_kernel(h, m, lookup_of(rules_of(rules)), C2, C3, out)
     return out

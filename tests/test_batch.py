@@ -13,13 +13,13 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 
-from batch.formats import SettleOptions
-from batch.generate import generate_hands, generate_teams
-from batch.runner import run
+from cardbatch.batch.formats import SettleOptions
+from cardbatch.batch.generate import generate_hands, generate_teams
+from cardbatch.batch.runner import run
 
 
 def cli(*args, env=None):
-    return subprocess.run([sys.executable, "-m", "batch.cli", *args], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "cardbatch", *args], capture_output=True, text=True,
                           env={**os.environ, **(env or {})})
 
 
@@ -173,7 +173,7 @@ def test_dask_local_cluster_equals_local_engine(holdem_file, tmp_path):
 
 
 def test_mixed_games_in_one_file(tmp_path):
-    from batch.runner import settle_table
+    from cardbatch.batch.runner import settle_table
     a = generate_hands("holdem", 500, 1).table
     b = generate_hands("zjh", 500, 2, start=500).table
     t = pa.concat_tables([a, b], promote_options="permissive")

@@ -2,7 +2,7 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from kernels import cards
+from cardbatch.kernels import cards
 
 
 def test_every_card_round_trips():

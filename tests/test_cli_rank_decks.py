@@ -6,11 +6,11 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from kernels import decks, ranking
+from cardbatch.kernels import decks, ranking
 
 
 def run(*args):
-    return subprocess.run([sys.executable, "-m", "batch.cli", *args], capture_output=True, text=True)
+    return subprocess.run([sys.executable, "-m", "cardbatch", *args], capture_output=True, text=True)
 
 
 def test_rank_decks_writes_every_deck(tmp_path):

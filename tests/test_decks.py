@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from kernels import decks
+from cardbatch.kernels import decks
 
 
 def test_decks_are_permutations():

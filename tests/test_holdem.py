@@ -1,8 +1,8 @@
 import numpy as np
 import pytest
 
-from kernels import cards, holdem
-from kernels import holdem_tables
+from cardbatch.kernels import cards, holdem
+from cardbatch.kernels import holdem_tables
 from conftest import all_combinations, random_hands
 from holdem_reference import best_score
 
@@ -83,8 +83,7 @@ def test_enumeration_agrees_with_evaluate_on_a_slice():
     hands = np.hstack([np.zeros((len(rest), 1), np.uint8), np.ones((len(rest), 1), np.uint8), rest])
     dense = holdem.dense_rank(holdem.evaluate(hands))
     expect = np.bincount(dense, minlength=7463)
-    got = holdem._enumerate7_kernel(np.array([[0, 1]], np.int64), 1, holdem.DISPLACE7, holdem.TABLE7,
-                                    holdem.FLUSH_TABLE, holdem.CARD_KEY)
+    got = holdem.enumerate_seven(lowest=[(0, 1)])
     assert (got == expect).all()
 
 

@@ -3,7 +3,7 @@ import numpy as np
 import pyarrow as pa
 from hypothesis import given, settings, strategies as st
 
-from batch.lists import differs_from_list, gather_flat, list_offsets, list_parts, padded_to_list, scatter, take_list
+from cardbatch.batch.lists import differs_from_list, gather_flat, list_offsets, list_parts, padded_to_list, scatter, take_list
 
 rows = st.lists(st.one_of(st.none(), st.lists(st.integers(-5, 300), max_size=7)), min_size=1, max_size=30)
 

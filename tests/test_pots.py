@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from kernels import pots
+from cardbatch.kernels import pots
 import pots_reference as ref
 
 

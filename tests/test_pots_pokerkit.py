@@ -27,7 +27,7 @@ import pytest
 
 pokerkit = pytest.importorskip("pokerkit")
 
-from kernels import cards, holdem, pots  # noqa: E402
+from cardbatch.kernels import cards, holdem, pots  # noqa: E402
 
 AUTO = (pokerkit.Automation.ANTE_POSTING, pokerkit.Automation.BET_COLLECTION,
         pokerkit.Automation.BLIND_OR_STRADDLE_POSTING, pokerkit.Automation.CARD_BURNING,

@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from kernels import cards, decks, holdem, ranking, threecard
+from cardbatch.kernels import cards, decks, holdem, ranking, threecard
 
 
 def reference_rank(values):

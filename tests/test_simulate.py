@@ -7,7 +7,7 @@ import numpy as np
 import pyarrow.parquet as pq
 import pytest
 
-from batch.simulate import Room, gini, simulate
+from cardbatch.batch.simulate import Room, gini, simulate
 
 
 @pytest.mark.parametrize("game", ["team2v2", "zjh", "holdem"])
@@ -60,7 +60,7 @@ def test_gini():
 
 
 def test_command_writes_outputs(tmp_path):
-    res = subprocess.run([sys.executable, "-m", "batch.cli", "simulate", "--game", "team2v2", "--players", "400",
+    res = subprocess.run([sys.executable, "-m", "cardbatch", "simulate", "--game", "team2v2", "--players", "400",
                           "--rounds", "5", "--tables-per-round", "50", "--fee", "5", "--out", str(tmp_path),
                           "--quiet"], capture_output=True, text=True)
     assert res.returncode == 0, res.stderr

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from kernels import team
+from cardbatch.kernels import team
 
 
 def reference(balance, x, afk, winner, base, double, fee=0, model="seed", caps=True, afk_rule=True):

@@ -3,7 +3,7 @@ import itertools
 import numpy as np
 import pytest
 
-from kernels import cards, threecard
+from cardbatch.kernels import cards, threecard
 from conftest import all_combinations, random_hands
 
 ALL3 = all_combinations(52, 3)
@@ -116,7 +116,7 @@ def test_three_card_poker_order():
 def test_order_consistent_with_categories(rules):
     vals = threecard.evaluate(ALL3, rules)
     cats = threecard.category_of(vals, rules)
-    order = threecard._ORDERS[threecard.rules_of(rules).order]
+    order = threecard.ORDERS[threecard.rules_of(rules).order]
     rank_of_cat = np.array([order.index(c) for c in range(6)])[cats]
     # a better category always has a larger value
     by_value = np.argsort(vals, kind="stable")

@@ -1,11 +1,12 @@
-"""``cardbatch settle`` and ``cardbatch audit``: the nightly job's command line."""
+"""``cardbatch settle`` and ``cardbatch audit``: the nightly job's command line (the job: :mod:`cardbatch.batch.runner`)."""
 from __future__ import annotations
 
 import argparse
-import json
 import sys
+from fractions import Fraction
 
-from .formats import SettleOptions
+from ..formats import SettleOptions
+from .common import EXIT_AUDIT, EXIT_OK, EXIT_USAGE, options_from, print_summary
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -33,35 +34,30 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from kernels.threecard import rules_of
+    from cardbatch.kernels.threecard import rules_of
 
-    from .runner import InputError, run
+    from ..runner import InputError, run
 
     if args.rake_pct is not None:
         try:
-            from fractions import Fraction
             if not 0 <= Fraction(args.rake_pct) <= 1:
                 raise ValueError
         except (ValueError, ZeroDivisionError):
             print(f"cardbatch {args.command}: --rake-pct must be a number in 0..1", file=sys.stderr)
-            return 2
+            return EXIT_USAGE
     rules_of(args.rules)
-    opts = SettleOptions(policy=args.policy, rake_pct=args.rake_pct, rake_cap=args.rake_cap,
-                         no_flop_no_drop=args.no_flop_no_drop, rules=args.rules, odd_chips=args.odd_chips,
-                         chip_unit=args.chip_unit, orphan_chips=args.orphan_chips, game=args.game,
-                         team_model=args.team_model, audit=args.audit)
+    opts = options_from(SettleOptions, args)
     try:
         summary = run(args.inputs, args.out, opts, workers=args.workers, engine=args.engine,
                       scheduler=args.scheduler, batch_rows=args.batch_rows, quiet=args.quiet)
     except InputError as exc:
         print(f"cardbatch {args.command}: {exc}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     except OSError as exc:  # a full or failing disk: finished parts stay, a rerun resumes
         print(f"cardbatch {args.command}: cannot write the output ({exc}); finished parts are kept and a "
               f"rerun resumes", file=sys.stderr)
-        return 2
-    if not args.quiet:
-        print(json.dumps(summary, indent=1, sort_keys=True))
+        return EXIT_USAGE
+    print_summary(summary, args.quiet, indent=1, sort_keys=True)
     if args.audit and summary.get("mismatches", 0):
-        return 3
-    return 0
+        return EXIT_AUDIT
+    return EXIT_OK

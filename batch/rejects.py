@@ -1,0 +1,48 @@
+"""Rows set aside: reason codes per row, their counts, and the errors table.
+
+Codes are :mod:`cardbatch.kernels.reasons`' (0 = ok), the same numbers the
+kernels write into their ``status`` arrays, so a kernel's verdict needs no
+translation. Every row gets the first problem found: a code is only ever
+written where the row has none yet.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+
+from cardbatch.kernels.reasons import CODE, MESSAGES, REASONS
+
+__all__ = ["CODE", "error_rows", "mark", "mark_status", "reason_counts"]
+
+
+def mark(codes: np.ndarray, where: np.ndarray, reason: str) -> None:
+    """Give ``reason`` to rows in ``where`` that have no reason yet (the first problem found wins)."""
+    codes[where & (codes == 0)] = CODE[reason]
+
+
+def mark_status(codes: np.ndarray, status: np.ndarray, lookup: np.ndarray | None = None) -> None:
+    """Like :func:`mark` for a kernel's status per row (0 = fine), which is a reason code, or an
+    index into ``lookup`` when given."""
+    found = (status != 0) & (codes == 0)
+    if found.any():
+        codes[found] = status[found] if lookup is None else lookup[status[found]]
+
+
+def reason_counts(bad_codes: np.ndarray) -> dict[str, int]:
+    """How many rows each reason set aside."""
+    values, counts = np.unique(bad_codes, return_counts=True)
+    return {REASONS[int(v)]: int(c) for v, c in zip(values, counts)}
+
+
+def error_rows(table: pa.Table, rows: np.ndarray, codes: np.ndarray) -> pa.Table:
+    """The original rows with ``reason`` and ``message`` in front."""
+    taken = table.take(pa.array(rows, pa.int64()))
+    names = [REASONS[int(c)] for c in codes]
+    reason = pa.array(names, pa.string()).dictionary_encode() if names else pa.array([], pa.string())
+    message = pa.array([MESSAGES[n] for n in names], pa.string())
+    hid = taken.column("hand_id") if "hand_id" in taken.column_names else pa.nulls(len(rows), pa.int64())
+    out = pa.table({"hand_id": hid, "reason": reason.cast(pa.string()) if names else reason, "message": message})
+    for name in taken.column_names:
+        if name != "hand_id":
+            out = out.append_column(name, taken.column(name))
+    return out

@@ -1,0 +1,281 @@
+"""Checked wrappers of the settlement kernel: arguments in, one call into the core, results out.
+
+Every rule travels as one frozen, validated :class:`Options` (the way
+:class:`cardbatch.kernels.threecard.Rules` does for hands); ``settle(...,
+**options)`` builds it from keywords, or takes a ready one as
+``options=``. Per-table inputs (``no_flop_no_drop``, ``special``) are data,
+not rules, so they travel with the arrays.
+"""
+from __future__ import annotations
+
+import dataclasses
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from ..reasons import REASONS
+from ..threecard import rules_of, trips_floor as trips_floor_of
+from .driver import settle_kernel
+from .policies import POLICIES, Policy
+
+MAX_SEATS = 64
+ODD_CHIPS = ("button", "first_winner")
+ORPHAN_CHIPS_RULES = ("error", "refund")
+_MAX64 = np.iinfo(np.int64).max
+_KWARGS = ("rake_pct", "rake_cap", "chip_unit", "odd_chips", "orphan_chips")
+
+
+def _as_fraction(pct: Any) -> Fraction:
+    try:
+        frac = Fraction(str(pct)) if isinstance(pct, float) else Fraction(pct)
+    except (TypeError, ValueError, ZeroDivisionError):
+        raise ValueError(f"rake_pct must be a number in 0..1, got {pct!r}") from None
+    if frac < 0 or frac > 1:
+        raise ValueError(f"rake_pct must be in 0..1, got {pct}")
+    return frac
+
+
+@dataclasses.dataclass(frozen=True)
+class Options:
+    """How to settle: an immutable, hashable, validated rule set.
+
+    ``policy``: a :class:`Policy` or its name (``standard``, ``presence``,
+    ``ratio_rank``, ``hybrid``). ``rake_pct``: an exact fraction of the
+    raked chips (``0.05`` and ``"0.05"`` are 1/20; ``None`` or 0: no rake;
+    standard policy only) with ``rake_cap`` per hand. ``chip_unit``: equal
+    splits in multiples of the smallest chip. ``odd_chips``: ``"button"``
+    (one per winner from the first seat left of the button) or
+    ``"first_winner"`` (all to that winner). ``orphan_chips``: ``"error"``
+    (the table is invalid) or ``"refund"``.
+
+    >>> Options(policy="ratio_rank").policy
+    <Policy.RATIO_RANK: 2>
+    >>> Options(rake_pct=0.05, rake_cap=3).rake_pct
+    Fraction(1, 20)
+    >>> Options(policy="presence", rake_pct="0.05")
+    Traceback (most recent call last):
+    ...
+    ValueError: rake is defined for the standard policy only
+    """
+
+    policy: Policy = Policy.STANDARD
+    rake_pct: Fraction = Fraction(0)
+    rake_cap: int | None = None
+    chip_unit: int = 1
+    odd_chips: str = "button"
+    orphan_chips: str = "error"
+
+    def __post_init__(self) -> None:
+        policy = self.policy
+        if not isinstance(policy, Policy):
+            if policy not in POLICIES:
+                raise ValueError(f"policy must be one of {', '.join(POLICIES)}, got {policy!r}")
+            object.__setattr__(self, "policy", Policy[policy.upper()])
+        object.__setattr__(self, "rake_pct", Fraction(0) if self.rake_pct is None else _as_fraction(self.rake_pct))
+        if self.rake_pct and self.policy != Policy.STANDARD:
+            raise ValueError("rake is defined for the standard policy only")
+        if self.rake_cap is not None:
+            if isinstance(self.rake_cap, bool) or not isinstance(self.rake_cap, (int, np.integer)):
+                raise ValueError(f"rake_cap must be an integer, got {self.rake_cap!r}")
+            if self.rake_cap < 0:
+                raise ValueError(f"rake_cap must be >= 0, got {self.rake_cap}")
+            object.__setattr__(self, "rake_cap", int(self.rake_cap))
+        unit = self.chip_unit
+        if isinstance(unit, bool) or not isinstance(unit, (int, np.integer)) or unit < 1:
+            raise ValueError(f"chip_unit must be a positive integer, got {unit!r}")
+        object.__setattr__(self, "chip_unit", int(unit))
+        if self.odd_chips not in ODD_CHIPS:
+            raise ValueError(f"odd_chips must be 'button' or 'first_winner', got {self.odd_chips!r}")
+        if self.orphan_chips not in ORPHAN_CHIPS_RULES:
+            raise ValueError(f"orphan_chips must be 'error' or 'refund', got {self.orphan_chips!r}")
+
+    @classmethod
+    def of(cls, policy: "str | Policy" = Policy.STANDARD, **options: Any) -> "Options":
+        """From ``settle``'s keywords: ``options=`` a ready :class:`Options`, or the fields by name."""
+        ready = options.pop("options", None)
+        unknown = set(options) - set(_KWARGS)
+        if unknown:
+            raise TypeError(f"unknown settlement option(s): {', '.join(sorted(unknown))}")
+        if ready is None:
+            return cls(policy=policy, **options)
+        if not isinstance(ready, cls):
+            raise ValueError(f"options must be a pots.Options, got {type(ready).__name__}")
+        if options:
+            raise ValueError("give options= or the options by name, not both")
+        return ready
+
+    def lower(self, use_special: bool, trips_floor: int, detail: bool) -> tuple:
+        """The kernel's ``rules`` tuple (see :mod:`.policies`)."""
+        rake = self.rake_pct
+        return (use_special, np.int64(trips_floor), np.int64(self.chip_unit), self.odd_chips == "first_winner",
+                self.orphan_chips == "refund", np.int64(rake.numerator), np.int64(rake.denominator),
+                np.int64(-1 if self.rake_cap is None else self.rake_cap), detail)
+
+    def replace(self, **changes: Any) -> "Options":
+        return dataclasses.replace(self, **changes)
+
+
+@dataclasses.dataclass
+class Settlement:
+    """Everything a settlement computed, for audits and display.
+
+    ``payout[T, S]``; ``rake[T]``; ``pots[T]`` (number of pots, all streets);
+    per street k and pot p (``[T, K, S]``, K = 1 for ``standard``; pots beyond
+    ``pot_count`` are unused): ``pot_amount`` (after rake), ``pot_rake``,
+    ``pot_eligible`` and ``pot_winners`` (seat bitmasks: bit s = seat s; an
+    orphan pot's eligible mask is its contributors), ``pot_kind`` (0 normal,
+    1 uncalled bet, 2 refunded orphan layer), ``pot_levels`` ``[T, K, S, 2]``.
+    """
+
+    payout: np.ndarray
+    rake: np.ndarray
+    pots: np.ndarray
+    pot_count: np.ndarray
+    pot_amount: np.ndarray
+    pot_rake: np.ndarray
+    pot_eligible: np.ndarray
+    pot_winners: np.ndarray
+    pot_kind: np.ndarray
+    pot_levels: np.ndarray
+    status: np.ndarray
+
+    @property
+    def net(self) -> np.ndarray:
+        return self.payout - self._contrib_total
+
+    _contrib_total: np.ndarray = dataclasses.field(default=None, repr=False)
+
+
+def _prepare(contrib: Any, live: Any, score: Any, button: Any):
+    c = np.asarray(contrib)
+    if c.dtype.kind not in "ui" and not (c.dtype.kind == "f" and c.size == 0):
+        raise ValueError(f"contrib must be integers (chips), got dtype {c.dtype}")
+    if c.ndim == 2:
+        c = c[:, None, :]
+    if c.ndim != 3:
+        raise ValueError(f"contrib must be [T, S] or [T, K, S], got shape {np.shape(contrib)}")
+    T, K, S = c.shape
+    if S > MAX_SEATS:
+        raise ValueError(f"at most {MAX_SEATS} seats per table, got {S}")
+    if c.dtype == np.uint64 and (c > _MAX64).any():
+        raise ValueError("contrib does not fit int64")
+    lv = np.asarray(live)
+    if lv.shape != (T, S):
+        raise ValueError(f"live must be [T, S] = {(T, S)}, got {lv.shape}")
+    if lv.dtype != np.bool_:
+        if lv.dtype.kind not in "uib":
+            raise ValueError(f"live must be booleans, got dtype {lv.dtype}")
+        lv = lv != 0
+    sc = np.asarray(score)
+    if sc.shape != (T, S) or sc.dtype.kind not in "ui":
+        raise ValueError(f"score must be integers [T, S] = {(T, S)}, got {sc.dtype} {sc.shape}")
+    if sc.dtype == np.uint64 and (sc > _MAX64).any():
+        raise ValueError("score does not fit int64")
+    bt = np.broadcast_to(np.asarray(button), (T,))
+    if bt.dtype.kind not in "ui":
+        raise ValueError(f"button must be integers, got dtype {bt.dtype}")
+    return (np.ascontiguousarray(c, dtype=np.int64), np.ascontiguousarray(lv),
+            np.ascontiguousarray(sc, dtype=np.int64), np.ascontiguousarray(bt, dtype=np.int64))
+
+
+def _payout_buffer(out: np.ndarray | None, T: int, S: int) -> np.ndarray:
+    if out is None:
+        return np.empty((T, S), np.int64)
+    if (not isinstance(out, np.ndarray) or out.dtype != np.int64 or out.shape != (T, S)
+            or not out.flags.c_contiguous):
+        raise ValueError(f"out must be a contiguous int64[{T}, {S}] array")
+    return out
+
+
+def settle_detailed(contrib: Any, live: Any, score: Any, button: Any, policy: str = "standard", *,
+                    no_flop_no_drop: Any = None, special: Any = None, trips_floor: int | None = None,
+                    raise_on_error: bool = True, detail: bool = True, out: np.ndarray | None = None,
+                    **options: Any) -> Settlement:
+    """Settle tables and keep every pot (see :class:`Settlement`); options as :func:`settle`.
+
+    With ``raise_on_error=False`` bad tables are not raised: their ``status``
+    holds a code from :data:`REASONS` and their payouts are 0 (the batch
+    driver sets them aside). ``detail=False`` skips the per-pot arrays
+    (what :func:`settle` uses: they cost more than the settlement). ``out``:
+    an ``int64[T, S]`` array for the payouts (reuse it across batches: a
+    fresh one is page-faulted in by the kernel, serially, which costs more
+    than settling on two cores).
+    """
+    opts = Options.of(policy, **options)
+    c, lv, sc, bt = _prepare(contrib, live, score, button)
+    T, K, S = c.shape
+    if no_flop_no_drop is None:
+        nfnd = np.zeros(1, np.bool_)
+    else:
+        nfnd = np.ascontiguousarray(np.broadcast_to(np.asarray(no_flop_no_drop, dtype=bool), (T,)))
+    use_special = special is not None
+    if use_special:
+        sp = np.ascontiguousarray(np.asarray(special, dtype=bool))
+        if sp.shape != (T, S):
+            raise ValueError(f"special must be [T, S] = {(T, S)}, got {sp.shape}")
+        if trips_floor is None:
+            trips_floor = trips_floor_of(rules_of("zjh"))
+    else:
+        sp = np.zeros((1, S), np.bool_)
+        trips_floor = 0
+    payout = _payout_buffer(out, T, S)
+    status = np.zeros(T, np.uint8)
+    rake = np.zeros(T, np.int64)
+    npots = np.zeros(T, np.int64)
+    shape = (T, 1 if opts.policy == Policy.STANDARD else K, S) if detail else (1, 1, 1)
+    pot_out = (np.zeros(shape, np.int64), np.zeros(shape, np.int64), np.zeros(shape, np.uint64),
+               np.zeros(shape, np.uint64), np.zeros(shape, np.int8), np.zeros(shape, np.int64),
+               np.zeros(shape, np.int64))
+    settle_kernel(np.int64(opts.policy), (c, lv, sc, bt, sp, nfnd), opts.lower(use_special, trips_floor, detail),
+                  (payout, status, rake, npots), pot_out)
+    if raise_on_error and status.any():
+        t = int(np.flatnonzero(status)[0])
+        raise ValueError(f"settle: table {t} is invalid ({REASONS[status[t]]}): "
+                         f"contrib {c[t].tolist() if K > 1 else c[t, 0].tolist()}, live {lv[t].astype(int).tolist()}, "
+                         f"button {int(bt[t])}")
+    if not detail:
+        return Settlement(payout=payout, rake=rake, pots=npots, pot_count=None, pot_amount=None,
+                          pot_rake=None, pot_eligible=None, pot_winners=None, pot_kind=None,
+                          pot_levels=None, status=status, _contrib_total=None)
+    pot_amount, pot_rake, pot_mask, pot_won, pot_kind, pot_lo, pot_hi = pot_out
+    # pots are packed from slot 0 and every used pot has a positive upper level
+    pot_count = (pot_hi > 0).sum(axis=2)
+    return Settlement(payout=payout, rake=rake, pots=npots, pot_count=pot_count, pot_amount=pot_amount,
+                      pot_rake=pot_rake, pot_eligible=pot_mask, pot_winners=pot_won, pot_kind=pot_kind,
+                      pot_levels=np.stack([pot_lo, pot_hi], axis=-1), status=status,
+                      _contrib_total=c.sum(axis=1))
+
+
+def settle(contrib: Any, live: Any, score: Any, button: Any, policy: str = "standard",
+           out: np.ndarray | None = None, **options: Any) -> np.ndarray:
+    """Chips each seat receives, ``int64[T, S]``.
+
+    ``contrib``: chips each seat put in, ``[T, S]`` or per street
+    ``[T, K, S]``; ``live``: reached showdown; ``score``: hand values (higher
+    wins; ignored where not live); ``button``: seat index per table.
+    ``policy``: ``standard`` (SPEC §5, ignores streets), ``presence``,
+    ``ratio_rank``, ``hybrid`` (SPEC §6).
+
+    Rules (see :class:`Options`, or pass one as ``options=``): ``rake_pct``
+    (a fraction, exact: 0.05 is 1/20) and ``rake_cap`` (per hand) — standard
+    only; ``chip_unit``; ``odd_chips`` = ``"button"`` | ``"first_winner"``;
+    ``orphan_chips`` = ``"error"`` | ``"refund"``. Per-table data:
+    ``no_flop_no_drop`` (bool per table: no rake where True); ``special``
+    (bool ``[T, S]``, off-suit 2-3-5 hands) with ``trips_floor`` (smallest
+    trips value) for the three-card rule that 2-3-5 beats trips. ``out``: an
+    ``int64[T, S]`` array to write the payouts into (numpy-style; reuse it
+    across batches). Raises ``ValueError`` naming the first invalid table and
+    its reason code.
+
+    >>> settle([[100, 100, 50]], [[True, True, False]], [[7, 9, 0]], 0).tolist()
+    [[0, 250, 0]]
+    """
+    return settle_detailed(contrib, live, score, button, policy, detail=False, out=out, **options).payout
+
+
+def validate(contrib: Any, live: Any, score: Any, button: Any, policy: str = "standard",
+             orphan_chips: str = "error") -> np.ndarray:
+    """Reason code per table (index into :data:`REASONS`; 0 = ok), without raising."""
+    return settle_detailed(contrib, live, score, button, policy, orphan_chips=orphan_chips,
+                           raise_on_error=False, detail=False).status

@@ -1,0 +1,199 @@
+"""The four distribution policies: what each pot (or street) pays to whom.
+
+- ``standard`` (SPEC §5): each pot to its best eligible hands, with rake;
+  an uncalled bet goes back to its seat.
+- ``presence``, ``ratio_rank``, ``hybrid`` (SPEC §6): every street is its own
+  pot family; the hand's winners W (the live seats with the best score) take
+  the pots or the stakes they reached, the other live seats ("losers", in
+  groups of equal score) what is left, and chips no one could take go to the
+  best live contributors of that layer or street.
+
+Each policy is a routine for one table (``standard``) or one street of one
+table (``street``) over the scratch arrays of the driver; both take the
+lowered rules as one tuple, ``rules = (use_special, trips_floor, unit,
+first_winner, refund, rake_num, rake_den, rake_cap, detail)``.
+"""
+from __future__ import annotations
+
+import enum
+
+import numpy as np
+from numba import njit
+
+from ..bits import popcount64, seat_bit, seat_in, trailing_zeros64
+from ..reasons import OK, ORPHAN_CHIPS
+from .layering import POT_NORMAL, POT_ORPHAN, POT_UNCALLED, called_pot_count, layer, share_in
+from .splitting import muldiv, split_equal, split_proportional
+from .winners import best_of
+
+
+class Policy(enum.IntEnum):
+    """How a settlement distributes the chips (the kernels see the integer)."""
+
+    STANDARD = 0
+    PRESENCE = 1
+    RATIO_RANK = 2
+    HYBRID = 3
+
+
+POLICIES = tuple(p.name.lower() for p in Policy)  # ("standard", "presence", "ratio_rank", "hybrid")
+# plain ints for the kernels: numba freezes module globals as compile-time constants
+STANDARD, PRESENCE, RATIO_RANK, HYBRID = (int(p) for p in Policy)
+
+
+@njit(cache=True, inline="always")
+def standard(c, live, score, special, button, no_rake, rules, pots, pot_rake, out):
+    """One table, SPEC §5. Returns (status, rake, npots); ``pots`` and ``pot_rake`` hold the detail."""
+    use_special, trips_floor, unit, first_winner, refund, rake_num, rake_den, rake_cap, _ = rules
+    lo, hi, amt, mask, won, kind = pots
+    npots = layer(c, live, score, special, use_special, trips_floor, True, pots)
+    raked_total = np.int64(0)
+    for p in range(npots):
+        if kind[p] == POT_ORPHAN and not refund:
+            return ORPHAN_CHIPS, np.int64(0), npots
+        if kind[p] == POT_NORMAL:
+            raked_total += amt[p]
+    rake = np.int64(0)
+    if rake_num > 0 and not no_rake:
+        rake = muldiv(raked_total, rake_num, rake_den)
+        if rake_cap >= 0:
+            rake = min(rake, rake_cap)
+    left = rake
+    for p in range(npots):
+        pot_rake[p] = 0
+        if kind[p] == POT_NORMAL:
+            if left > 0:
+                take = min(left, amt[p])
+                pot_rake[p] = take
+                amt[p] -= take
+                left -= take
+            split_equal(amt[p], won[p], button, unit, first_winner, out)
+        elif kind[p] == POT_UNCALLED:
+            split_equal(amt[p], mask[p], button, unit, first_winner, out)
+            won[p] = mask[p]
+        else:  # an orphan layer, refunded to its contributors, folded ones included
+            for s in range(c.shape[0]):
+                out[s] += share_in(c[s], lo[p], hi[p])
+            won[p] = mask[p]
+    return OK, rake, npots
+
+
+@njit(cache=True)
+def _to_loser_groups(remaining, weights, losers, score, button, first_winner, out):
+    """Hand ``remaining`` to loser groups best first (SPEC §6 ratio_rank); returns what is left."""
+    left_mask = losers
+    while left_mask and remaining > 0:
+        group = best_of(left_mask, score)
+        left_mask &= ~group
+        if popcount64(group) == 1:  # the common case: a proportional split to one seat is all of it
+            s = trailing_zeros64(group)
+            take = min(weights[s], remaining)
+            out[s] += take
+            remaining -= take
+            continue
+        need = np.int64(0)
+        for s in range(out.shape[0]):
+            need += weights[s] & seat_in(group, s)
+        if need <= remaining:
+            for s in range(out.shape[0]):
+                out[s] += weights[s] & seat_in(group, s)
+            remaining -= need
+        else:
+            remaining = split_proportional(remaining, weights, group, button, first_winner, out)
+    return remaining
+
+
+@njit(cache=True, inline="always")
+def _rest_to_best(remaining, c, live, score, button, unit, first_winner, out):
+    """Chips no winner or loser group could take go to the best live seats that put chips in the street."""
+    if remaining > 0:
+        contributors = np.uint64(0)
+        for s in range(c.shape[0]):
+            contributors |= np.uint64(live[s] & (c[s] > 0)) << np.uint64(s)
+        split_equal(remaining, best_of(contributors, score), button, unit, first_winner, out)
+
+
+@njit(cache=True, inline="always")
+def street(policy, c, total, live, score, special, winners, live_mask, button, rules, pots, pot_won, weights,
+           out):
+    """One street of one table under ``PRESENCE``, ``RATIO_RANK`` or ``HYBRID``. Returns (status, npots).
+
+    ``total``: the street's chips. ``ratio_rank`` shares the whole street, so
+    unless its pots are wanted (``detail``) or it has orphan layers, it only
+    counts them.
+    """
+    use_special, trips_floor, unit, first_winner, refund, _, _, _, detail = rules
+    lo, hi, amt, mask, best, kind = pots
+    S = c.shape[0]
+    npots = called_pot_count(c, live) if policy == RATIO_RANK and not detail else -1
+    if npots < 0:
+        npots = layer(c, live, score, special, False, 0, False, pots)
+        for p in range(npots):
+            pot_won[p] = 0
+            if kind[p] == POT_ORPHAN:
+                if not refund:
+                    return ORPHAN_CHIPS, npots
+                for s in range(S):
+                    out[s] += share_in(c[s], lo[p], hi[p])
+                pot_won[p] = mask[p]
+                total -= amt[p]
+    if total == 0:
+        return OK, npots
+    if policy == RATIO_RANK:  # over the whole street
+        remaining = total
+        if popcount64(winners) == 1:  # the common case, without the weights
+            w = trailing_zeros64(winners)
+            stake = np.int64(0)
+            for q in range(S):
+                stake += min(c[w], c[q])
+            take = min(stake, total)
+            out[w] += take
+            remaining -= take
+        else:
+            stake_sum = np.int64(0)
+            for s in range(S):
+                weights[s] = 0
+            for s in range(S):
+                if winners & seat_bit(s):
+                    st = np.int64(0)
+                    for q in range(S):
+                        st += min(c[s], c[q])
+                    weights[s] = st
+                    stake_sum += st
+            if stake_sum >= total:
+                remaining = split_proportional(total, c, winners, button, first_winner, out)
+            else:
+                for s in range(S):
+                    if winners & seat_bit(s):
+                        out[s] += weights[s]
+                        remaining -= weights[s]
+        if remaining > 0:  # a call (not inlined: it has array arguments) only when the winners left chips
+            remaining = _to_loser_groups(remaining, c, live_mask & ~winners, score, button, first_winner, out)
+        _rest_to_best(remaining, c, live, score, button, unit, first_winner, out)
+        return OK, npots
+    # presence and hybrid: pots some winner is eligible for go to those winners. In the others the
+    # live contributors take back their part: for hybrid that is its loser groups' share, which
+    # always fits (those pots hold their parts plus folded seats' chips), so their order is moot.
+    # The folded chips go to the pot's best (presence) or once to the street's best (hybrid).
+    folded_rest = np.int64(0)
+    for p in range(npots):
+        if kind[p] == POT_ORPHAN:
+            continue
+        won = mask[p] & winners
+        if won:
+            split_equal(amt[p], won, button, unit, first_winner, out)
+            pot_won[p] = won
+            continue
+        back = np.int64(0)
+        for s in range(S):
+            part = share_in(c[s], lo[p], hi[p]) & seat_in(mask[p], s)
+            out[s] += part
+            back += part
+        if back < amt[p]:
+            if policy == PRESENCE:
+                split_equal(amt[p] - back, best_of(mask[p], score), button, unit, first_winner, out)
+            else:
+                folded_rest += amt[p] - back
+        pot_won[p] = mask[p]
+    _rest_to_best(folded_rest, c, live, score, button, unit, first_winner, out)
+    return OK, npots

@@ -1,0 +1,69 @@
+"""Winner selection over seat masks: the best hands among a set of seats (SPEC §5 step 2).
+
+Seats are bits of a ``uint64`` mask. Which seats are eligible and where the
+best hand sits are random from table to table, so every routine here reduces
+with arithmetic selects over all seats instead of branching per seat. With the
+three-card 2-3-5 rule (SPEC §2.3) a set whose best hand is trips loses to its
+off-suit 2-3-5 hands (``special``), which no single value can order.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ..bits import seat_in
+
+_MIN64 = np.iinfo(np.int64).min
+_ONE = np.uint64(1)
+
+
+@njit(cache=True, inline="always")
+def best_of(mask, score):
+    """Bitmask of the seats in ``mask`` with the highest score."""
+    return _seats_at(mask, score, _best_score(mask, score))
+
+
+@njit(cache=True, inline="always")
+def _best_score(mask, score):
+    low = np.int64(_MIN64)
+    best = low
+    for s in range(score.shape[0]):
+        m = seat_in(mask, s)
+        best = max(best, (score[s] & m) | (low & ~m))
+    return best
+
+
+@njit(cache=True, inline="always")
+def _seats_at(mask, score, best):
+    """Bitmask of the seats in ``mask`` whose score is ``best``."""
+    won = np.uint64(0)
+    for s in range(score.shape[0]):
+        won |= (((mask >> np.uint64(s)) & _ONE) & np.uint64(score[s] == best)) << np.uint64(s)
+    return won
+
+
+@njit(cache=True, inline="always")
+def winners_at(mask, score, best, special, use_special, trips_floor):
+    """Winners among ``mask`` when their best score is known: the seats holding it, or with
+    ``use_special``, when that best is trips (``>= trips_floor``), the best eligible 2-3-5s."""
+    won = _seats_at(mask, score, best)
+    if use_special and won:
+        S = score.shape[0]
+        if best >= trips_floor:
+            spec = np.uint64(0)
+            for s in range(S):
+                spec |= np.uint64(special[s]) << np.uint64(s)
+            spec &= mask
+            if spec:
+                return best_of(spec, score)
+    return won
+
+
+@njit(cache=True, inline="always")
+def hand_winners(live, score, special, use_special, trips_floor):
+    """The hand's winners among its live seats, and the live mask."""
+    S = live.shape[0]
+    lm = np.uint64(0)
+    for s in range(S):
+        lm |= np.uint64(live[s]) << np.uint64(s)
+    return winners_at(lm, score, _best_score(lm, score), special, use_special, trips_floor), lm

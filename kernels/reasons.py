@@ -1,0 +1,62 @@
+"""Every reason a row can be set aside for: one table for the kernels and the batch driver.
+
+A reason's code is its index in :data:`REASONS` (0 = ok). Kernels write these
+codes into their ``status`` arrays (:mod:`cardbatch.kernels.pots` and
+:mod:`cardbatch.kernels.team` each use the subset they can detect); the batch
+driver gives every rejected row one of them and writes its name and message.
+The order is stable: codes are shared between processes and summaries.
+"""
+from __future__ import annotations
+
+REASONS: tuple[str, ...] = (
+    "ok",
+    "missing_value",  # a required cell is null
+    "seat_count",  # list lengths disagree, or too few / too many seats
+    "bad_card",  # a card code outside 0..51, unreadable text, or a card missing at showdown
+    "duplicate_card",  # the same card twice at one table (board included)
+    "negative_contrib",  # a contribution below zero
+    "no_live_seat",  # every seat folded
+    "orphan_chips",  # chips that only folded seats put in above every live seat
+    "bad_button",  # button outside the table's seats
+    "unknown_game",  # the game column names a game this tool does not settle
+    "negative_balance",  # team2v2: a balance below zero
+    "bad_multiplier",  # team2v2: a multiplier below 1
+    "bad_winner",  # team2v2: winner not 0 or 1
+    "bad_stake",  # team2v2: base or double below 1
+    "negative_fee",  # team2v2: fee below zero
+)
+(
+    OK,
+    MISSING_VALUE,
+    SEAT_COUNT,
+    BAD_CARD,
+    DUPLICATE_CARD,
+    NEGATIVE_CONTRIB,
+    NO_LIVE_SEAT,
+    ORPHAN_CHIPS,
+    BAD_BUTTON,
+    UNKNOWN_GAME,
+    NEGATIVE_BALANCE,
+    BAD_MULTIPLIER,
+    BAD_WINNER,
+    BAD_STAKE,
+    NEGATIVE_FEE,
+) = range(len(REASONS))
+CODE: dict[str, int] = {name: code for code, name in enumerate(REASONS)}
+
+MESSAGES: dict[str, str] = {
+    "missing_value": "a required value is null",
+    "seat_count": "list lengths do not agree with the number of seats (or seats outside 2..max)",
+    "bad_card": "a card is outside 0..51, unreadable, or missing where the showdown needs it",
+    "duplicate_card": "the same card appears twice at the table",
+    "negative_contrib": "a contribution is below zero",
+    "no_live_seat": "every seat folded",
+    "orphan_chips": "folded seats put in chips above every live seat's contribution",
+    "bad_button": "the button is not one of the table's seats",
+    "unknown_game": "the game column names a game cardbatch does not settle",
+    "negative_balance": "a balance is below zero",
+    "bad_multiplier": "a multiplier is below 1",
+    "bad_winner": "winner is not team 0 or 1",
+    "bad_stake": "base or double is below 1",
+    "negative_fee": "the fee is below zero",
+}

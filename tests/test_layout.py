@@ -1,0 +1,136 @@
+"""The package's shape, checked from its source: one namespace, no import circles, no private
+names used across modules, argparse only in the CLI package, no I/O in the kernels."""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+# repository folder -> the package it installs as (pyproject.toml's package-dir)
+FOLDERS = {"package": "cardbatch", "kernels": "cardbatch.kernels", "batch": "cardbatch.batch"}
+
+
+def _modules() -> dict[str, Path]:
+    found = {}
+    for folder, package in FOLDERS.items():
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            rel = path.relative_to(ROOT / folder).with_suffix("").parts
+            name = ".".join((package, *rel))
+            found[name.removesuffix(".__init__")] = path
+    return found
+
+
+MODULES = _modules()
+
+
+def _package_of(name: str, path: Path) -> str:
+    return name if path.name == "__init__.py" else name.rpartition(".")[0]
+
+
+def _imports(name: str, path: Path) -> list[tuple[str, str | None, int]]:
+    """(module, imported name or None, line) for every import of a cardbatch module, lazy ones included."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            found += [(a.name, None, node.lineno) for a in node.names if a.name.startswith("cardbatch")]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = _package_of(name, path)
+                for _ in range(node.level - 1):
+                    base = base.rpartition(".")[0]
+                module = f"{base}.{node.module}" if node.module else base
+            else:
+                module = node.module or ""
+            if not module.startswith("cardbatch"):
+                continue
+            for alias in node.names:
+                sub = f"{module}.{alias.name}"
+                if sub in MODULES:  # `from pkg import module`
+                    found.append((sub, None, node.lineno))
+                else:
+                    found.append((module, alias.name, node.lineno))
+    return found
+
+
+def test_the_folders_hold_the_modules():
+    assert {"cardbatch", "cardbatch.kernels.pots", "cardbatch.batch.cli"} <= set(MODULES)
+    for name, path in MODULES.items():
+        for module, _, line in _imports(name, path):
+            assert module in MODULES, f"{path}:{line} imports {module}, which is not a cardbatch module"
+
+
+def _with_packages(importer: str, module: str) -> set[str]:
+    """``module`` and the packages Python initialises to import it: its parents that are not
+    the importer's own (those are already initialising)."""
+    found = {module}
+    parent = module.rpartition(".")[0]
+    while parent and not (importer == parent or importer.startswith(parent + ".")):
+        found.add(parent)
+        parent = parent.rpartition(".")[0]
+    return found
+
+
+def test_no_import_circle():
+    graph = {name: set().union(*(_with_packages(name, m) for m, _, _ in _imports(name, path))) - {name}
+             for name, path in MODULES.items()}
+    state: dict[str, int] = {}  # 1 on the stack, 2 done
+
+    def visit(node: str, stack: list[str]) -> None:
+        state[node] = 1
+        for nxt in sorted(graph[node]):
+            if state.get(nxt) == 1:
+                cycle = stack[stack.index(nxt):] + [nxt] if nxt in stack else [node, nxt]
+                pytest.fail("import circle: " + " -> ".join(cycle))
+            if nxt not in state:
+                visit(nxt, stack + [nxt])
+        state[node] = 2
+
+    for name in sorted(graph):
+        if name not in state:
+            visit(name, [name])
+
+
+def _private(attr: str) -> bool:
+    return attr.startswith("_") and not (attr.startswith("__") and attr.endswith("__"))
+
+
+@pytest.mark.parametrize("folder", ["package", "kernels", "batch", "tests", "benchmarks"])
+def test_no_private_name_crosses_a_module(folder):
+    for path in sorted((ROOT / folder).rglob("*.py")):
+        tree = ast.parse(path.read_text(), str(path))
+        bound: set[str] = set()  # local names bound to cardbatch modules
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(("cardbatch", ".")) or (
+                    isinstance(node, ast.ImportFrom) and node.level):
+                for alias in node.names:
+                    assert not _private(alias.name), f"{path}:{node.lineno} imports private {alias.name}"
+                    bound.add(alias.asname or alias.name)
+            elif isinstance(node, ast.Import):
+                bound |= {(a.asname or a.name).split(".")[0] for a in node.names if a.name.startswith("cardbatch")}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and _private(node.attr):
+                base = node.value
+                while isinstance(base, ast.Attribute):
+                    base = base.value
+                if isinstance(base, ast.Name) and base.id in bound:
+                    pytest.fail(f"{path}:{node.lineno} uses private {ast.unparse(node)} of another module")
+
+
+def test_argparse_lives_in_the_cli_package_only():
+    for name, path in MODULES.items():
+        if name.startswith("cardbatch.batch.cli"):
+            continue
+        assert "argparse" not in path.read_text(), f"{path} uses argparse outside cardbatch.batch.cli"
+
+
+def test_kernels_do_no_io_and_know_no_files():
+    for name, path in MODULES.items():
+        if not name.startswith("cardbatch.kernels"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                     else [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else [])
+            for n in names:
+                assert not n.startswith(("pyarrow.parquet", "pyarrow.dataset", "cardbatch.batch", "dask")), f"{path}:{node.lineno} imports {n}"
