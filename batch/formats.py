@@ -1,4 +1,5 @@
 """Input and output formats of the batch driver (described for people in data/FORMAT.md)."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -12,8 +13,10 @@ MIN_SEATS = 2
 
 # Reason codes and their messages: cardbatch.kernels.reasons (one table for kernels and batch).
 
-HAND_REQUIRED = {"holdem": ("hand_id", "button", "board", "cards", "folded"),
-                 "zjh": ("hand_id", "button", "cards", "folded")}
+HAND_REQUIRED = {
+    "holdem": ("hand_id", "button", "board", "cards", "folded"),
+    "zjh": ("hand_id", "button", "cards", "folded"),
+}
 TEAM_REQUIRED = ("hand_id", "balance", "multiplier", "afk", "winner", "base", "double")
 
 
@@ -29,7 +32,7 @@ class SettleOptions:
     odd_chips: str = "button"
     chip_unit: int = 1
     orphan_chips: str = "error"
-    game: str | None = None          # for files without a game column
+    game: str | None = None  # for files without a game column
     team_model: str = "seed"
     audit: bool = False
 
@@ -37,6 +40,15 @@ class SettleOptions:
 def team_schema() -> pa.Schema:
     """The fixed-width schema of team2v2 games (four seats; 0 & 2 against 1 & 3)."""
     four = lambda t: pa.list_(t, 4)  # noqa: E731
-    return pa.schema([("hand_id", pa.int64()), ("balance", four(pa.int64())), ("multiplier", four(pa.int64())),
-                      ("afk", four(pa.bool_())), ("winner", pa.int8()), ("base", pa.int64()),
-                      ("double", pa.int64()), ("fee", pa.int64())])
+    return pa.schema(
+        [
+            ("hand_id", pa.int64()),
+            ("balance", four(pa.int64())),
+            ("multiplier", four(pa.int64())),
+            ("afk", four(pa.bool_())),
+            ("winner", pa.int8()),
+            ("base", pa.int64()),
+            ("double", pa.int64()),
+            ("fee", pa.int64()),
+        ]
+    )

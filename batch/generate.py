@@ -9,6 +9,7 @@ from the settlement kernel; ``tamper_rate`` moves one chip between two seats
 of some recorded payouts (for ``audit``), ``bad_rate`` injects invalid rows
 of every reason. Everything is vectorised per street.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -19,20 +20,27 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from cardbatch.kernels import decks as kdecks
 from cardbatch.kernels import betting, holdem, pots, team, threecard
+from cardbatch.kernels import decks as kdecks
 
 from .lists import padded_to_list
 
-INJECTABLE = ("bad_card", "duplicate_card", "negative_contrib", "seat_count", "no_live_seat", "orphan_chips",
-              "bad_button")
+INJECTABLE = (
+    "bad_card",
+    "duplicate_card",
+    "negative_contrib",
+    "seat_count",
+    "no_live_seat",
+    "orphan_chips",
+    "bad_button",
+)
 
 
 @dataclasses.dataclass
 class Generated:
     table: pa.Table
-    injected: dict[str, np.ndarray]   # reason -> hand ids
-    tampered: np.ndarray              # hand ids whose recorded payout was altered
+    injected: dict[str, np.ndarray]  # reason -> hand ids
+    tampered: np.ndarray  # hand ids whose recorded payout was altered
 
 
 def _fixed(a: np.ndarray) -> pa.FixedSizeListArray:
@@ -42,33 +50,67 @@ def _fixed(a: np.ndarray) -> pa.FixedSizeListArray:
 CHUNK = 1 << 17  # rows generated at once: small arrays stay in the allocator instead of page-faulting
 
 
-def generate_hands(game: str, n: int, seed: int, start: int = 0, max_seats: int = 9, bad_rate: float = 0.0,
-                   tamper_rate: float = 0.0, streets_column: bool = False, text_cards: bool = False,
-                   rules: str = "zjh") -> Generated:
+def generate_hands(
+    game: str,
+    n: int,
+    seed: int,
+    start: int = 0,
+    max_seats: int = 9,
+    bad_rate: float = 0.0,
+    tamper_rate: float = 0.0,
+    streets_column: bool = False,
+    text_cards: bool = False,
+    rules: str = "zjh",
+) -> Generated:
     """``n`` hands of ``game`` (holdem or zjh), hand ids ``start..start+n-1``.
 
     Made in chunks of :data:`CHUNK` rows, each from its own random stream
     keyed by ``(seed, chunk start)``: the same arguments give the same table.
     """
     if n > CHUNK:
-        parts = [generate_hands(game, min(CHUNK, n - off), seed, start + off, max_seats, bad_rate, tamper_rate,
-                                streets_column, text_cards, rules) for off in range(0, n, CHUNK)]
+        parts = [
+            generate_hands(
+                game,
+                min(CHUNK, n - off),
+                seed,
+                start + off,
+                max_seats,
+                bad_rate,
+                tamper_rate,
+                streets_column,
+                text_cards,
+                rules,
+            )
+            for off in range(0, n, CHUNK)
+        ]
         injected = {k: np.concatenate([p.injected[k] for p in parts]) for k in parts[0].injected}
-        return Generated(pa.concat_tables([p.table for p in parts]), injected,
-                         np.concatenate([p.tampered for p in parts]))
-    return _generate_chunk(game, n, seed, start, max_seats, bad_rate, tamper_rate, streets_column, text_cards,
-                           rules)
+        return Generated(
+            pa.concat_tables([p.table for p in parts]), injected, np.concatenate([p.tampered for p in parts])
+        )
+    return _generate_chunk(game, n, seed, start, max_seats, bad_rate, tamper_rate, streets_column, text_cards, rules)
 
 
-def _generate_chunk(game: str, n: int, seed: int, start: int, max_seats: int, bad_rate: float,
-                    tamper_rate: float, streets_column: bool, text_cards: bool, rules: str) -> Generated:
+def _generate_chunk(
+    game: str,
+    n: int,
+    seed: int,
+    start: int,
+    max_seats: int,
+    bad_rate: float,
+    tamper_rate: float,
+    streets_column: bool,
+    text_cards: bool,
+    rules: str,
+) -> Generated:
     rng = np.random.default_rng([seed, start, 1])
     per = 2 if game == "holdem" else 3
     max_seats = min(max_seats, 22 if game == "holdem" else 17)
     S = max_seats
     seats = rng.integers(2, max_seats + 1, n)
     streets = 4 if game == "holdem" else 3
-    contrib, live, button, ended_at = betting.bets(seed, start, n, S, seats, streets, 0.25 if game == "holdem" else 0.3, 20)
+    contrib, live, button, ended_at = betting.bets(
+        seed, start, n, S, seats, streets, 0.25 if game == "holdem" else 0.3, 20
+    )
     deck = kdecks.deal_decks(n, seed, start)
     hole = np.full((n, S, per), 255, np.uint8)
     board = np.full((n, 5), 255, np.uint8)
@@ -148,8 +190,9 @@ def _generate_chunk(game: str, n: int, seed: int, start: int, max_seats: int, ba
         text = _TEXT_LUT[hole[..., 0]]
         for j in range(1, per):
             text = np.char.add(text, _TEXT_LUT[hole[..., j]])
-        cols["cards"] = padded_to_list(text.astype(object), np.where(card_len != seats * per, seats - 1, seats),
-                                       pa.string())
+        cols["cards"] = padded_to_list(
+            text.astype(object), np.where(card_len != seats * per, seats - 1, seats), pa.string()
+        )
     else:
         cols["cards"] = padded_to_list(flat_cards, card_len, pa.uint8())
     if streets_column:
@@ -169,6 +212,7 @@ def _generate_chunk(game: str, n: int, seed: int, start: int, max_seats: int, ba
 
 def _text_lut() -> np.ndarray:
     from cardbatch.kernels import cards as kcards
+
     lut = np.full(256, "??", dtype="U2")
     lut[:52] = kcards.format(np.arange(52, dtype=np.uint8)[:, None])
     lut[255] = ""
@@ -212,11 +256,20 @@ def generate_teams(n: int, seed: int, start: int = 0, bad_rate: float = 0.0) -> 
     ok = team.validate_2v2(balance, mult, afk, winner, base, double, fee) == 0
     delta = np.zeros((n, 4), np.int64)
     delta[ok] = team.settle_2v2(balance[ok], mult[ok], afk[ok], winner[ok], base[ok], double[ok], fee[ok])[0]
-    table = pa.table({"hand_id": pa.array(hand_id), "game": pa.array(np.full(n, "team2v2")).dictionary_encode(),
-                      "balance": _fixed(balance), "multiplier": _fixed(mult), "afk": _fixed(afk),
-                      "winner": pa.array(winner.astype(np.int8)), "base": pa.array(base.astype(np.int64)),
-                      "double": pa.array(double.astype(np.int64)), "fee": pa.array(fee.astype(np.int64)),
-                      "payout": _fixed(delta)})
+    table = pa.table(
+        {
+            "hand_id": pa.array(hand_id),
+            "game": pa.array(np.full(n, "team2v2")).dictionary_encode(),
+            "balance": _fixed(balance),
+            "multiplier": _fixed(mult),
+            "afk": _fixed(afk),
+            "winner": pa.array(winner.astype(np.int8)),
+            "base": pa.array(base.astype(np.int64)),
+            "double": pa.array(double.astype(np.int64)),
+            "fee": pa.array(fee.astype(np.int64)),
+            "payout": _fixed(delta),
+        }
+    )
     return Generated(table, injected, np.zeros(0, np.int64))
 
 
@@ -253,8 +306,17 @@ def write(opts: GenerateOptions) -> dict:
             if opts.game == "team2v2":
                 g = generate_teams(n, opts.seed, start, opts.bad_rate)
             else:
-                g = generate_hands(opts.game, n, opts.seed, start, opts.max_seats, opts.bad_rate,
-                                   opts.tamper_rate, opts.streets, opts.text_cards)
+                g = generate_hands(
+                    opts.game,
+                    n,
+                    opts.seed,
+                    start,
+                    opts.max_seats,
+                    opts.bad_rate,
+                    opts.tamper_rate,
+                    opts.streets,
+                    opts.text_cards,
+                )
             if writer is None:
                 writer = pq.ParquetWriter(tmp, g.table.schema, compression="zstd")
             writer.write_table(g.table, row_group_size=opts.row_group)

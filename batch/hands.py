@@ -5,6 +5,7 @@ every row gets a reason code (0 = settle it), the kernels run on the good
 rows only, and two Arrow tables come back: results and errors (the original
 rows with ``reason`` and ``message``).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -107,8 +108,9 @@ def settle_hands(table: pa.Table, game: str, opts: SettleOptions) -> tuple[pa.Ta
         mark(codes, nboard > 5, "seat_count")
     else:
         board = None
-    status = kcards.seat_card_status(hole, board if board is not None else np.zeros((T, 0), np.uint8),
-                                     need_seat, showdown)
+    status = kcards.seat_card_status(
+        hole, board if board is not None else np.zeros((T, 0), np.uint8), need_seat, showdown
+    )
     mark_status(codes, status, _CARD_CODE)
 
     # scores of live seats at showdowns of rows still valid
@@ -131,12 +133,22 @@ def settle_hands(table: pa.Table, game: str, opts: SettleOptions) -> tuple[pa.Ta
     if opts.no_flop_no_drop:
         nfnd = (board == 255).all(axis=1) if board is not None else np.zeros(T, bool)
     d = pots.settle_detailed(
-        contrib, live, score, button, opts.policy,
+        contrib,
+        live,
+        score,
+        button,
+        opts.policy,
         rake_pct=opts.rake_pct if opts.policy == "standard" else None,
-        rake_cap=opts.rake_cap if opts.policy == "standard" else None, no_flop_no_drop=nfnd,
-        chip_unit=opts.chip_unit, odd_chips=opts.odd_chips, orphan_chips=opts.orphan_chips,
-        special=special, trips_floor=threecard.trips_floor(rules) if special is not None else None,
-        raise_on_error=False, detail=False)
+        rake_cap=opts.rake_cap if opts.policy == "standard" else None,
+        no_flop_no_drop=nfnd,
+        chip_unit=opts.chip_unit,
+        odd_chips=opts.odd_chips,
+        orphan_chips=opts.orphan_chips,
+        special=special,
+        trips_floor=threecard.trips_floor(rules) if special is not None else None,
+        raise_on_error=False,
+        detail=False,
+    )
     mark_status(codes, d.status)
     payout, rake, npots = d.payout, d.rake, d.pots
 
@@ -159,8 +171,9 @@ def settle_hands(table: pa.Table, game: str, opts: SettleOptions) -> tuple[pa.Ta
     kept_rake = rake if g is None else rake[g]
     cols = {
         "hand_id": pa.array(hand_id if g is None else hand_id[g]),
-        "score": list_array(offsets, flat_score.astype(np.uint32 if game == "holdem" else np.int64, copy=False),
-                            score_type),
+        "score": list_array(
+            offsets, flat_score.astype(np.uint32 if game == "holdem" else np.int64, copy=False), score_type
+        ),
         "category": list_array(offsets, flat_category, pa.uint8()),
         "payout": list_array(offsets, flat_payout, pa.int64()),
         "net": list_array(offsets, flat_payout - flat_contrib, pa.int64()),
@@ -179,8 +192,15 @@ def settle_hands(table: pa.Table, game: str, opts: SettleOptions) -> tuple[pa.Ta
     paid, raked = int(flat_payout.sum()), int(kept_rake.sum())
     if chips_in != paid + raked:  # a kernel bug, never a data problem: stop loudly
         raise AssertionError(f"chips not conserved: in {chips_in}, paid {paid}, raked {raked}")
-    counters = {"rows_read": T, "rows_settled": int(good.size), "rows_rejected": int(bad.size),
-                "rejected_by_reason": reason_counts(codes[bad]), "chips_in": chips_in, "chips_paid": paid,
-                "chips_raked": raked, "chips_in_rejected": int(contrib_total[bad].sum()) if bad.size else 0,
-                "mismatches": mismatches}
+    counters = {
+        "rows_read": T,
+        "rows_settled": int(good.size),
+        "rows_rejected": int(bad.size),
+        "rejected_by_reason": reason_counts(codes[bad]),
+        "chips_in": chips_in,
+        "chips_paid": paid,
+        "chips_raked": raked,
+        "chips_in_rejected": int(contrib_total[bad].sum()) if bad.size else 0,
+        "mismatches": mismatches,
+    }
     return results, errors, counters

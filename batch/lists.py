@@ -5,6 +5,7 @@ offsets (``ListArray.offsets`` is already sliced; the child is indexed by
 those offsets); a fixed-size list's child is taken through ``flatten`` so its
 parent's offset is honoured. Booleans are unpacked once per column.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -88,8 +89,15 @@ def _differs_kernel(values, rows, all_rows, offsets, list_values, starts, length
         out[i] = diff
 
 
-def scatter(values: np.ndarray, starts: np.ndarray, lengths: np.ndarray, width: int, fill,
-            dtype=None, row_width: np.ndarray | None = None) -> np.ndarray:
+def scatter(
+    values: np.ndarray,
+    starts: np.ndarray,
+    lengths: np.ndarray,
+    width: int,
+    fill,
+    dtype=None,
+    row_width: np.ndarray | None = None,
+) -> np.ndarray:
     """Rows of a flattened list into ``[T, width]`` padded with ``fill``.
 
     Elements beyond ``width`` are dropped (the caller flags those rows). With
@@ -140,8 +148,16 @@ def differs_from_list(values: np.ndarray, offsets: np.ndarray, col, rows: np.nda
     vals, starts, lengths = list_parts(col)
     out = np.empty(len(offsets) - 1, dtype=np.bool_)
     r, all_rows = _rows_arg(rows)
-    _differs_kernel(np.ascontiguousarray(values), r, all_rows, offsets.astype(np.int64),
-                    np.ascontiguousarray(vals, dtype=values.dtype), starts, lengths, out)
+    _differs_kernel(
+        np.ascontiguousarray(values),
+        r,
+        all_rows,
+        offsets.astype(np.int64),
+        np.ascontiguousarray(vals, dtype=values.dtype),
+        starts,
+        lengths,
+        out,
+    )
     return out
 
 
@@ -173,8 +189,9 @@ def list_array(offsets: np.ndarray, flat: np.ndarray, value_type: pa.DataType | 
     return pa.ListArray.from_arrays(pa.array(offsets), child)
 
 
-def padded_to_list(values: np.ndarray, lengths: np.ndarray, value_type: pa.DataType | None = None,
-                   rows: np.ndarray | None = None) -> pa.ListArray:
+def padded_to_list(
+    values: np.ndarray, lengths: np.ndarray, value_type: pa.DataType | None = None, rows: np.ndarray | None = None
+) -> pa.ListArray:
     """A list column from ``[T, W]`` rows (``rows`` of them, in that order) keeping the first ``lengths[t]``."""
     lengths = np.ascontiguousarray(lengths, dtype=np.int64)
     offsets = list_offsets(lengths, rows)

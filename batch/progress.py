@@ -1,9 +1,10 @@
 """A progress bar on a terminal (tqdm when installed), silent otherwise or with ``quiet``."""
+
 from __future__ import annotations
 
 import contextlib
 import sys
-from typing import Iterator
+from collections.abc import Iterator
 
 
 class _Silent:

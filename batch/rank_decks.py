@@ -7,13 +7,14 @@ so this is cheap and identical) and writes its rows. Given decks (``--in``)
 are read twice instead. The output is written to a temporary name and renamed
 when complete.
 """
+
 from __future__ import annotations
 
 import dataclasses
 import os
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import numpy as np
 import pyarrow as pa
@@ -39,18 +40,22 @@ def _dealt_cards(deck_rows: np.ndarray, game: str, players: int) -> dict[str, pa
     return {"hands": _fixed(deck_rows[:, hole.reshape(-1)]), "board": _fixed(deck_rows[:, board])}
 
 
-def ranking_table(r: ranking.DeckRanking, rows: np.ndarray, deck_rows: np.ndarray, game: str,
-                  players: int) -> pa.Table:
+def ranking_table(r: ranking.DeckRanking, rows: np.ndarray, deck_rows: np.ndarray, game: str, players: int) -> pa.Table:
     """The output rows (one per deck) for the selected ``rows`` of a ranked slice."""
     cols = {"deck": pa.array(r.start + rows, pa.int64())}
     cols.update(_dealt_cards(deck_rows, game, players))
-    cols.update({
-        "value": _fixed(r.values[rows]), "category": _fixed(r.categories[rows]),
-        "rank_in_deck": _fixed(r.rank_in_deck[rows]), "global_rank": _fixed(r.global_rank[rows]),
-        "winners": _fixed(r.winners[rows]),
-        "best": pa.array(r.best[rows].astype(np.int64)), "second": pa.array(r.second[rows].astype(np.int64)),
-        "margin": pa.array(r.margin[rows]),
-    })
+    cols.update(
+        {
+            "value": _fixed(r.values[rows]),
+            "category": _fixed(r.categories[rows]),
+            "rank_in_deck": _fixed(r.rank_in_deck[rows]),
+            "global_rank": _fixed(r.global_rank[rows]),
+            "winners": _fixed(r.winners[rows]),
+            "best": pa.array(r.best[rows].astype(np.int64)),
+            "second": pa.array(r.second[rows].astype(np.int64)),
+            "margin": pa.array(r.margin[rows]),
+        }
+    )
     return pa.table(cols)
 
 
@@ -83,7 +88,7 @@ class _Source:
         else:
             self.total = args.decks
 
-    def slices(self) -> Iterator[tuple[int, ranking.Hands, "np.ndarray | None"]]:
+    def slices(self) -> Iterator[tuple[int, ranking.Hands, np.ndarray | None]]:
         a = self.args
         if a.input:
             start = 0
@@ -98,7 +103,7 @@ class _Source:
                 n = min(SLICE, a.decks - start)
                 yield start, ranking.deal_and_evaluate(a.game, n, a.players, a.seed, a.rules, start), None
 
-    def decks_of(self, start: int, n: int, given: "np.ndarray | None") -> np.ndarray:
+    def decks_of(self, start: int, n: int, given: np.ndarray | None) -> np.ndarray:
         return given if given is not None else kdecks.deal_decks(n, self.args.seed, start)
 
 
@@ -160,5 +165,10 @@ def run(args: RankDecksOptions, quiet: bool = False) -> dict:
         if tmp.exists():
             tmp.unlink()
     elapsed = time.perf_counter() - t0
-    return {"decks": source.total, "rows_written": written, "seconds": round(elapsed, 3),
-            "decks_per_second": round(source.total / elapsed) if elapsed else None, "out": str(out)}
+    return {
+        "decks": source.total,
+        "rows_written": written,
+        "seconds": round(elapsed, 3),
+        "decks_per_second": round(source.total / elapsed) if elapsed else None,
+        "out": str(out),
+    }

@@ -5,6 +5,7 @@ kernels write into their ``status`` arrays, so a kernel's verdict needs no
 translation. Every row gets the first problem found: a code is only ever
 written where the row has none yet.
 """
+
 from __future__ import annotations
 
 import numpy as np

@@ -13,6 +13,7 @@ pool; ``dask`` ships the same units to a Dask cluster (a ``LocalCluster`` if no
 scheduler address is given) whose workers read and write the parts themselves.
 The batch layer knows files and columns; cards and chips are the kernels'.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -20,8 +21,8 @@ import glob
 import json
 import os
 import time
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 import numpy as np
 import pyarrow as pa
@@ -79,8 +80,11 @@ def check_schema(path: str, schema: pa.Schema, opts: SettleOptions) -> None:
     """Stop the run on a file this tool cannot read (a clear message naming file and column)."""
     names = set(schema.names)
     game = infer_game(names, opts)
-    required = TEAM_REQUIRED if game == "team2v2" else HAND_REQUIRED[game] + (("contrib",) if "contrib_street"
-                                                                               not in names else ())
+    required = (
+        TEAM_REQUIRED
+        if game == "team2v2"
+        else HAND_REQUIRED[game] + (("contrib",) if "contrib_street" not in names else ())
+    )
     missing = [c for c in required if c not in names]
     if missing:
         raise InputError(f"{path}: missing column(s) {', '.join(missing)} for game {game} (missing_column)")
@@ -90,8 +94,12 @@ def check_schema(path: str, schema: pa.Schema, opts: SettleOptions) -> None:
     for name in ("contrib", "contrib_street", "folded", "cards"):
         if name in names:
             t = schema.field(name).type
-            if not (pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t)
-                    or (name == "cards" and pa.types.is_string(t))):
+            if not (
+                pa.types.is_list(t)
+                or pa.types.is_large_list(t)
+                or pa.types.is_fixed_size_list(t)
+                or (name == "cards" and pa.types.is_string(t))
+            ):
                 raise InputError(f"{path}: column {name} must be a list, got {t}")
 
 
@@ -147,9 +155,16 @@ def settle_table(table: pa.Table, opts: SettleOptions) -> tuple[pa.Table, pa.Tab
             r, e, c = one(sub, game)
         else:
             codes = np.full(len(rows), CODE["unknown_game"], np.int16)
-            r, e, c = None, error_rows(sub, np.arange(len(rows)), codes), {
-                "rows_read": len(rows), "rows_settled": 0, "rows_rejected": len(rows),
-                "rejected_by_reason": {"unknown_game": len(rows)}}
+            r, e, c = (
+                None,
+                error_rows(sub, np.arange(len(rows)), codes),
+                {
+                    "rows_read": len(rows),
+                    "rows_settled": 0,
+                    "rows_rejected": len(rows),
+                    "rejected_by_reason": {"unknown_game": len(rows)},
+                },
+            )
         if r is not None:
             parts_r.append(r)
         parts_e.append(e)
@@ -182,8 +197,9 @@ class _PartWriter:
         self.writer: pq.ParquetWriter | None = None
 
     def _open(self, schema: pa.Schema) -> None:
-        self.writer = pq.ParquetWriter(self.tmp, schema, compression="zstd", use_dictionary=False,
-                                       write_statistics=False)
+        self.writer = pq.ParquetWriter(
+            self.tmp, schema, compression="zstd", use_dictionary=False, write_statistics=False
+        )
 
     def write(self, table: pa.Table) -> None:
         if self.writer is None:
@@ -270,9 +286,16 @@ def _init_worker(threads: int) -> None:
     numba.set_num_threads(max(1, threads))
 
 
-def run(inputs: list[str], out_dir: str, opts: SettleOptions, workers: int | None = None,
-        engine: str = "local", scheduler: str | None = None, batch_rows: int = 1 << 16,
-        quiet: bool = False) -> dict:
+def run(
+    inputs: list[str],
+    out_dir: str,
+    opts: SettleOptions,
+    workers: int | None = None,
+    engine: str = "local",
+    scheduler: str | None = None,
+    batch_rows: int = 1 << 16,
+    quiet: bool = False,
+) -> dict:
     """Settle every input into ``out_dir``; returns the summary (also written as summary.json)."""
     from .progress import progress
 
@@ -302,19 +325,26 @@ def run(inputs: list[str], out_dir: str, opts: SettleOptions, workers: int | Non
             import multiprocessing as mp
 
             threads = max(1, (os.cpu_count() or 1) // workers)
-            with cf.ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("spawn"),
-                                        initializer=_init_worker, initargs=(threads,)) as pool:
+            with cf.ProcessPoolExecutor(
+                max_workers=workers, mp_context=mp.get_context("spawn"), initializer=_init_worker, initargs=(threads,)
+            ) as pool:
                 futures = [pool.submit(run_unit, u, out_dir, opts, batch_rows) for u in units]
                 for f in cf.as_completed(futures):
                     summaries.append(f.result())
                     bar.update(1)
     total = merge_counters([{k: v for k, v in s.items() if k != "seconds"} for s in summaries])
     wall = time.perf_counter() - t0
-    total.update({"files": len(paths), "parts": len(units), "engine": engine, "workers": workers,
-                  "wall_seconds": round(wall, 3),
-                  "hands_per_second": round(total.get("rows_read", 0) / wall) if wall > 0 else None})
-    for key in ("rows_read", "rows_settled", "rows_rejected", "chips_in", "chips_paid", "chips_raked",
-                "mismatches"):
+    total.update(
+        {
+            "files": len(paths),
+            "parts": len(units),
+            "engine": engine,
+            "workers": workers,
+            "wall_seconds": round(wall, 3),
+            "hands_per_second": round(total.get("rows_read", 0) / wall) if wall > 0 else None,
+        }
+    )
+    for key in ("rows_read", "rows_settled", "rows_rejected", "chips_in", "chips_paid", "chips_raked", "mismatches"):
         total.setdefault(key, 0)
     total.setdefault("rejected_by_reason", {})
     if total["rows_read"] != total["rows_settled"] + total["rows_rejected"]:

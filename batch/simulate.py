@@ -22,6 +22,7 @@ bankrupt: it leaves, or rebuys its starting balance with ``--rebuy``.
 Conservation holds every round: coins in play + fees and rake collected =
 starting coins + rebuys.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -119,8 +120,7 @@ def _round_team(room: Room, rng, balance: np.ndarray, seated: np.ndarray) -> tup
     mult = 1 * np.where(rng.random((t, 4)) < room.double_p, 2, 1) * np.where(rng.random((t, 4)) < room.double_p, 2, 1)
     afk = rng.random((t, 4)) < room.afk_p
     winner = rng.integers(0, 2, t)
-    delta, fee = team.settle_2v2(balance[seated], mult, afk, winner, room.base, room.double, room.fee,
-                                 caps=room.caps)
+    delta, fee = team.settle_2v2(balance[seated], mult, afk, winner, room.base, room.double, room.fee, caps=room.caps)
     return delta - fee, int(fee.sum())
 
 
@@ -158,19 +158,54 @@ def simulate(room: Room, out_dir: str | None = None, quiet: bool = True) -> dict
             if in_play + collected != start_total + rebuys:
                 raise AssertionError(f"round {r}: coins not conserved")
             ordered = np.sort(balance)
-            rows.append((r, in_play, collected, int(broke.sum()), gini(ordered, presorted=True),
-                         float(ordered[(ordered.size - 1) // 2] + ordered[ordered.size // 2]) / 2,
-                         float(ordered[min(ordered.size - 1, int(0.99 * ordered.size))]),
-                         int(seated.shape[0]) if seated.size else 0, rebuys))
+            rows.append(
+                (
+                    r,
+                    in_play,
+                    collected,
+                    int(broke.sum()),
+                    gini(ordered, presorted=True),
+                    float(ordered[(ordered.size - 1) // 2] + ordered[ordered.size // 2]) / 2,
+                    float(ordered[min(ordered.size - 1, int(0.99 * ordered.size))]),
+                    int(seated.shape[0]) if seated.size else 0,
+                    rebuys,
+                )
+            )
             bar.update(1)
     wall = time.perf_counter() - t0
-    series = pa.table(dict(zip(("round", "coins_in_play", "fees_collected", "bankrupt", "gini", "median_balance",
-                                "top1pct_balance", "tables", "rebuys"), map(list, zip(*rows)))))
-    summary = {"game": room.game, "players": room.players, "rounds": room.rounds, "tables": games,
-               "start_coins": start_total, "final_coins": int(balance.sum()), "fees_collected": collected,
-               "rebuys": rebuys, "bankrupt": int(series.column("bankrupt")[-1].as_py()) if rows else 0,
-               "final_gini": rows[-1][4] if rows else 0.0, "wall_seconds": round(wall, 3),
-               "tables_per_second": round(games / wall) if wall > 0 else None, "room": dataclasses.asdict(room)}
+    series = pa.table(
+        dict(
+            zip(
+                (
+                    "round",
+                    "coins_in_play",
+                    "fees_collected",
+                    "bankrupt",
+                    "gini",
+                    "median_balance",
+                    "top1pct_balance",
+                    "tables",
+                    "rebuys",
+                ),
+                map(list, zip(*rows)),
+            )
+        )
+    )
+    summary = {
+        "game": room.game,
+        "players": room.players,
+        "rounds": room.rounds,
+        "tables": games,
+        "start_coins": start_total,
+        "final_coins": int(balance.sum()),
+        "fees_collected": collected,
+        "rebuys": rebuys,
+        "bankrupt": int(series.column("bankrupt")[-1].as_py()) if rows else 0,
+        "final_gini": rows[-1][4] if rows else 0.0,
+        "wall_seconds": round(wall, 3),
+        "tables_per_second": round(games / wall) if wall > 0 else None,
+        "room": dataclasses.asdict(room),
+    }
     if out_dir:
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)

@@ -1,4 +1,5 @@
 """Settle one Arrow table of team2v2 games (the fixed-width schema of data/FORMAT.md)."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -41,11 +42,15 @@ def settle_teams(table: pa.Table, opts: SettleOptions) -> tuple[pa.Table, pa.Tab
     mark_status(codes, status)
     good = np.flatnonzero(codes == 0)
     bad = np.flatnonzero(codes != 0)
-    delta, fees = team.settle_2v2(balance[good], mult[good], afk[good], winner[good], base[good], double[good],
-                                  fee[good], model=opts.team_model)
+    delta, fees = team.settle_2v2(
+        balance[good], mult[good], afk[good], winner[good], base[good], double[good], fee[good], model=opts.team_model
+    )
     four = np.full(good.size, 4)
-    cols = {"hand_id": table.column("hand_id").take(pa.array(good)),
-            "delta": padded_to_list(delta, four, pa.int64()), "fee": padded_to_list(fees, four, pa.int64())}
+    cols = {
+        "hand_id": table.column("hand_id").take(pa.array(good)),
+        "delta": padded_to_list(delta, four, pa.int64()),
+        "fee": padded_to_list(fees, four, pa.int64()),
+    }
     mismatches = 0
     if "payout" in table.column_names:
         rec = _four(table, "payout", np.zeros(T, np.int16), np.int64)[good]
@@ -55,7 +60,13 @@ def settle_teams(table: pa.Table, opts: SettleOptions) -> tuple[pa.Table, pa.Tab
         mismatches = int(mismatch.sum())
     if int(delta.sum()) != 0:
         raise AssertionError("team deltas do not sum to zero")
-    counters = {"rows_read": T, "rows_settled": int(good.size), "rows_rejected": int(bad.size),
-                "rejected_by_reason": reason_counts(codes[bad]), "coins_fee": int(fees.sum()),
-                "coins_moved": int(np.abs(delta).sum() // 2), "mismatches": mismatches}
+    counters = {
+        "rows_read": T,
+        "rows_settled": int(good.size),
+        "rows_rejected": int(bad.size),
+        "rejected_by_reason": reason_counts(codes[bad]),
+        "coins_fee": int(fees.sum()),
+        "coins_moved": int(np.abs(delta).sum() // 2),
+        "mismatches": mismatches,
+    }
     return pa.table(cols), error_rows(table, bad, codes[bad]), counters

@@ -13,6 +13,7 @@ written to ``.benchmarks/cardbatch-summary.json``, from which
 ``--benchmark-disable`` (CI's smoke run) every benchmark runs its code once
 and records nothing.
 """
+
 from __future__ import annotations
 
 import json
@@ -34,8 +35,18 @@ def pytest_configure(config):
 
 @pytest.fixture
 def throughput():
-    def run(benchmark, group: str, name: str, items: int, fn, *, threads: int | None = None,
-            rounds: int = 15, ours: bool = False, unit: str = "hands"):
+    def run(
+        benchmark,
+        group: str,
+        name: str,
+        items: int,
+        fn,
+        *,
+        threads: int | None = None,
+        rounds: int = 15,
+        ours: bool = False,
+        unit: str = "hands",
+    ):
         previous = numba.get_num_threads()
         if threads:
             numba.set_num_threads(threads)
@@ -49,8 +60,7 @@ def throughput():
             return result
         rate = items / benchmark.stats.stats.min
         benchmark.extra_info["per_second"] = rate
-        _RESULTS[group].append({"name": name, "rate": rate, "ours": ours, "unit": unit,
-                                "threads": threads or previous})
+        _RESULTS[group].append({"name": name, "rate": rate, "ours": ours, "unit": unit, "threads": threads or previous})
         return result
 
     return run
@@ -66,10 +76,12 @@ def pytest_terminal_summary(terminalreporter):
         tr.write_line(f"[{group}]")
         for r in rows:
             ratio = ref["rate"] / r["rate"] if r is not ref else 1.0
-            tr.write_line(f"  {r['name']:<44} {r['rate'] / 1e6:>10.3f} M {r['unit']}/s"
-                          f"   ours/this = {ratio:>9.1f}x")
+            tr.write_line(f"  {r['name']:<44} {r['rate'] / 1e6:>10.3f} M {r['unit']}/s   ours/this = {ratio:>9.1f}x")
     out = Path(os.environ.get("CARDBATCH_BENCH_JSON", ".benchmarks/cardbatch-summary.json"))
     out.parent.mkdir(parents=True, exist_ok=True)
-    meta = {"created": time.strftime("%Y-%m-%d %H:%M"), "numba_threads": numba.config.NUMBA_NUM_THREADS,
-            "machine": f"{platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}"}
+    meta = {
+        "created": time.strftime("%Y-%m-%d %H:%M"),
+        "numba_threads": numba.config.NUMBA_NUM_THREADS,
+        "machine": f"{platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}",
+    }
     out.write_text(json.dumps({"meta": meta, "groups": _RESULTS}, indent=1))

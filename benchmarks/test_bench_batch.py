@@ -10,6 +10,7 @@ comparison with earlier figures: the job cannot reach it, since writing the
 nine result columns alone takes longer. The generated file is cached under
 data/generated/.
 """
+
 from __future__ import annotations
 
 import concurrent.futures as cf
@@ -37,8 +38,11 @@ def big_file():
     if not DATA.exists():
         from cardbatch.batch.generate import GenerateOptions, write
 
-        write(GenerateOptions(out=str(DATA), hands=HANDS, game="holdem", seed=2026, max_seats=9, bad_rate=0.001,
-                              row_group=ROW_GROUP))
+        write(
+            GenerateOptions(
+                out=str(DATA), hands=HANDS, game="holdem", seed=2026, max_seats=9, bad_rate=0.001, row_group=ROW_GROUP
+            )
+        )
     return DATA
 
 
@@ -46,16 +50,31 @@ def _copy_unit(path: str, groups: list[int], out: str, narrow: bool) -> int:
     pf = pq.ParquetFile(path)
     if narrow:
         t = pf.read_row_groups(groups, columns=["hand_id", "cards", "board", "contrib", "folded", "payout"])
-        res = pa.table({"hand_id": t.column("hand_id"), "score": t.column("contrib"),
-                        "category": t.column("folded"), "payout": t.column("payout"), "net": t.column("contrib")})
+        res = pa.table(
+            {
+                "hand_id": t.column("hand_id"),
+                "score": t.column("contrib"),
+                "category": t.column("folded"),
+                "payout": t.column("payout"),
+                "net": t.column("contrib"),
+            }
+        )
     else:
         t = pf.read_row_groups(groups)
         n = t.num_rows
-        res = pa.table({"hand_id": t.column("hand_id"), "score": t.column("contrib").cast(pa.list_(pa.uint32()), safe=False),
-                        "category": t.column("folded").cast(pa.list_(pa.uint8()), safe=False), "payout": t.column("payout"),
-                        "net": t.column("contrib"), "rake": pa.array(np.zeros(n, np.int64)),
-                        "pots": pa.array(np.ones(n, np.int16)), "recorded_payout": t.column("payout"),
-                        "mismatch": pa.array(np.zeros(n, np.bool_))})
+        res = pa.table(
+            {
+                "hand_id": t.column("hand_id"),
+                "score": t.column("contrib").cast(pa.list_(pa.uint32()), safe=False),
+                "category": t.column("folded").cast(pa.list_(pa.uint8()), safe=False),
+                "payout": t.column("payout"),
+                "net": t.column("contrib"),
+                "rake": pa.array(np.zeros(n, np.int64)),
+                "pots": pa.array(np.ones(n, np.int16)),
+                "recorded_payout": t.column("payout"),
+                "mismatch": pa.array(np.zeros(n, np.bool_)),
+            }
+        )
     pq.write_table(res, out, compression="zstd", use_dictionary=False, write_statistics=False)
     return t.num_rows
 
@@ -63,21 +82,34 @@ def _copy_unit(path: str, groups: list[int], out: str, narrow: bool) -> int:
 def _ceiling(path: Path, workdir: str, narrow: bool = False) -> int:
     n = pq.ParquetFile(path).metadata.num_row_groups
     with cf.ProcessPoolExecutor(2, mp_context=mp.get_context("spawn")) as pool:
-        futs = [pool.submit(_copy_unit, str(path), [g], os.path.join(workdir, f"{g}.parquet"), narrow)
-                for g in range(n)]
+        futs = [
+            pool.submit(_copy_unit, str(path), [g], os.path.join(workdir, f"{g}.parquet"), narrow) for g in range(n)
+        ]
         return sum(f.result() for f in futs)
 
 
 def test_io_ceiling_read_write_no_kernels(benchmark, throughput, big_file):
     with tempfile.TemporaryDirectory() as d:
-        throughput(benchmark, "batch: 5M hold'em hands end to end", "ceiling: read all, write results shape",
-                   HANDS, lambda: _ceiling(big_file, d), rounds=3)
+        throughput(
+            benchmark,
+            "batch: 5M hold'em hands end to end",
+            "ceiling: read all, write results shape",
+            HANDS,
+            lambda: _ceiling(big_file, d),
+            rounds=3,
+        )
 
 
 def test_io_ceiling_narrow(benchmark, throughput, big_file):
     with tempfile.TemporaryDirectory() as d:
-        throughput(benchmark, "batch: 5M hold'em hands end to end", "narrow ceiling: 6 cols in, 5 cols out",
-                   HANDS, lambda: _ceiling(big_file, d, narrow=True), rounds=3)
+        throughput(
+            benchmark,
+            "batch: 5M hold'em hands end to end",
+            "narrow ceiling: 6 cols in, 5 cols out",
+            HANDS,
+            lambda: _ceiling(big_file, d, narrow=True),
+            rounds=3,
+        )
 
 
 def test_settle_local_engine(benchmark, throughput, big_file):
@@ -87,6 +119,14 @@ def test_settle_local_engine(benchmark, throughput, big_file):
             return run([str(big_file)], d, SettleOptions(), workers=2, quiet=True)  # the CLI defaults
         finally:
             shutil.rmtree(d)
+
     once()  # compile and fill numba's cache in the workers
-    throughput(benchmark, "batch: 5M hold'em hands end to end", "cardbatch settle (local engine, 2 workers)",
-               HANDS, once, rounds=3, ours=True)
+    throughput(
+        benchmark,
+        "batch: 5M hold'em hands end to end",
+        "cardbatch settle (local engine, 2 workers)",
+        HANDS,
+        once,
+        rounds=3,
+        ours=True,
+    )

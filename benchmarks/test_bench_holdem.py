@@ -1,4 +1,5 @@
 """Hold'em evaluation throughput: ours on 1 and 2 threads, peers on a sample, same run."""
+
 from __future__ import annotations
 
 import os
@@ -31,56 +32,93 @@ def peer_sample(hands7):
 @pytest.mark.parametrize("threads", [1, 2])
 def test_ours_evaluate7(benchmark, throughput, hands7, threads):
     holdem.evaluate(hands7[:1000])
-    throughput(benchmark, "holdem 7-card", f"cardbatch evaluate ({threads} thread)", N,
-               lambda: holdem.evaluate(hands7), threads=threads, ours=threads == 2)
+    throughput(
+        benchmark,
+        "holdem 7-card",
+        f"cardbatch evaluate ({threads} thread)",
+        N,
+        lambda: holdem.evaluate(hands7),
+        threads=threads,
+        ours=threads == 2,
+    )
 
 
 @pytest.mark.parametrize("threads", [1, 2])
 def test_ours_evaluate7_into_buffer(benchmark, throughput, hands7, threads):
     out = np.empty(len(hands7), np.uint32)
     holdem.evaluate(hands7, out=out)
-    throughput(benchmark, "holdem 7-card", f"cardbatch evaluate, reused out= ({threads} thread)", N,
-               lambda: holdem.evaluate(hands7, out=out), threads=threads)
+    throughput(
+        benchmark,
+        "holdem 7-card",
+        f"cardbatch evaluate, reused out= ({threads} thread)",
+        N,
+        lambda: holdem.evaluate(hands7, out=out),
+        threads=threads,
+    )
 
 
 def test_ours_enumerate_all_seven(benchmark, throughput):
     holdem.enumerate_seven()
-    throughput(benchmark, "holdem all 133,784,560 seven-card hands", "cardbatch enumerate_seven (2 threads)",
-               133_784_560, holdem.enumerate_seven, threads=2, rounds=3, ours=True)
+    throughput(
+        benchmark,
+        "holdem all 133,784,560 seven-card hands",
+        "cardbatch enumerate_seven (2 threads)",
+        133_784_560,
+        holdem.enumerate_seven,
+        threads=2,
+        rounds=3,
+        ours=True,
+    )
 
 
 def test_peer_phevaluator(benchmark, throughput, peer_sample):
     phe = pytest.importorskip("phevaluator")
     rows = [tuple(int(c) for c in h) for h in peer_sample]  # phevaluator ids: any suit relabelling scores the same
-    throughput(benchmark, "holdem 7-card", "phevaluator evaluate_cards (Python API)", len(rows),
-               lambda: [phe.evaluate_cards(*r) for r in rows], rounds=3)
+    throughput(
+        benchmark,
+        "holdem 7-card",
+        "phevaluator evaluate_cards (Python API)",
+        len(rows),
+        lambda: [phe.evaluate_cards(*r) for r in rows],
+        rounds=3,
+    )
 
 
 def test_peer_eval7(benchmark, throughput, peer_sample):
     eval7 = pytest.importorskip("eval7")
     text = cards.format(peer_sample)
-    rows = [[eval7.Card(t[i:i + 2]) for i in range(0, 14, 2)] for t in text]
-    throughput(benchmark, "holdem 7-card", "eval7 evaluate", len(rows),
-               lambda: [eval7.evaluate(r) for r in rows], rounds=3)
+    rows = [[eval7.Card(t[i : i + 2]) for i in range(0, 14, 2)] for t in text]
+    throughput(
+        benchmark, "holdem 7-card", "eval7 evaluate", len(rows), lambda: [eval7.evaluate(r) for r in rows], rounds=3
+    )
 
 
 def test_peer_treys(benchmark, throughput, peer_sample):
     treys = pytest.importorskip("treys")
     text = cards.format(peer_sample[:5000])
-    rows = [[treys.Card.new(t[i:i + 2]) for i in range(0, 14, 2)] for t in text]
+    rows = [[treys.Card.new(t[i : i + 2]) for i in range(0, 14, 2)] for t in text]
     ev = treys.Evaluator()
-    throughput(benchmark, "holdem 7-card", "treys Evaluator.evaluate", len(rows),
-               lambda: [ev.evaluate(r[:2], r[2:]) for r in rows], rounds=3)
+    throughput(
+        benchmark,
+        "holdem 7-card",
+        "treys Evaluator.evaluate",
+        len(rows),
+        lambda: [ev.evaluate(r[:2], r[2:]) for r in rows],
+        rounds=3,
+    )
 
 
 def test_compile_and_cache_start(benchmark, throughput):
     """Cold compile vs a second process that loads numba's cache: first result latency."""
-    code = ("import time; t=time.perf_counter(); import numpy as np; from cardbatch.kernels import holdem; "
-            "holdem.evaluate(np.arange(7, dtype=np.uint8)[None]); print(time.perf_counter()-t)")
+    code = (
+        "import time; t=time.perf_counter(); import numpy as np; from cardbatch.kernels import holdem; "
+        "holdem.evaluate(np.arange(7, dtype=np.uint8)[None]); print(time.perf_counter()-t)"
+    )
     with tempfile.TemporaryDirectory() as cache:
         env = {**os.environ, "NUMBA_CACHE_DIR": cache}
-        cold = float(subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
-                                    text=True, check=True).stdout)
+        cold = float(
+            subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
+        )
         warm_runs = []
 
         def warm():
@@ -91,5 +129,7 @@ def test_compile_and_cache_start(benchmark, throughput):
         benchmark.group = "start-up"
         benchmark.pedantic(warm, rounds=3, iterations=1)
     benchmark.extra_info.update(cold_first_result_s=cold, warm_process_s=min(warm_runs))
-    print(f"\nholdem.evaluate first result: cold (compiling) {cold:.2f} s; "
-          f"second process with numba cache {min(warm_runs):.2f} s (whole process)")
+    print(
+        f"\nholdem.evaluate first result: cold (compiling) {cold:.2f} s; "
+        f"second process with numba cache {min(warm_runs):.2f} s (whole process)"
+    )

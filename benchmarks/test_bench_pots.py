@@ -1,4 +1,5 @@
 """Pot settlement throughput: ours vs a plain-Python layered settlement and pokerkit, same run."""
+
 from __future__ import annotations
 
 import os
@@ -45,8 +46,16 @@ def std_tables():
 def test_standard_9_seats(benchmark, throughput, std_tables, threads):
     c, live, score, button = std_tables
     pots.settle(c[:100], live[:100], score[:100], button[:100])
-    throughput(benchmark, "settle standard, 9 seats", f"cardbatch settle ({threads} thread)", len(c),
-               lambda: pots.settle(c, live, score, button), threads=threads, ours=threads == 2, unit="tables")
+    throughput(
+        benchmark,
+        "settle standard, 9 seats",
+        f"cardbatch settle ({threads} thread)",
+        len(c),
+        lambda: pots.settle(c, live, score, button),
+        threads=threads,
+        ours=threads == 2,
+        unit="tables",
+    )
 
 
 @pytest.mark.parametrize("threads", [1, 2])
@@ -54,24 +63,46 @@ def test_standard_9_seats_reused_out(benchmark, throughput, std_tables, threads)
     c, live, score, button = std_tables
     out = np.empty(c.shape, np.int64)
     pots.settle(c, live, score, button, out=out)
-    throughput(benchmark, "settle standard, 9 seats", f"cardbatch settle, reused out= ({threads} thread)", len(c),
-               lambda: pots.settle(c, live, score, button, out=out), threads=threads, unit="tables")
+    throughput(
+        benchmark,
+        "settle standard, 9 seats",
+        f"cardbatch settle, reused out= ({threads} thread)",
+        len(c),
+        lambda: pots.settle(c, live, score, button, out=out),
+        threads=threads,
+        unit="tables",
+    )
 
 
 def test_standard_python_reference(benchmark, throughput, std_tables):
     c, live, score, button = (a[:20000] for a in std_tables)
     rows = [(c[t].tolist(), live[t].tolist(), score[t].tolist(), int(button[t])) for t in range(len(c))]
-    throughput(benchmark, "settle standard, 9 seats", "plain Python layered settlement", len(rows),
-               lambda: [ref.standard(*r) for r in rows], rounds=3, unit="tables")
+    throughput(
+        benchmark,
+        "settle standard, 9 seats",
+        "plain Python layered settlement",
+        len(rows),
+        lambda: [ref.standard(*r) for r in rows],
+        rounds=3,
+        unit="tables",
+    )
 
 
 def test_pokerkit_hands(benchmark, throughput):
     pk = pytest.importorskip("pokerkit")
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
     from test_pots_pokerkit import play
+
     rng = np.random.default_rng(2)
-    throughput(benchmark, "settle standard, 9 seats", "pokerkit (play + settle a 9-seat hand)", 50,
-               lambda: [play(rng, 9) for _ in range(50)], rounds=3, unit="tables")
+    throughput(
+        benchmark,
+        "settle standard, 9 seats",
+        "pokerkit (play + settle a 9-seat hand)",
+        50,
+        lambda: [play(rng, 9) for _ in range(50)],
+        rounds=3,
+        unit="tables",
+    )
     del pk
 
 
@@ -81,6 +112,13 @@ def test_street_policies_4x9(benchmark, throughput, policy):
     ok = pots.validate(c, live, score, button, policy) == 0
     c, live, score, button = c[ok], live[ok], score[ok], button[ok]
     pots.settle(c[:100], live[:100], score[:100], button[:100], policy)
-    throughput(benchmark, f"settle {policy}, 4 streets x 9 seats", "cardbatch settle (2 threads)", len(c),
-               lambda: pots.settle(c, live, score, button, policy), threads=2, ours=True, unit="tables")
-
+    throughput(
+        benchmark,
+        f"settle {policy}, 4 streets x 9 seats",
+        "cardbatch settle (2 threads)",
+        len(c),
+        lambda: pots.settle(c, live, score, button, policy),
+        threads=2,
+        ours=True,
+        unit="tables",
+    )

@@ -1,4 +1,5 @@
 """Three-card evaluation and deck ranking throughput."""
+
 from __future__ import annotations
 
 import os
@@ -23,16 +24,29 @@ def hands3():
 @pytest.mark.parametrize("rules", ["zjh", "zjh_suited"])
 def test_threecard_evaluate(benchmark, throughput, hands3, threads, rules):
     threecard.evaluate(hands3[:10], rules)
-    throughput(benchmark, f"three-card evaluate ({rules})", f"cardbatch evaluate ({threads} thread)", N,
-               lambda: threecard.evaluate(hands3, rules), threads=threads, ours=threads == 1)
+    throughput(
+        benchmark,
+        f"three-card evaluate ({rules})",
+        f"cardbatch evaluate ({threads} thread)",
+        N,
+        lambda: threecard.evaluate(hands3, rules),
+        threads=threads,
+        ours=threads == 1,
+    )
 
 
 @pytest.mark.parametrize("threads", [1, 2])
 def test_threecard_evaluate_into_buffer(benchmark, throughput, hands3, threads):
     out = np.empty(len(hands3), np.int32)
     threecard.evaluate(hands3, "zjh", out=out)
-    throughput(benchmark, "three-card evaluate (zjh)", f"cardbatch evaluate, reused out= ({threads} thread)",
-               N, lambda: threecard.evaluate(hands3, "zjh", out=out), threads=threads)
+    throughput(
+        benchmark,
+        "three-card evaluate (zjh)",
+        f"cardbatch evaluate, reused out= ({threads} thread)",
+        N,
+        lambda: threecard.evaluate(hands3, "zjh", out=out),
+        threads=threads,
+    )
 
 
 def test_python_reference_zjh(benchmark, throughput, hands3):
@@ -52,24 +66,54 @@ def test_python_reference_zjh(benchmark, throughput, hands3):
             return low + (7855 if flush else 4040)
         return n1 * 256 + n2 * 16 + n3 + (4052 if flush else 0)
 
-    throughput(benchmark, "three-card evaluate (zjh)", "pure Python seed formula", len(sample),
-               lambda: [classic(h) for h in sample], rounds=3)
+    throughput(
+        benchmark,
+        "three-card evaluate (zjh)",
+        "pure Python seed formula",
+        len(sample),
+        lambda: [classic(h) for h in sample],
+        rounds=3,
+    )
 
 
 @pytest.mark.parametrize("threads", [1, 2])
 def test_deal_evaluate_rank_zjh6(benchmark, throughput, threads):
     ranking.rank_zjh(1000, 6, 1)
-    throughput(benchmark, "ZJH deal+evaluate+rank, 6 players", f"rank_zjh ({threads} thread)", DECKS,
-               lambda: ranking.rank_zjh(DECKS, 6, seed=1), threads=threads, ours=threads == 2, unit="decks")
+    throughput(
+        benchmark,
+        "ZJH deal+evaluate+rank, 6 players",
+        f"rank_zjh ({threads} thread)",
+        DECKS,
+        lambda: ranking.rank_zjh(DECKS, 6, seed=1),
+        threads=threads,
+        ours=threads == 2,
+        unit="decks",
+    )
 
 
 def test_rank_1000_decks_latency(benchmark, throughput):
     ranking.rank_zjh(1000, 6, 1)
-    throughput(benchmark, "ZJH 1,000 decks (latency)", "rank_zjh 1000 decks", 1000,
-               lambda: ranking.rank_zjh(1000, 6, seed=1), rounds=50, ours=True, unit="decks")
+    throughput(
+        benchmark,
+        "ZJH 1,000 decks (latency)",
+        "rank_zjh 1000 decks",
+        1000,
+        lambda: ranking.rank_zjh(1000, 6, seed=1),
+        rounds=50,
+        ours=True,
+        unit="decks",
+    )
 
 
 def test_deal_evaluate_rank_holdem9(benchmark, throughput):
     ranking.rank_holdem(1000, 9, 1)
-    throughput(benchmark, "Hold'em deal+evaluate+rank, 9 players", "rank_holdem (2 threads)", DECKS // 2,
-               lambda: ranking.rank_holdem(DECKS // 2, 9, seed=1), ours=True, unit="decks", rounds=3)
+    throughput(
+        benchmark,
+        "Hold'em deal+evaluate+rank, 9 players",
+        "rank_holdem (2 threads)",
+        DECKS // 2,
+        lambda: ranking.rank_holdem(DECKS // 2, 9, seed=1),
+        ours=True,
+        unit="decks",
+        rounds=3,
+    )

@@ -11,6 +11,7 @@ folded seat's chips are trimmed so that it never has chips above every live
 seat (they would have come back uncalled). The full model is described for
 people in data/FORMAT.md.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -120,13 +121,13 @@ def _bet_hand(i, seed, start, seats, fold_p, blind, contrib, live, button, ended
                 excess -= take
 
 
-def bets(seed: int, start: int, n: int, S: int, seats: np.ndarray, streets: int, fold_p: float,
-         blind: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def bets(
+    seed: int, start: int, n: int, S: int, seats: np.ndarray, streets: int, fold_p: float, blind: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Contributions ``[n, K, S]``, live flags, button and the street each hand ended on."""
     contrib = np.empty((n, streets, S), np.int64)
     live = np.empty((n, S), np.bool_)
     button = np.empty(n, np.int64)
     ended_at = np.empty(n, np.int64)
-    _bets_kernel(seed, np.int64(start), seats.astype(np.int64), streets, fold_p, blind, contrib, live, button,
-                 ended_at)
+    _bets_kernel(seed, np.int64(start), seats.astype(np.int64), streets, fold_p, blind, contrib, live, button, ended_at)
     return contrib, live, button, ended_at

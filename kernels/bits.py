@@ -1,5 +1,6 @@
 """Bit helpers for kernels: the intrinsics numba does not expose (population count and
 trailing zeros of a ``uint64``) and seat masks (bit s = seat s)."""
+
 import numpy as np
 from llvmlite import ir
 from numba import njit, types

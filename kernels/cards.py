@@ -5,6 +5,7 @@ highest, as in the seeds). ``255`` means "no card" and is written ``--``.
 Parsing and formatting work on whole columns at once through pyarrow compute
 and numpy lookups, never a Python loop over strings.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -35,8 +36,18 @@ _FORMATTABLE[:52] = True
 _FORMATTABLE[NO_CARD] = True
 
 # Normalisations applied (in order) after upper-casing, so every card is 2 bytes.
-_REPLACEMENTS = (("10", "T"), ("♦", "D"), ("♣", "C"), ("♥", "H"), ("♠", "S"),
-                 ("♢", "D"), ("♧", "C"), ("♡", "H"), ("♤", "S"), (" ", ""))
+_REPLACEMENTS = (
+    ("10", "T"),
+    ("♦", "D"),
+    ("♣", "C"),
+    ("♥", "H"),
+    ("♠", "S"),
+    ("♢", "D"),
+    ("♧", "C"),
+    ("♡", "H"),
+    ("♤", "S"),
+    (" ", ""),
+)
 
 
 def _as_string_array(texts: Any) -> tuple[pa.Array, bool]:
@@ -81,12 +92,14 @@ def parse(texts: Any) -> np.ndarray:
     bad_len = np.flatnonzero((lengths != width) | (lengths % 2 == 1) | (lengths == 0))
     if bad_len.size:
         row = int(bad_len[0])
-        raise ValueError(f"parse: row {row} {arr[row].as_py()!r} is not a whole number "
-                         f"of cards like the first row ({width // 2} cards)")
+        raise ValueError(
+            f"parse: row {row} {arr[row].as_py()!r} is not a whole number "
+            f"of cards like the first row ({width // 2} cards)"
+        )
     offsets_buf, data_buf = norm.buffers()[1], norm.buffers()[2]
     off_dtype = np.int64 if pa.types.is_large_string(norm.type) else np.int32
-    offsets = np.frombuffer(offsets_buf, dtype=off_dtype)[norm.offset:norm.offset + n + 1]
-    data = np.frombuffer(data_buf, dtype=np.uint8)[offsets[0]:offsets[-1]].reshape(n, width)
+    offsets = np.frombuffer(offsets_buf, dtype=off_dtype)[norm.offset : norm.offset + n + 1]
+    data = np.frombuffer(data_buf, dtype=np.uint8)[offsets[0] : offsets[-1]].reshape(n, width)
     ranks = _RANK_OF[data[:, 0::2]]
     suits = _SUIT_OF[data[:, 1::2]]
     cards = (ranks << 2) | suits
@@ -95,8 +108,9 @@ def parse(texts: Any) -> np.ndarray:
     bad = ((ranks == 255) | (suits == 255)) & ~dash
     if bad.any():
         row = int(np.flatnonzero(bad.any(axis=1))[0])
-        raise ValueError(f"parse: row {row} {arr[row].as_py()!r} holds an unknown card "
-                         f"(ranks {RANKS} or 10, suits {SUITS} or ♦♣♥♠)")
+        raise ValueError(
+            f"parse: row {row} {arr[row].as_py()!r} holds an unknown card (ranks {RANKS} or 10, suits {SUITS} or ♦♣♥♠)"
+        )
     return cards[0] if single else cards
 
 
@@ -220,8 +234,8 @@ def parse_column(texts: Any, k: int) -> np.ndarray:
         return out
     sub = norm.take(pa.array(good)) if good.size != n else norm
     off_dtype = np.int64 if pa.types.is_large_string(sub.type) else np.int32
-    offsets = np.frombuffer(sub.buffers()[1], dtype=off_dtype)[sub.offset:sub.offset + len(sub) + 1]
-    data = np.frombuffer(sub.buffers()[2], dtype=np.uint8)[offsets[0]:offsets[-1]].reshape(len(sub), 2 * k)
+    offsets = np.frombuffer(sub.buffers()[1], dtype=off_dtype)[sub.offset : sub.offset + len(sub) + 1]
+    data = np.frombuffer(sub.buffers()[2], dtype=np.uint8)[offsets[0] : offsets[-1]].reshape(len(sub), 2 * k)
     ranks = _RANK_OF[data[:, 0::2]]
     suits = _SUIT_OF[data[:, 1::2]]
     codes = (ranks << 2) | suits

@@ -7,6 +7,7 @@ Fisher-Yates; each bounded draw uses Lemire's multiply-shift on a 16-bit word
 (four per SplitMix64 output) with rejection, so it is exactly uniform. Forward order means the first m
 positions are final after m steps: dealing kernels shuffle only what they deal.
 """
+
 from __future__ import annotations
 
 from typing import Any

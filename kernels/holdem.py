@@ -10,6 +10,7 @@ the score through a perfect hash of the rank multiset: no branches on the
 category, two small L2-resident tables. Card validation (range and
 duplicates) is fused into the same pass.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -29,8 +30,10 @@ CARD_KEY: np.ndarray = _T["card_key"]
 DISPLACE7, TABLE7 = _T["displace7"], _T["rank_table7"]
 DISPLACE56, TABLE56 = _T["displace56"], _T["rank_table56"]
 if int(_T["mult7"][0]) != _ht.HASH_MULT["7"] or int(_T["mult56"][0]) != _ht.HASH_MULT["56"]:
-    raise ImportError("kernels/holdem_tables.npz was built with other hash multipliers: "
-                      "rebuild it with `python -m cardbatch.kernels.holdem_tables`")
+    raise ImportError(
+        "kernels/holdem_tables.npz was built with other hash multipliers: "
+        "rebuild it with `python -m cardbatch.kernels.holdem_tables`"
+    )
 
 # Hash constants are module globals so numba compiles them in: as loop-invariant
 # loads from an array they cost about half the enumeration's speed.
@@ -51,17 +54,37 @@ _SUIT_SHIFT = np.uint64(_ht.SUIT_SHIFT)
 _ONE = np.uint64(1)
 _LOW6 = np.uint64(63)
 
-CATEGORY_NAMES = ("high card", "pair", "two pair", "three of a kind", "straight",
-                  "flush", "full house", "four of a kind", "straight flush")
-_RANK_WORD = ("two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
-              "jack", "queen", "king", "ace")
-_RANK_PLURAL = ("twos", "threes", "fours", "fives", "sixes", "sevens", "eights", "nines",
-                "tens", "jacks", "queens", "kings", "aces")
+CATEGORY_NAMES = (
+    "high card",
+    "pair",
+    "two pair",
+    "three of a kind",
+    "straight",
+    "flush",
+    "full house",
+    "four of a kind",
+    "straight flush",
+)
+_RANK_WORD = ("two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "jack", "queen", "king", "ace")
+_RANK_PLURAL = (
+    "twos",
+    "threes",
+    "fours",
+    "fives",
+    "sixes",
+    "sevens",
+    "eights",
+    "nines",
+    "tens",
+    "jacks",
+    "queens",
+    "kings",
+    "aces",
+)
 
 
 @njit(cache=True, inline="always")
-def _dense_of_key(key, flush_suit_mask, mult, bucket_shift, slot_shift, slot_mask,
-                  displace, rank_table, flush_table):
+def _dense_of_key(key, flush_suit_mask, mult, bucket_shift, slot_shift, slot_mask, displace, rank_table, flush_table):
     """Dense rank (1 best) of a summed key; flush_suit_mask is the flush suit's rank bitmask."""
     if key & _FLUSH_BITS:
         return flush_table[flush_suit_mask]
@@ -81,8 +104,7 @@ def _flush_suit(key):
 
 
 @njit(cache=True, inline="always")
-def _row_dense(cards, i, k, mult, bucket_shift, slot_shift, slot_mask, displace, rank_table,
-               flush_table, card_key):
+def _row_dense(cards, i, k, mult, bucket_shift, slot_shift, slot_mask, displace, rank_table, flush_table, card_key):
     """Dense rank of row i of ``cards`` (k a literal so the card loop unrolls), 0 if invalid.
 
     Valid means every card < 52 (the OR of ``c + 12`` stays below 64) and no
@@ -105,8 +127,7 @@ def _row_dense(cards, i, k, mult, bucket_shift, slot_shift, slot_mask, displace,
             c = cards[i, j]
             if (c & 3) == s:
                 mask |= 1 << (c >> 2)
-    return _dense_of_key(key, mask, mult, bucket_shift, slot_shift, slot_mask, displace,
-                         rank_table, flush_table)
+    return _dense_of_key(key, mask, mult, bucket_shift, slot_shift, slot_mask, displace, rank_table, flush_table)
 
 
 @njit(cache=True, inline="always")
@@ -117,8 +138,7 @@ def seven_dense(cards, i, displace7, table7, flush_table, card_key):
 
 
 @njit(cache=True, parallel=True)
-def _evaluate_kernel(cards, out, displace7, table7, displace56, table56, flush_table,
-                     score_of_dense, card_key):
+def _evaluate_kernel(cards, out, displace7, table7, displace56, table56, flush_table, score_of_dense, card_key):
     """Scores of ``cards[N, k]`` into ``out``; returns the number of invalid rows.
 
     ``score_of_dense[0]`` is INVALID, so a bad row needs no branch. One loop
@@ -173,8 +193,7 @@ def _enumerate7_kernel(pairs, nthreads, displace7, table7, flush_table, card_key
                                     for cc in (a, b, c, d, e, f, g):
                                         if (cc & 3) == s:
                                             mask |= 1 << (cc >> 2)
-                                dense = _dense_of_key(k7, mask, _M7, _B7, _S7, _K7, displace7, table7,
-                                                      flush_table)
+                                dense = _dense_of_key(k7, mask, _M7, _B7, _S7, _K7, displace7, table7, flush_table)
                                 hist[t, dense] += 1
     return hist.sum(axis=0)
 
@@ -188,8 +207,7 @@ def evaluate(cards: Any, out: np.ndarray | None = None) -> np.ndarray:
     """
     arr = check_card_array(cards, (5, 6, 7), "evaluate")
     out = check_out(out, arr.shape[0], np.uint32)
-    nbad = _evaluate_kernel(arr, out, DISPLACE7, TABLE7, DISPLACE56, TABLE56, FLUSH_TABLE,
-                            SCORE_OF_DENSE, CARD_KEY)
+    nbad = _evaluate_kernel(arr, out, DISPLACE7, TABLE7, DISPLACE56, TABLE56, FLUSH_TABLE, SCORE_OF_DENSE, CARD_KEY)
     if nbad:
         row = int(np.flatnonzero(out == INVALID)[0])
         raise ValueError(f"evaluate: row {row} {arr[row].tolist()}: {card_problem(arr[row])}")
@@ -208,8 +226,7 @@ def enumerate_seven(lowest: Any = None) -> np.ndarray:
         pairs = np.asarray(lowest, dtype=np.int64).reshape(-1, 2)
         if ((pairs[:, 0] < 0) | (pairs[:, 0] >= pairs[:, 1]) | (pairs[:, 1] > 46)).any():
             raise ValueError("enumerate_seven: lowest pairs must be (a, b) with 0 <= a < b <= 46")
-    return _enumerate7_kernel(pairs, numba.get_num_threads(), DISPLACE7, TABLE7,
-                              FLUSH_TABLE, CARD_KEY)
+    return _enumerate7_kernel(pairs, numba.get_num_threads(), DISPLACE7, TABLE7, FLUSH_TABLE, CARD_KEY)
 
 
 _SORTED_SCORES = np.sort(SCORE_OF_DENSE[1:])  # [0] is INVALID

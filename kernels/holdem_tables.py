@@ -16,6 +16,7 @@ The tables ship as ``holdem_tables.npz`` so importing costs no build time;
 ``python -m cardbatch.kernels.holdem_tables`` rebuilds it and the tests check that the
 shipped file equals a fresh build.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -119,8 +120,9 @@ def slot_of(keys: np.ndarray, mult: int, bucket_bits: int, slot_bits: int) -> tu
     return bucket, slot
 
 
-def perfect_hash(keys: np.ndarray, values: np.ndarray, mult: int, bucket_bits: int,
-                 slot_bits: int) -> tuple[np.ndarray, np.ndarray]:
+def perfect_hash(
+    keys: np.ndarray, values: np.ndarray, mult: int, bucket_bits: int, slot_bits: int
+) -> tuple[np.ndarray, np.ndarray]:
     """Hash-and-displace: ``slot ^ displace[bucket]`` is unique for every key.
 
     Needs every bucket's slots distinct (true for the multipliers in
@@ -141,7 +143,7 @@ def perfect_hash(keys: np.ndarray, values: np.ndarray, mult: int, bucket_bits: i
     for b in np.argsort(-sizes, kind="stable"):
         if sizes[b] == 0:
             break
-        members = order[starts[b]:starts[b + 1]]
+        members = order[starts[b] : starts[b + 1]]
         taken = np.zeros(candidates.size, dtype=bool)
         for s in slot[members]:
             taken |= used[candidates ^ s]
@@ -174,8 +176,9 @@ def build() -> dict[str, np.ndarray]:
         keys = [rank_key(c) for k in sizes for c in _multisets(k)]
         values = [dense_of[score_of_counts(c)] for k in sizes for c in _multisets(k)]
         bucket_bits, slot_bits = HASH_BITS[name]
-        displace, table = perfect_hash(np.array(keys, dtype=np.uint64), np.array(values, dtype=np.uint16),
-                                       HASH_MULT[name], bucket_bits, slot_bits)
+        displace, table = perfect_hash(
+            np.array(keys, dtype=np.uint64), np.array(values, dtype=np.uint16), HASH_MULT[name], bucket_bits, slot_bits
+        )
         hashes[f"mult{name}"] = np.array([HASH_MULT[name]], dtype=np.uint64)
         hashes[f"displace{name}"] = displace
         hashes[f"rank_table{name}"] = table

@@ -12,6 +12,7 @@ three-card games, ``7463 - dense rank`` for Hold'em), not a sort, so ranking
 stays linear. The fused ``*_values`` kernels deal (see :mod:`kernels.decks`),
 shuffling only the cards they deal, and evaluate in one pass.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -32,14 +33,14 @@ _CHUNK = 2048
 class DeckRanking:
     """Per-seat and per-deck results of a run (arrays; leading axis = decks)."""
 
-    values: np.ndarray        # [n, P] hand value (int32 three-card, uint32 Hold'em)
-    categories: np.ndarray    # [n, P] uint8
+    values: np.ndarray  # [n, P] hand value (int32 three-card, uint32 Hold'em)
+    categories: np.ndarray  # [n, P] uint8
     rank_in_deck: np.ndarray  # [n, P] uint8, 1 = best
-    global_rank: np.ndarray   # [n, P] int64, 1 = best hand of the run
-    winners: np.ndarray       # [n, P] bool
-    best: np.ndarray          # [n] value of the best seat
-    second: np.ndarray        # [n] value of the runner-up seat
-    start: int = 0            # index of the first deck
+    global_rank: np.ndarray  # [n, P] int64, 1 = best hand of the run
+    winners: np.ndarray  # [n, P] bool
+    best: np.ndarray  # [n] value of the best seat
+    second: np.ndarray  # [n] value of the runner-up seat
+    start: int = 0  # index of the first deck
 
     @property
     def margin(self) -> np.ndarray:
@@ -69,8 +70,9 @@ class DeckRanking:
 
 
 @njit(cache=True, parallel=True)
-def _zjh_values_kernel(n, seed, start, positions, lookup, c2, c3, category_by_value, special_235,
-                       values, categories, special):
+def _zjh_values_kernel(
+    n, seed, start, positions, lookup, c2, c3, category_by_value, special_235, values, categories, special
+):
     """Deal decks start.. of seed, evaluate each ZJH seat through ``lookup`` (multiset index)."""
     players = positions.shape[0]
     m = 3 * players
@@ -96,8 +98,9 @@ def _zjh_values_kernel(n, seed, start, positions, lookup, c2, c3, category_by_va
 
 
 @njit(cache=True, parallel=True)
-def _holdem_values_kernel(n, seed, start, hole, board, displace7, table7, flush_table,
-                          score_of_dense, card_key, scores, keys):
+def _holdem_values_kernel(
+    n, seed, start, hole, board, displace7, table7, flush_table, score_of_dense, card_key, scores, keys
+):
     """Deal Hold'em decks and score each seat's seven cards; keys = 7463 - dense rank."""
     players = hole.shape[0]
     m = board[4] + 1
@@ -133,8 +136,9 @@ def _histogram_kernel(keys, domain, nthreads):
 
 
 @njit(cache=True, parallel=True)
-def _rank_kernel(keys, values, greater, special, use_special, trips_floor,
-                 rank_in_deck, global_rank, winners, best, second):
+def _rank_kernel(
+    keys, values, greater, special, use_special, trips_floor, rank_in_deck, global_rank, winners, best, second
+):
     """Per deck: ranks by key, global ranks from ``greater[key]``, winners, best and second values."""
     n, players = keys.shape
     for i in prange(n):
@@ -174,9 +178,9 @@ def _rank_kernel(keys, values, greater, special, use_special, trips_floor,
 class Hands:
     """Evaluated seats of a slice of decks, before ranking (what both ranking passes share)."""
 
-    values: np.ndarray            # [n, P] hand values
-    keys: np.ndarray              # [n, P] integers in 0..domain-1, larger = better
-    categories: np.ndarray        # [n, P] uint8
+    values: np.ndarray  # [n, P] hand values
+    keys: np.ndarray  # [n, P] integers in 0..domain-1, larger = better
+    categories: np.ndarray  # [n, P] uint8
     domain: int
     start: int = 0
     special: np.ndarray | None = None  # [n, P] off-suit 2-3-5 flags when the rule is on
@@ -196,30 +200,51 @@ def rank(hands: Hands, counts: np.ndarray | None = None) -> DeckRanking:
         raise ValueError(f"counts must have shape ({hands.domain},), got {counts.shape}")
     greater = (counts.sum() - np.cumsum(counts)).astype(np.int64)  # seats strictly better than key
     values = hands.values
-    out = DeckRanking(values=values, categories=hands.categories,
-                      rank_in_deck=np.empty((n, players), np.uint8),
-                      global_rank=np.empty((n, players), np.int64),
-                      winners=np.empty((n, players), np.bool_),
-                      best=np.empty(n, values.dtype), second=np.empty(n, values.dtype), start=hands.start)
+    out = DeckRanking(
+        values=values,
+        categories=hands.categories,
+        rank_in_deck=np.empty((n, players), np.uint8),
+        global_rank=np.empty((n, players), np.int64),
+        winners=np.empty((n, players), np.bool_),
+        best=np.empty(n, values.dtype),
+        second=np.empty(n, values.dtype),
+        start=hands.start,
+    )
     use_special = hands.special is not None
-    _rank_kernel(hands.keys, values, greater,
-                 hands.special if use_special else np.zeros((1, 1), np.bool_),
-                 use_special, hands.trips_floor, out.rank_in_deck, out.global_rank, out.winners,
-                 out.best, out.second)
+    _rank_kernel(
+        hands.keys,
+        values,
+        greater,
+        hands.special if use_special else np.zeros((1, 1), np.bool_),
+        use_special,
+        hands.trips_floor,
+        out.rank_in_deck,
+        out.global_rank,
+        out.winners,
+        out.best,
+        out.second,
+    )
     return out
 
 
-def _zjh_hands(values: np.ndarray, categories: np.ndarray, special: np.ndarray | None,
-               rules: threecard.Rules, start: int) -> Hands:
+def _zjh_hands(
+    values: np.ndarray, categories: np.ndarray, special: np.ndarray | None, rules: threecard.Rules, start: int
+) -> Hands:
     use = rules.beats_trips_235 and special is not None
-    return Hands(values=values, keys=values, categories=categories,
-                 domain=int(threecard.lookup_of(rules).max()) + 1, start=start,
-                 special=np.ascontiguousarray(special, dtype=np.bool_) if use else None,
-                 trips_floor=threecard.trips_floor(rules) if use else 0)
+    return Hands(
+        values=values,
+        keys=values,
+        categories=categories,
+        domain=int(threecard.lookup_of(rules).max()) + 1,
+        start=start,
+        special=np.ascontiguousarray(special, dtype=np.bool_) if use else None,
+        trips_floor=threecard.trips_floor(rules) if use else 0,
+    )
 
 
-def deal_and_evaluate(game: str, n: int, players: int, seed: int,
-                      rules: "str | threecard.Rules" = "zjh", start: int = 0) -> Hands:
+def deal_and_evaluate(
+    game: str, n: int, players: int, seed: int, rules: str | threecard.Rules = "zjh", start: int = 0
+) -> Hands:
     """Deal decks ``start..start+n-1`` of ``seed`` to ``players`` seats and evaluate every seat."""
     n = check_count(n, "n")
     start = check_count(start, "start", 0, 2**63 - 1)
@@ -230,23 +255,46 @@ def deal_and_evaluate(game: str, n: int, players: int, seed: int,
         values = np.empty((n, players), np.int32)
         categories = np.empty((n, players), np.uint8)
         special = np.zeros((n, players) if r.beats_trips_235 else (1, 1), np.bool_)
-        _zjh_values_kernel(n, np.uint64(seed), np.int64(start), positions, threecard.lookup_of(r),
-                           threecard.C2, threecard.C3, threecard.category_by_value(r), r.beats_trips_235, values, categories, special)
+        _zjh_values_kernel(
+            n,
+            np.uint64(seed),
+            np.int64(start),
+            positions,
+            threecard.lookup_of(r),
+            threecard.C2,
+            threecard.C3,
+            threecard.category_by_value(r),
+            r.beats_trips_235,
+            values,
+            categories,
+            special,
+        )
         return _zjh_hands(values, categories, special if r.beats_trips_235 else None, r, start)
     if game == "holdem":
         hole, board = holdem_positions(players)
         scores = np.empty((n, players), np.uint32)
         keys = np.empty((n, players), np.int64)
-        _holdem_values_kernel(n, np.uint64(seed), np.int64(start), hole, board, holdem.DISPLACE7,
-                              holdem.TABLE7, holdem.FLUSH_TABLE, holdem.SCORE_OF_DENSE, holdem.CARD_KEY,
-                              scores, keys)
-        return Hands(values=scores, keys=keys, categories=(scores >> 20).astype(np.uint8), domain=7463,
-                     start=start)
+        _holdem_values_kernel(
+            n,
+            np.uint64(seed),
+            np.int64(start),
+            hole,
+            board,
+            holdem.DISPLACE7,
+            holdem.TABLE7,
+            holdem.FLUSH_TABLE,
+            holdem.SCORE_OF_DENSE,
+            holdem.CARD_KEY,
+            scores,
+            keys,
+        )
+        return Hands(values=scores, keys=keys, categories=(scores >> 20).astype(np.uint8), domain=7463, start=start)
     raise ValueError(f"game must be 'zjh' or 'holdem', got {game!r}")
 
 
-def evaluate_given_decks(decks: Any, game: str, players: int, rules: "str | threecard.Rules" = "zjh",
-                         start: int = 0) -> Hands:
+def evaluate_given_decks(
+    decks: Any, game: str, players: int, rules: str | threecard.Rules = "zjh", start: int = 0
+) -> Hands:
     """Evaluate decks you already have (``uint8[n, 52]``) with the seeds' dealing orders."""
     from .decks import deal_holdem, deal_zjh
 
@@ -264,13 +312,17 @@ def evaluate_given_decks(decks: Any, game: str, players: int, rules: "str | thre
         seven = np.concatenate([hole, np.repeat(board[:, None, :], players, axis=1)], axis=2)
         scores = holdem.evaluate(seven.reshape(n * players, 7)).reshape(n, players)
         keys = 7463 - holdem.dense_rank(scores).astype(np.int64)
-        return Hands(values=scores, keys=np.ascontiguousarray(keys),
-                     categories=(scores >> 20).astype(np.uint8), domain=7463, start=start)
+        return Hands(
+            values=scores,
+            keys=np.ascontiguousarray(keys),
+            categories=(scores >> 20).astype(np.uint8),
+            domain=7463,
+            start=start,
+        )
     raise ValueError(f"game must be 'zjh' or 'holdem', got {game!r}")
 
 
-def rank_zjh(n: int, players: int, seed: int, rules: "str | threecard.Rules" = "zjh",
-             start: int = 0) -> DeckRanking:
+def rank_zjh(n: int, players: int, seed: int, rules: str | threecard.Rules = "zjh", start: int = 0) -> DeckRanking:
     """Deal decks ``start..start+n-1`` of ``seed``, deal ZJH to ``players`` seats, and rank them."""
     return rank(deal_and_evaluate("zjh", n, players, seed, rules, start))
 
@@ -280,7 +332,8 @@ def rank_holdem(n: int, players: int, seed: int, start: int = 0) -> DeckRanking:
     return rank(deal_and_evaluate("holdem", n, players, seed, start=start))
 
 
-def rank_given_decks(decks: Any, game: str, players: int, rules: "str | threecard.Rules" = "zjh",
-                     start: int = 0) -> DeckRanking:
+def rank_given_decks(
+    decks: Any, game: str, players: int, rules: str | threecard.Rules = "zjh", start: int = 0
+) -> DeckRanking:
     """Rank decks you already have (``uint8[n, 52]``) with the seeds' dealing orders."""
     return rank(evaluate_given_decks(decks, game, players, rules, start))

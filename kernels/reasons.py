@@ -6,6 +6,7 @@ codes into their ``status`` arrays (:mod:`cardbatch.kernels.pots` and
 driver gives every rejected row one of them and writes its name and message.
 The order is stable: codes are shared between processes and summaries.
 """
+
 from __future__ import annotations
 
 REASONS: tuple[str, ...] = (

@@ -13,6 +13,7 @@ d). ``model="proportional"``: the seed's cases 1-4 (no AFK): demands
 water-filled at the caps. In both, the lower seat of a team takes the
 rounded-up half (seed) or the rounding remainder (proportional).
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -42,8 +43,24 @@ def _split(s, p, q, xp, xq, proportional):
 
 
 @njit(cache=True, parallel=True)
-def _settle_kernel(balance, multiplier, afk, winner, base, double, fee, proportional, caps, afk_rule,
-                   detail, delta, fee_out, cap_out, transfer, status):
+def _settle_kernel(
+    balance,
+    multiplier,
+    afk,
+    winner,
+    base,
+    double,
+    fee,
+    proportional,
+    caps,
+    afk_rule,
+    detail,
+    delta,
+    fee_out,
+    cap_out,
+    transfer,
+    status,
+):
     """Settle every game; ``cap_out`` and ``transfer`` are written only with ``detail``."""
     G = balance.shape[0]
     for c0 in prange((G + 1023) // 1024):
@@ -51,8 +68,25 @@ def _settle_kernel(balance, multiplier, afk, winner, base, double, fee, proporti
         left = np.empty(4, np.int64)
         cap = np.empty(4, np.int64)
         for g in range(c0 * 1024, min(G, (c0 + 1) * 1024)):
-            s = _settle_game(g, balance, multiplier, afk, winner, base, double, fee, proportional, caps,
-                             afk_rule, delta, fee_out, status, t, left, cap)
+            s = _settle_game(
+                g,
+                balance,
+                multiplier,
+                afk,
+                winner,
+                base,
+                double,
+                fee,
+                proportional,
+                caps,
+                afk_rule,
+                delta,
+                fee_out,
+                status,
+                t,
+                left,
+                cap,
+            )
             if detail:
                 transfer[g] = s
                 for i in range(4):
@@ -60,8 +94,25 @@ def _settle_kernel(balance, multiplier, afk, winner, base, double, fee, proporti
 
 
 @njit(cache=True, inline="always")
-def _settle_game(g, balance, multiplier, afk, winner, base, double, fee, proportional, caps, afk_rule,
-                 delta, fee_out, status, t, left, cap):
+def _settle_game(
+    g,
+    balance,
+    multiplier,
+    afk,
+    winner,
+    base,
+    double,
+    fee,
+    proportional,
+    caps,
+    afk_rule,
+    delta,
+    fee_out,
+    status,
+    t,
+    left,
+    cap,
+):
     """One game; returns its transfer (scratch ``t``, ``left``; each seat's cap lands in ``cap``)."""
     bd = base[g if base.shape[0] > 1 else 0] * double[g if double.shape[0] > 1 else 0]
     f = fee[g if fee.shape[0] > 1 else 0]
@@ -126,7 +177,8 @@ def _settle_game(g, balance, multiplier, afk, winner, base, double, fee, proport
 
 @dataclasses.dataclass
 class TeamSettlement:
-    """Per game: ``delta`` and ``fee`` ``[G, 4]``, each seat's ``cap`` ``[G, 4]``, the transfer ``s`` ``[G]``, ``status``."""
+    """Per game: ``delta`` and ``fee`` ``[G, 4]``, each seat's ``cap`` ``[G, 4]``, the transfer ``s``
+    ``[G]``, ``status``."""
 
     delta: np.ndarray
     fee: np.ndarray
@@ -146,10 +198,21 @@ def _games_array(value: Any, G: int, name: str) -> np.ndarray:
     return np.ascontiguousarray(arr, dtype=np.int64)
 
 
-def settle_2v2_detailed(balance: Any, multiplier: Any, afk: Any, winner: Any, base: Any, double: Any,
-                        fee: Any = 0, model: str = "seed", caps: bool = True, afk_rule: bool = True,
-                        raise_on_error: bool = True, detail: bool = True,
-                        out: tuple[np.ndarray, np.ndarray] | None = None) -> TeamSettlement:
+def settle_2v2_detailed(
+    balance: Any,
+    multiplier: Any,
+    afk: Any,
+    winner: Any,
+    base: Any,
+    double: Any,
+    fee: Any = 0,
+    model: str = "seed",
+    caps: bool = True,
+    afk_rule: bool = True,
+    raise_on_error: bool = True,
+    detail: bool = True,
+    out: tuple[np.ndarray, np.ndarray] | None = None,
+) -> TeamSettlement:
     """:func:`settle_2v2` with each seat's cap and the transfer, for explaining a result.
 
     ``detail=False`` leaves ``cap`` and ``transfer`` out (``None``), which
@@ -178,26 +241,55 @@ def settle_2v2_detailed(balance: Any, multiplier: Any, afk: Any, winner: Any, ba
         if not isinstance(a, np.ndarray) or a.dtype != np.int64 or a.shape != (G, 4) or not a.flags.c_contiguous:
             raise ValueError(f"out must be two contiguous int64[{G}, 4] arrays")
     delta_out, fee_out = out
-    out = TeamSettlement(delta=delta_out, fee=fee_out,
-                         cap=np.empty((G, 4) if detail else (1, 4), np.int64),
-                         transfer=np.empty(G if detail else 1, np.int64), status=np.empty(G, np.uint8))
-    _settle_kernel(np.ascontiguousarray(bal, dtype=np.int64), np.ascontiguousarray(mult, dtype=np.int64),
-                   np.ascontiguousarray(af if af.dtype == np.bool_ else af != 0), win,
-                   _games_array(base, G, "base"), _games_array(double, G, "double"), _games_array(fee, G, "fee"),
-                   model == "proportional", bool(caps), bool(afk_rule), detail, out.delta, out.fee, out.cap,
-                   out.transfer, out.status)
+    out = TeamSettlement(
+        delta=delta_out,
+        fee=fee_out,
+        cap=np.empty((G, 4) if detail else (1, 4), np.int64),
+        transfer=np.empty(G if detail else 1, np.int64),
+        status=np.empty(G, np.uint8),
+    )
+    _settle_kernel(
+        np.ascontiguousarray(bal, dtype=np.int64),
+        np.ascontiguousarray(mult, dtype=np.int64),
+        np.ascontiguousarray(af if af.dtype == np.bool_ else af != 0),
+        win,
+        _games_array(base, G, "base"),
+        _games_array(double, G, "double"),
+        _games_array(fee, G, "fee"),
+        model == "proportional",
+        bool(caps),
+        bool(afk_rule),
+        detail,
+        out.delta,
+        out.fee,
+        out.cap,
+        out.transfer,
+        out.status,
+    )
     if not detail:
         out.cap = out.transfer = None
     if raise_on_error and out.status.any():
         g = int(np.flatnonzero(out.status)[0])
-        raise ValueError(f"settle_2v2: game {g} is invalid ({REASONS[out.status[g]]}): balance "
-                         f"{bal[g].tolist()}, multiplier {mult[g].tolist()}, winner {int(win[g])}")
+        raise ValueError(
+            f"settle_2v2: game {g} is invalid ({REASONS[out.status[g]]}): balance "
+            f"{bal[g].tolist()}, multiplier {mult[g].tolist()}, winner {int(win[g])}"
+        )
     return out
 
 
-def settle_2v2(balance: Any, multiplier: Any, afk: Any, winner: Any, base: Any, double: Any,
-               fee: Any = 0, model: str = "seed", caps: bool = True, afk_rule: bool = True,
-               out: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray]:
+def settle_2v2(
+    balance: Any,
+    multiplier: Any,
+    afk: Any,
+    winner: Any,
+    base: Any,
+    double: Any,
+    fee: Any = 0,
+    model: str = "seed",
+    caps: bool = True,
+    afk_rule: bool = True,
+    out: tuple[np.ndarray, np.ndarray] | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
     """Coin changes of 2v2 games: ``(delta int64[G, 4], fee int64[G, 4])``.
 
     ``balance``, ``multiplier`` (x >= 1), ``afk``: ``[G, 4]``; ``winner``: team
@@ -206,13 +298,16 @@ def settle_2v2(balance: Any, multiplier: Any, afk: Any, winner: Any, base: Any, 
     house's take, outside it (the balance change is ``delta - fee``). Raises
     ``ValueError`` naming the first invalid game.
     """
-    r = settle_2v2_detailed(balance, multiplier, afk, winner, base, double, fee, model, caps, afk_rule,
-                            detail=False, out=out)
+    r = settle_2v2_detailed(
+        balance, multiplier, afk, winner, base, double, fee, model, caps, afk_rule, detail=False, out=out
+    )
     return r.delta, r.fee
 
 
-def validate_2v2(balance: Any, multiplier: Any, afk: Any, winner: Any, base: Any, double: Any,
-                 fee: Any = 0) -> np.ndarray:
+def validate_2v2(
+    balance: Any, multiplier: Any, afk: Any, winner: Any, base: Any, double: Any, fee: Any = 0
+) -> np.ndarray:
     """Reason code per game (index into :data:`REASONS`; 0 = ok), without raising."""
-    return settle_2v2_detailed(balance, multiplier, afk, winner, base, double, fee,
-                               raise_on_error=False, detail=False).status
+    return settle_2v2_detailed(
+        balance, multiplier, afk, winner, base, double, fee, raise_on_error=False, detail=False
+    ).status

@@ -16,6 +16,7 @@ multiset index ``lo + C2[mid] + C3[hi]`` of the 26,235 multisets of three
 codes 0..52; multisets with a repeated card or a code 52 ("anything above
 51") hold -1, so validation costs no branch.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -33,8 +34,14 @@ _CATEGORY_NAMES = {
     "teen_patti": ("high card", "pair", "sequence", "color", "pure sequence", "trail"),
     "three_card_poker": ("high card", "pair", "straight", "flush", "straight flush", "three of a kind"),
 }
-_MAX_WITHIN = {HIGH: 14 * 256 + 13 * 16 + 11, PAIR: 14 * 16 + 13, STRAIGHT: 12,
-               FLUSH: 14 * 256 + 13 * 16 + 11, STRAIGHT_FLUSH: 12, TRIPS: 14}
+_MAX_WITHIN = {
+    HIGH: 14 * 256 + 13 * 16 + 11,
+    PAIR: 14 * 16 + 13,
+    STRAIGHT: 12,
+    FLUSH: 14 * 256 + 13 * 16 + 11,
+    STRAIGHT_FLUSH: 12,
+    TRIPS: 14,
+}
 ORDERS = {  # worst to best
     "zjh": (HIGH, PAIR, STRAIGHT, FLUSH, STRAIGHT_FLUSH, TRIPS),
     "teen_patti": (HIGH, PAIR, FLUSH, STRAIGHT, STRAIGHT_FLUSH, TRIPS),
@@ -77,7 +84,7 @@ class Rules:
         if not isinstance(self.suited, bool) or not isinstance(self.beats_trips_235, bool):
             raise ValueError("rules: suited and beats_trips_235 must be booleans")
 
-    def replace(self, **changes: Any) -> "Rules":
+    def replace(self, **changes: Any) -> Rules:
         return dataclasses.replace(self, **changes)
 
 
@@ -89,7 +96,7 @@ PRESETS = {
 }
 
 
-def rules_of(rules: "str | Rules") -> Rules:
+def rules_of(rules: str | Rules) -> Rules:
     """A :class:`Rules` from a preset name or a rule object (``ValueError`` for unknown names)."""
     if isinstance(rules, Rules):
         return rules
@@ -159,7 +166,7 @@ def _all_hands() -> np.ndarray:
 
 
 @functools.lru_cache(maxsize=32)
-def lookup_of(rules: "str | Rules") -> np.ndarray:
+def lookup_of(rules: str | Rules) -> np.ndarray:
     """``int32[N_SLOTS]``: the value at each multiset index, -1 for invalid multisets.
 
     int32 because every value is below 2**17 (``zjh_suited`` tops out at
@@ -200,7 +207,7 @@ def _evaluate_kernel(cards, lookup, c2, c3, out):
     return nbad
 
 
-def evaluate(cards: Any, rules: "str | Rules" = "zjh", out: np.ndarray | None = None) -> np.ndarray:
+def evaluate(cards: Any, rules: str | Rules = "zjh", out: np.ndarray | None = None) -> np.ndarray:
     """Value (``int32``, higher is better) of each hand in ``cards[N, 3]`` under ``rules``.
 
     ``out``: an ``int32[N]`` array to write into (reuse it across batches to
@@ -241,7 +248,7 @@ def category_by_value(rules: Rules) -> np.ndarray:
     return out
 
 
-def category_of(values: Any, rules: "str | Rules" = "zjh") -> np.ndarray:
+def category_of(values: Any, rules: str | Rules = "zjh") -> np.ndarray:
     """Category of each value: ``uint8``, 0 high card, 1 pair, 2 straight, 3 flush, 4 straight flush, 5 trips."""
     lookup = category_by_value(rules_of(rules))
     arr = np.asarray(values)
@@ -265,7 +272,7 @@ def is_235(cards: Any) -> np.ndarray:
     return (ranks[:, 0] == 0) & (ranks[:, 1] == 1) & (ranks[:, 2] == 3) & ~one_suit
 
 
-def winners_235(values: Any, special: Any, rules: "str | Rules" = "zjh") -> np.ndarray:
+def winners_235(values: Any, special: Any, rules: str | Rules = "zjh") -> np.ndarray:
     """Winners of each group (row) of hands under the 2-3-5 rule: ``bool[G, S]``.
 
     ``values[G, S]`` (use a value below every real one, e.g. -1, for empty or
@@ -296,7 +303,7 @@ def trips_floor(rules: Rules) -> int:
     return int(table[cats == TRIPS].min())
 
 
-def describe(value: int, rules: "str | Rules" = "zjh") -> str:
+def describe(value: int, rules: str | Rules = "zjh") -> str:
     """A readable name of one value: ``"flush, A-K-J"`` (ranks), or the cards when suits count."""
     r = rules_of(rules)
     idx = int(_value_index(np.array([value], dtype=np.int64), r, "describe")[0])
@@ -320,7 +327,7 @@ def _evaluate_seats_kernel(hole, mask, lookup, c2, c3, out):
             out[t, s] = max(v, 0)
 
 
-def evaluate_seats(hole: Any, mask: Any, rules: "str | Rules" = "zjh") -> np.ndarray:
+def evaluate_seats(hole: Any, mask: Any, rules: str | Rules = "zjh") -> np.ndarray:
     """Values of whole tables: ``hole[T, S, 3]`` where ``mask[T, S]``, else 0 (invalid hands score 0)."""
     h = np.ascontiguousarray(hole, dtype=np.uint8)
     m = np.ascontiguousarray(mask, dtype=np.bool_)

@@ -6,6 +6,7 @@ The one installed top-level package. Its two halves live in the repository's
 in and out, engines, the command line); ``pyproject.toml`` maps the folders.
 This folder holds only the package's own ``__init__`` and ``__main__``.
 """
+
 from __future__ import annotations
 
 from importlib.metadata import PackageNotFoundError, version

@@ -1,4 +1,5 @@
 """Shared helpers for the tests: combination arrays and random distinct-card hands."""
+
 from __future__ import annotations
 
 import itertools
@@ -10,8 +11,7 @@ import pytest
 
 def all_combinations(n: int, k: int) -> np.ndarray:
     """Every k-subset of range(n) in lexicographic order, as uint8[C(n, k), k]."""
-    return np.fromiter(itertools.combinations(range(n), k), dtype=np.dtype((np.uint8, k)),
-                       count=math.comb(n, k))
+    return np.fromiter(itertools.combinations(range(n), k), dtype=np.dtype((np.uint8, k)), count=math.comb(n, k))
 
 
 def random_hands(rng: np.random.Generator, n: int, k: int) -> np.ndarray:

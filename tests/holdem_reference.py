@@ -3,6 +3,7 @@
 Five cards are classified by counting ranks and suits; six or seven cards take
 the best of every five-card subset.
 """
+
 from __future__ import annotations
 
 import itertools

@@ -3,6 +3,7 @@
 Each table is lists of ints/bools; the functions raise Orphan when a layer has
 no live contributor and refunds are off.
 """
+
 from __future__ import annotations
 
 
@@ -72,8 +73,7 @@ def layers(contrib, live):
             pots[-1]["amount"] += amount
             pots[-1]["hi"] = L
         else:
-            pots.append({"lo": prev, "hi": L, "amount": amount, "eligible": eligible or contributors,
-                         "kind": kind})
+            pots.append({"lo": prev, "hi": L, "amount": amount, "eligible": eligible or contributors, "kind": kind})
         prev = L
     return pots
 
@@ -94,8 +94,21 @@ def winners_of(eligible, score, special=None, trips_floor=None):
     return won
 
 
-def standard(contrib, live, score, button, rake_num=0, rake_den=1, rake_cap=None, no_rake=False,
-             unit=1, first_winner=False, refund=False, special=None, trips_floor=None):
+def standard(
+    contrib,
+    live,
+    score,
+    button,
+    rake_num=0,
+    rake_den=1,
+    rake_cap=None,
+    no_rake=False,
+    unit=1,
+    first_winner=False,
+    refund=False,
+    special=None,
+    trips_floor=None,
+):
     """Returns (payout, rake)."""
     S = len(contrib)
     pots = layers(contrib, live)
@@ -140,8 +153,9 @@ def loser_groups(remaining, weights, losers, score, button, S, first_winner, out
     return out, remaining
 
 
-def street_policy(policy, streets, live, score, button, unit=1, first_winner=False, refund=False,
-                  special=None, trips_floor=None):
+def street_policy(
+    policy, streets, live, score, button, unit=1, first_winner=False, refund=False, special=None, trips_floor=None
+):
     """SPEC §6 over ``streets`` (a list of contribution rows)."""
     S = len(live)
     live_seats = {s for s in range(S) if live[s]}
@@ -177,8 +191,7 @@ def street_policy(policy, streets, live, score, button, unit=1, first_winner=Fal
                     remaining -= stake[w]
             out, remaining = loser_groups(remaining, list(c), losers, score, button, S, first_winner, out)
             if remaining:
-                out = add(out, split_equal(remaining, best(live_contributors, score), button, S, unit,
-                                           first_winner))
+                out = add(out, split_equal(remaining, best(live_contributors, score), button, S, unit, first_winner))
             continue
         rest_weights = [0] * S
         rest_total = 0
@@ -192,8 +205,9 @@ def street_policy(policy, streets, live, score, button, unit=1, first_winner=Fal
                 for s in p["eligible"]:
                     out[s] += share[s]
                     back += share[s]
-                out = add(out, split_equal(p["amount"] - back, best(p["eligible"], score), button, S,
-                                           unit, first_winner))
+                out = add(
+                    out, split_equal(p["amount"] - back, best(p["eligible"], score), button, S, unit, first_winner)
+                )
             else:
                 for s in p["eligible"]:
                     rest_weights[s] += share[s]
@@ -201,6 +215,5 @@ def street_policy(policy, streets, live, score, button, unit=1, first_winner=Fal
         if policy == "hybrid" and rest_total:
             out, remaining = loser_groups(rest_total, rest_weights, losers, score, button, S, first_winner, out)
             if remaining:
-                out = add(out, split_equal(remaining, best(live_contributors, score), button, S, unit,
-                                           first_winner))
+                out = add(out, split_equal(remaining, best(live_contributors, score), button, S, unit, first_winner))
     return out

@@ -1,4 +1,5 @@
 """The batch driver end to end: real Parquet files, real processes, a real Dask LocalCluster."""
+
 from __future__ import annotations
 
 import json
@@ -19,8 +20,9 @@ from cardbatch.batch.runner import run
 
 
 def cli(*args, env=None):
-    return subprocess.run([sys.executable, "-m", "cardbatch", *args], capture_output=True, text=True,
-                          env={**os.environ, **(env or {})})
+    return subprocess.run(
+        [sys.executable, "-m", "cardbatch", *args], capture_output=True, text=True, env={**os.environ, **(env or {})}
+    )
 
 
 def write(g, path, row_group=700):
@@ -108,11 +110,23 @@ def test_team_games(tmp_path):
 def test_crash_then_rerun_gives_identical_output(holdem_file, tmp_path):
     g, path = holdem_file
     clean = tmp_path / "clean"
-    assert cli("settle", str(path), "--out", str(clean), "--workers", "1", "--batch-rows", "700",
-               "--quiet").returncode == 0
+    assert (
+        cli("settle", str(path), "--out", str(clean), "--workers", "1", "--batch-rows", "700", "--quiet").returncode
+        == 0
+    )
     crashed = tmp_path / "crashed"
-    res = cli("settle", str(path), "--out", str(crashed), "--workers", "2", "--batch-rows", "700", "--quiet",
-              env={"CARDBATCH_FAIL_PART": "part-00000-00002"})
+    res = cli(
+        "settle",
+        str(path),
+        "--out",
+        str(crashed),
+        "--workers",
+        "2",
+        "--batch-rows",
+        "700",
+        "--quiet",
+        env={"CARDBATCH_FAIL_PART": "part-00000-00002"},
+    )
     assert res.returncode != 0 and "injected failure" in res.stderr
     assert not (crashed / "summary.json").exists()
     assert not (crashed / "results" / "part-00000-00002.parquet").exists()
@@ -174,6 +188,7 @@ def test_dask_local_cluster_equals_local_engine(holdem_file, tmp_path):
 
 def test_mixed_games_in_one_file(tmp_path):
     from cardbatch.batch.runner import settle_table
+
     a = generate_hands("holdem", 500, 1).table
     b = generate_hands("zjh", 500, 2, start=500).table
     t = pa.concat_tables([a, b], promote_options="permissive")
@@ -196,16 +211,30 @@ def test_part_widens_when_later_batches_hold_another_game(tmp_path):
     got = read_dir(tmp_path / "out" / "results")
     assert got.schema.field("score").type == pa.list_(pa.int64())
     assert got.num_rows == s["rows_settled"] and sorted(got.column("hand_id").to_pylist()) == sorted(
-        set(range(600)) - set(read_dir(tmp_path / "out" / "errors").column("hand_id").to_pylist()
-                              if list((tmp_path / "out" / "errors").glob("*.parquet")) else []))
+        set(range(600))
+        - set(
+            read_dir(tmp_path / "out" / "errors").column("hand_id").to_pylist()
+            if list((tmp_path / "out" / "errors").glob("*.parquet"))
+            else []
+        )
+    )
     assert not list((tmp_path / "out" / "results").glob(".*"))  # no temporary file left
 
 
 def test_unreachable_scheduler_exits_2(holdem_file, tmp_path):
     pytest.importorskip("dask.distributed")
     g, path = holdem_file
-    res = cli("settle", str(path), "--out", str(tmp_path / "o"), "--engine", "dask", "--scheduler",
-              "tcp://127.0.0.1:9", "--quiet")
+    res = cli(
+        "settle",
+        str(path),
+        "--out",
+        str(tmp_path / "o"),
+        "--engine",
+        "dask",
+        "--scheduler",
+        "tcp://127.0.0.1:9",
+        "--quiet",
+    )
     assert res.returncode == 2 and "cannot reach the Dask scheduler" in res.stderr
 
 

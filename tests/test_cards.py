@@ -51,8 +51,17 @@ def test_large_column_round_trip(rng):
     assert (cards.parse(cards.format(x)) == x).all()
 
 
-@pytest.mark.parametrize("bad,row", [(["AsKd", "AsXd"], 1), (["AsKd", "1sKd"], 1), (["Zs"], 0),
-                                     (["AsKd", "AsK"], 1), (["AsKd", "AsKdQh"], 1), (["As", ""], 1)])
+@pytest.mark.parametrize(
+    "bad,row",
+    [
+        (["AsKd", "AsXd"], 1),
+        (["AsKd", "1sKd"], 1),
+        (["Zs"], 0),
+        (["AsKd", "AsK"], 1),
+        (["AsKd", "AsKdQh"], 1),
+        (["As", ""], 1),
+    ],
+)
 def test_rejects_bad_text_naming_the_row(bad, row):
     with pytest.raises(ValueError, match=f"row {row}"):
         cards.parse(bad)

@@ -1,4 +1,5 @@
 """`cardbatch rank-decks` end to end in a real subprocess, writing real Parquet."""
+
 import subprocess
 import sys
 
@@ -27,8 +28,24 @@ def test_rank_decks_writes_every_deck(tmp_path):
 
 def test_rank_decks_top_k_across_slices(tmp_path, monkeypatch):
     out = tmp_path / "top.parquet"
-    res = run("rank-decks", "--game", "holdem", "--decks", "4000", "--players", "6", "--seed", "2",
-              "--out", str(out), "--top", "7", "--by", "margin", "--quiet")
+    res = run(
+        "rank-decks",
+        "--game",
+        "holdem",
+        "--decks",
+        "4000",
+        "--players",
+        "6",
+        "--seed",
+        "2",
+        "--out",
+        str(out),
+        "--top",
+        "7",
+        "--by",
+        "margin",
+        "--quiet",
+    )
     assert res.returncode == 0, res.stderr
     t = pq.read_table(out)
     direct = ranking.rank_holdem(4000, 6, 2)

@@ -1,15 +1,12 @@
 import numpy as np
 import pytest
-
-from cardbatch.kernels import cards, holdem
-from cardbatch.kernels import holdem_tables
 from conftest import all_combinations, random_hands
 from holdem_reference import best_score
 
-FIVE_CARD_COUNTS = {0: 1302540, 1: 1098240, 2: 123552, 3: 54912, 4: 10200,
-                    5: 5108, 6: 3744, 7: 624, 8: 40}
-SEVEN_CARD_COUNTS = [23294460, 58627800, 31433400, 6461620, 6180020,
-                     4047644, 3473184, 224848, 41584]
+from cardbatch.kernels import cards, holdem, holdem_tables
+
+FIVE_CARD_COUNTS = {0: 1302540, 1: 1098240, 2: 123552, 3: 54912, 4: 10200, 5: 5108, 6: 3744, 7: 624, 8: 40}
+SEVEN_CARD_COUNTS = [23294460, 58627800, 31433400, 6461620, 6180020, 4047644, 3473184, 224848, 41584]
 
 
 @pytest.fixture(scope="module")
@@ -87,20 +84,23 @@ def test_enumeration_agrees_with_evaluate_on_a_slice():
     assert (got == expect).all()
 
 
-@pytest.mark.parametrize("text,name", [
-    ("AsKsQsJsTs", "royal flush"),
-    ("5h4h3h2hAh", "straight flush, five high"),
-    ("9c9d9h9sAd", "four of a kind, nines, ace kicker"),
-    ("QcQdQh4s4d", "full house, queens full of fours"),
-    ("Ad Qd 9d 5d 2d", "flush, ace-queen-nine-five-two"),
-    ("9c8d7h6s5d", "straight, nine high"),
-    ("As2d3c4h5s", "straight, five high"),
-    ("7c7d7hKs2d", "three of a kind, sevens, king-two kickers"),
-    ("KcKd4h4sAd", "two pair, kings and fours, ace kicker"),
-    ("JcJdAh9s4d", "pair of jacks, ace-nine-four kickers"),
-    ("AcKd9h7s3d", "high card, ace-king-nine-seven-three"),
-    ("KcKd4h4sAd2c2h", "two pair, kings and fours, ace kicker"),
-])
+@pytest.mark.parametrize(
+    "text,name",
+    [
+        ("AsKsQsJsTs", "royal flush"),
+        ("5h4h3h2hAh", "straight flush, five high"),
+        ("9c9d9h9sAd", "four of a kind, nines, ace kicker"),
+        ("QcQdQh4s4d", "full house, queens full of fours"),
+        ("Ad Qd 9d 5d 2d", "flush, ace-queen-nine-five-two"),
+        ("9c8d7h6s5d", "straight, nine high"),
+        ("As2d3c4h5s", "straight, five high"),
+        ("7c7d7hKs2d", "three of a kind, sevens, king-two kickers"),
+        ("KcKd4h4sAd", "two pair, kings and fours, ace kicker"),
+        ("JcJdAh9s4d", "pair of jacks, ace-nine-four kickers"),
+        ("AcKd9h7s3d", "high card, ace-king-nine-seven-three"),
+        ("KcKd4h4sAd2c2h", "two pair, kings and fours, ace kicker"),
+    ],
+)
 def test_describe(text, name):
     assert holdem.describe(int(holdem.evaluate(cards.parse([text]))[0])) == name
 
@@ -112,13 +112,16 @@ def test_packed_layout():
     assert wheel == (4 << 20) | (3 << 16)
 
 
-@pytest.mark.parametrize("hand,row", [
-    ([[0, 1, 2, 3, 4], [0, 1, 2, 3, 52]], 1),
-    ([[0, 1, 2, 3, 4], [0, 1, 2, 3, 4], [9, 9, 2, 3, 4]], 2),
-    ([[0, 1, 2, 3, 4, 255]], 0),
-    ([[0, 1, 2, 3, 4, 5, 200]], 0),
-    ([[0, 1, 2, 3, 4, 5, 116]], 0),
-])
+@pytest.mark.parametrize(
+    "hand,row",
+    [
+        ([[0, 1, 2, 3, 4], [0, 1, 2, 3, 52]], 1),
+        ([[0, 1, 2, 3, 4], [0, 1, 2, 3, 4], [9, 9, 2, 3, 4]], 2),
+        ([[0, 1, 2, 3, 4, 255]], 0),
+        ([[0, 1, 2, 3, 4, 5, 200]], 0),
+        ([[0, 1, 2, 3, 4, 5, 116]], 0),
+    ],
+)
 def test_rejects_bad_cards_naming_the_row(hand, row):
     with pytest.raises(ValueError, match=f"row {row}"):
         holdem.evaluate(np.array(hand, dtype=np.uint8))
@@ -157,8 +160,8 @@ def test_shipped_tables_equal_a_fresh_build():
 def test_evaluate_seats_widths_agree(rng):
     T, S = 500, 6
     deck = np.argsort(rng.random((T, 52)), axis=1).astype(np.uint8)
-    hole = deck[:, :2 * S].reshape(T, S, 2)
-    board = deck[:, 2 * S:2 * S + 5]
+    hole = deck[:, : 2 * S].reshape(T, S, 2)
+    board = deck[:, 2 * S : 2 * S + 5]
     mask = rng.random((T, S)) < 0.7
     narrow = holdem.evaluate_seats(hole, board, mask)
     wide = holdem.evaluate_seats(hole, board, mask, dtype=np.int64)

@@ -1,5 +1,6 @@
 """The package's shape, checked from its source: one namespace, no import circles, no private
 names used across modules, argparse only in the CLI package, no I/O in the kernels."""
+
 from __future__ import annotations
 
 import ast
@@ -73,15 +74,17 @@ def _with_packages(importer: str, module: str) -> set[str]:
 
 
 def test_no_import_circle():
-    graph = {name: set().union(*(_with_packages(name, m) for m, _, _ in _imports(name, path))) - {name}
-             for name, path in MODULES.items()}
+    graph = {
+        name: set().union(*(_with_packages(name, m) for m, _, _ in _imports(name, path))) - {name}
+        for name, path in MODULES.items()
+    }
     state: dict[str, int] = {}  # 1 on the stack, 2 done
 
     def visit(node: str, stack: list[str]) -> None:
         state[node] = 1
         for nxt in sorted(graph[node]):
             if state.get(nxt) == 1:
-                cycle = stack[stack.index(nxt):] + [nxt] if nxt in stack else [node, nxt]
+                cycle = stack[stack.index(nxt) :] + [nxt] if nxt in stack else [node, nxt]
                 pytest.fail("import circle: " + " -> ".join(cycle))
             if nxt not in state:
                 visit(nxt, stack + [nxt])
@@ -102,8 +105,11 @@ def test_no_private_name_crosses_a_module(folder):
         tree = ast.parse(path.read_text(), str(path))
         bound: set[str] = set()  # local names bound to cardbatch modules
         for node in ast.walk(tree):
-            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(("cardbatch", ".")) or (
-                    isinstance(node, ast.ImportFrom) and node.level):
+            if (
+                isinstance(node, ast.ImportFrom)
+                and (node.module or "").startswith(("cardbatch", "."))
+                or (isinstance(node, ast.ImportFrom) and node.level)
+            ):
                 for alias in node.names:
                     assert not _private(alias.name), f"{path}:{node.lineno} imports private {alias.name}"
                     bound.add(alias.asname or alias.name)
@@ -130,7 +136,14 @@ def test_kernels_do_no_io_and_know_no_files():
         if not name.startswith("cardbatch.kernels"):
             continue
         for node in ast.walk(ast.parse(path.read_text(), str(path))):
-            names = ([a.name for a in node.names] if isinstance(node, ast.Import)
-                     else [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else [])
+            names = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module or ""]
+                if isinstance(node, ast.ImportFrom) and not node.level
+                else []
+            )
             for n in names:
-                assert not n.startswith(("pyarrow.parquet", "pyarrow.dataset", "cardbatch.batch", "dask")), f"{path}:{node.lineno} imports {n}"
+                assert not n.startswith(("pyarrow.parquet", "pyarrow.dataset", "cardbatch.batch", "dask")), (
+                    f"{path}:{node.lineno} imports {n}"
+                )

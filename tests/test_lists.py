@@ -1,9 +1,19 @@
 """Arrow list columns to padded arrays and back, including sliced arrays and nulls."""
+
 import numpy as np
 import pyarrow as pa
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from cardbatch.batch.lists import differs_from_list, gather_flat, list_offsets, list_parts, padded_to_list, scatter, take_list
+from cardbatch.batch.lists import (
+    differs_from_list,
+    gather_flat,
+    list_offsets,
+    list_parts,
+    padded_to_list,
+    scatter,
+    take_list,
+)
 
 rows = st.lists(st.one_of(st.none(), st.lists(st.integers(-5, 300), max_size=7)), min_size=1, max_size=30)
 
@@ -72,5 +82,4 @@ def test_take_gather_and_differs_like_python(pyrows, lo, data):
     want = [bool(lengths[r]) and other[r, 0] != padded[r, 0] for r in rows]
     assert differs_from_list(other, offsets, arr, rows).tolist() == want
     short = np.maximum(lengths - 1, 0)  # a recorded list of another length differs
-    assert differs_from_list(padded, list_offsets(short, rows), arr, rows).tolist() == [
-        bool(lengths[r]) for r in rows]
+    assert differs_from_list(padded, list_offsets(short, rows), arr, rows).tolist() == [bool(lengths[r]) for r in rows]

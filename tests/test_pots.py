@@ -1,9 +1,10 @@
 import numpy as np
+import pots_reference as ref
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from cardbatch.kernels import pots
-import pots_reference as ref
 
 
 def seed001():
@@ -47,8 +48,8 @@ def random_tables(rng, T, S, streets=1, fold_p=0.35, levels=(0, 5, 10, 10, 20, 3
     live = rng.random((T, S)) > fold_p
     score = rng.integers(0, 4, (T, S))
     for t in range(T):
-        contrib[t, :, seats[t]:] = 0
-        live[t, seats[t]:] = False
+        contrib[t, :, seats[t] :] = 0
+        live[t, seats[t] :] = False
         if not live[t].any():
             live[t, 0] = True
     button = np.array([rng.integers(0, n) for n in seats])
@@ -61,11 +62,20 @@ def reference(policy, contrib, live, score, button, **kw):
     for t in range(len(contrib)):
         try:
             if policy == "standard":
-                out.append(ref.standard(contrib[t].sum(axis=0).tolist(), live[t].tolist(), score[t].tolist(),
-                                        int(button[t]), **kw))
+                out.append(
+                    ref.standard(
+                        contrib[t].sum(axis=0).tolist(), live[t].tolist(), score[t].tolist(), int(button[t]), **kw
+                    )
+                )
             else:
-                out.append((ref.street_policy(policy, contrib[t].tolist(), live[t].tolist(), score[t].tolist(),
-                                              int(button[t]), **kw), 0))
+                out.append(
+                    (
+                        ref.street_policy(
+                            policy, contrib[t].tolist(), live[t].tolist(), score[t].tolist(), int(button[t]), **kw
+                        ),
+                        0,
+                    )
+                )
         except ref.Orphan:
             out.append("orphan_chips")
     return out
@@ -79,7 +89,13 @@ def compare(policy, contrib, live, score, button, kernel_kw=None, ref_kw=None):
             assert pots.REASONS[d.status[t]] == "orphan_chips", t
         else:
             assert d.status[t] == 0, (t, pots.REASONS[d.status[t]])
-            assert d.payout[t].tolist() == e[0], (t, contrib[t].tolist(), live[t].tolist(), score[t].tolist(), button[t])
+            assert d.payout[t].tolist() == e[0], (
+                t,
+                contrib[t].tolist(),
+                live[t].tolist(),
+                score[t].tolist(),
+                button[t],
+            )
             assert d.rake[t] == e[1]
     return d
 
@@ -109,22 +125,39 @@ def test_chip_unit_and_odd_chip_modes(rng, unit, first, policy):
     streets = 1 if policy == "standard" else 2
     contrib, live, score, button = random_tables(rng, 2000, 6, streets, levels=(0, 3, 7, 11, 11, 26, 101))
     mode = "first_winner" if first else "button"
-    compare(policy, contrib, live, score, button, {"chip_unit": unit, "odd_chips": mode},
-            {"unit": unit, "first_winner": first})
+    compare(
+        policy,
+        contrib,
+        live,
+        score,
+        button,
+        {"chip_unit": unit, "odd_chips": mode},
+        {"unit": unit, "first_winner": first},
+    )
 
 
 @pytest.mark.parametrize("pct,cap", [(0.05, None), (0.1, 7), ("0.029", 3), (0.29, None)])
 def test_rake_matches_reference(rng, pct, cap):
     from fractions import Fraction
+
     frac = Fraction(str(pct))
     contrib, live, score, button = random_tables(rng, 3000, 9)
     nfnd = rng.random(3000) < 0.2
-    d = pots.settle_detailed(contrib, live, score, button, rake_pct=pct, rake_cap=cap, no_flop_no_drop=nfnd,
-                             raise_on_error=False)
+    d = pots.settle_detailed(
+        contrib, live, score, button, rake_pct=pct, rake_cap=cap, no_flop_no_drop=nfnd, raise_on_error=False
+    )
     for t in range(3000):
         try:
-            p, r = ref.standard(contrib[t, 0].tolist(), live[t].tolist(), score[t].tolist(), int(button[t]),
-                                frac.numerator, frac.denominator, cap, bool(nfnd[t]))
+            p, r = ref.standard(
+                contrib[t, 0].tolist(),
+                live[t].tolist(),
+                score[t].tolist(),
+                int(button[t]),
+                frac.numerator,
+                frac.denominator,
+                cap,
+                bool(nfnd[t]),
+            )
         except ref.Orphan:
             assert d.status[t] == pots.ORPHAN_CHIPS
             continue
@@ -170,19 +203,28 @@ def test_235_rule_matches_reference(rng):
     assert (d.payout != plain)[d.status == 0].any()  # the rule changed some results
     for t in range(3000):
         try:
-            p, _ = ref.standard(contrib[t, 0].tolist(), live[t].tolist(), score[t].tolist(), int(button[t]),
-                                special=special[t].tolist(), trips_floor=6)
+            p, _ = ref.standard(
+                contrib[t, 0].tolist(),
+                live[t].tolist(),
+                score[t].tolist(),
+                int(button[t]),
+                special=special[t].tolist(),
+                trips_floor=6,
+            )
         except ref.Orphan:
             continue
         assert d.payout[t].tolist() == p
 
 
-@pytest.mark.parametrize("case,code", [
-    (([[10, -5]], [[1, 1]], 0), "negative_contrib"),
-    (([[10, 10]], [[0, 0]], 0), "no_live_seat"),
-    (([[10, 50]], [[1, 0]], 0), "orphan_chips"),
-    (([[10, 10]], [[1, 1]], 2), "bad_button"),
-])
+@pytest.mark.parametrize(
+    "case,code",
+    [
+        (([[10, -5]], [[1, 1]], 0), "negative_contrib"),
+        (([[10, 10]], [[0, 0]], 0), "no_live_seat"),
+        (([[10, 50]], [[1, 0]], 0), "orphan_chips"),
+        (([[10, 10]], [[1, 1]], 2), "bad_button"),
+    ],
+)
 def test_invalid_tables(case, code):
     c, live, button = case
     c = np.array(c)
@@ -190,8 +232,12 @@ def test_invalid_tables(case, code):
     assert pots.REASONS[status[0]] == code
     good = np.array([[10, 10]])
     with pytest.raises(ValueError, match=f"table 1 is invalid \\({code}\\)"):
-        pots.settle(np.vstack([good, c]), np.vstack([[True, True], np.array(live, bool)]),
-                    np.zeros((2, 2), int), np.array([0, button]))
+        pots.settle(
+            np.vstack([good, c]),
+            np.vstack([[True, True], np.array(live, bool)]),
+            np.zeros((2, 2), int),
+            np.array([0, button]),
+        )
 
 
 def test_bad_shapes_and_options():
@@ -221,16 +267,18 @@ def test_padding_and_batch_independence(rng):
     assert (pots.settle(pad(contrib, 0), pad(live, False), pad(score, 0), button)[:, :6] == whole).all()
     # each table alone gives the same result as in the batch
     for t in range(0, len(whole), 37):
-        assert (pots.settle(contrib[t:t + 1], live[t:t + 1], score[t:t + 1], button[t:t + 1]) == whole[t]).all()
+        assert (pots.settle(contrib[t : t + 1], live[t : t + 1], score[t : t + 1], button[t : t + 1]) == whole[t]).all()
 
 
-table_strategy = st.integers(2, 9).flatmap(lambda S: st.tuples(
-    st.lists(st.integers(0, 400), min_size=S, max_size=S),
-    st.lists(st.booleans(), min_size=S, max_size=S),
-    st.lists(st.integers(0, 3), min_size=S, max_size=S),
-    st.integers(0, S - 1),
-    st.integers(0, S - 1),
-))
+table_strategy = st.integers(2, 9).flatmap(
+    lambda S: st.tuples(
+        st.lists(st.integers(0, 400), min_size=S, max_size=S),
+        st.lists(st.booleans(), min_size=S, max_size=S),
+        st.lists(st.integers(0, 3), min_size=S, max_size=S),
+        st.integers(0, S - 1),
+        st.integers(0, S - 1),
+    )
+)
 
 
 @settings(max_examples=300, deadline=None)
@@ -247,15 +295,22 @@ def test_properties(table, policy):
     d = pots.settle_detailed(c, live, score, button, policy, raise_on_error=False, orphan_chips="refund")
     assert d.status[0] == 0
     payout = d.payout[0]
-    assert payout.sum() + d.rake[0] == c.sum()          # chips conserved
-    assert (payout >= 0).all()                           # never negative
+    assert payout.sum() + d.rake[0] == c.sum()  # chips conserved
+    assert (payout >= 0).all()  # never negative
     # folded seats get nothing unless an orphan layer was refunded to them
     if not (d.pot_kind == pots.POT_ORPHAN).any():
         assert (payout[~live[0]] == 0).all()
     # relabel seats by a rotation (button moves with them): payouts rotate
     perm = np.roll(np.arange(S), shift)
-    d2 = pots.settle_detailed(c[..., perm], live[:, perm], score[:, perm], int(np.flatnonzero(perm == button)[0]),
-                              policy, raise_on_error=False, orphan_chips="refund")
+    d2 = pots.settle_detailed(
+        c[..., perm],
+        live[:, perm],
+        score[:, perm],
+        int(np.flatnonzero(perm == button)[0]),
+        policy,
+        raise_on_error=False,
+        orphan_chips="refund",
+    )
     assert (d2.payout[0] == payout[perm]).all()
 
 
@@ -275,10 +330,16 @@ def test_pots_are_the_reference_layers(rng):
         assert d.status[t] == 0
         want = ref.layers(flat[t].tolist(), live[t].tolist())
         n = d.pot_count[t, 0]
-        got = [{"lo": int(d.pot_levels[t, 0, p, 0]), "hi": int(d.pot_levels[t, 0, p, 1]),
+        got = [
+            {
+                "lo": int(d.pot_levels[t, 0, p, 0]),
+                "hi": int(d.pot_levels[t, 0, p, 1]),
                 "amount": int(d.pot_amount[t, 0, p] + d.pot_rake[t, 0, p]),
                 "eligible": {s for s in range(9) if int(d.pot_eligible[t, 0, p]) >> s & 1},
-                "kind": ["normal", "uncalled", "orphan"][d.pot_kind[t, 0, p]]} for p in range(n)]
+                "kind": ["normal", "uncalled", "orphan"][d.pot_kind[t, 0, p]],
+            }
+            for p in range(n)
+        ]
         assert got == want, (t, flat[t].tolist(), live[t].tolist())
         kinds = [p["kind"] for p in want]
         nlive = live[t].sum()
@@ -320,7 +381,10 @@ def test_out_buffer_is_filled_and_checked(rng):
     out = np.full((len(contrib), 7), -99, np.int64)
     got = pots.settle(contrib, live, score, button, out=out)
     assert got is out and (out == pots.settle(contrib, live, score, button)).all()
-    for bad in (np.empty((len(contrib), 7), np.int32), np.empty((len(contrib), 6), np.int64),
-                np.empty((len(contrib), 14), np.int64)[:, ::2]):
+    for bad in (
+        np.empty((len(contrib), 7), np.int32),
+        np.empty((len(contrib), 6), np.int64),
+        np.empty((len(contrib), 14), np.int64)[:, ::2],
+    ):
         with pytest.raises(ValueError, match="out must be"):
             pots.settle(contrib, live, score, button, out=bad)

@@ -1,4 +1,5 @@
 """`cardbatch simulate`: conservation, caps, determinism, and knobs that move the outcome."""
+
 import json
 import subprocess
 import sys
@@ -13,8 +14,17 @@ from cardbatch.batch.simulate import Room, gini, simulate
 @pytest.mark.parametrize("game", ["team2v2", "zjh", "holdem"])
 @pytest.mark.parametrize("rebuy", [False, True])
 def test_coins_conserved_every_round(game, rebuy):
-    room = Room(game=game, players=2000, rounds=15, tables_per_round=300, fee=7, rake_pct="0.05", rake_cap=40,
-                rebuy=rebuy, seed=3)
+    room = Room(
+        game=game,
+        players=2000,
+        rounds=15,
+        tables_per_round=300,
+        fee=7,
+        rake_pct="0.05",
+        rake_cap=40,
+        rebuy=rebuy,
+        seed=3,
+    )
     s = simulate(room)
     series = s["_series"]
     start = room.players * room.start_balance
@@ -25,8 +35,19 @@ def test_coins_conserved_every_round(game, rebuy):
 
 
 def test_caps_keep_every_balance_non_negative():
-    s = simulate(Room(game="team2v2", players=400, rounds=60, tables_per_round=100, base=2000, double=3,
-                      start_balance=3000, fee=50, seed=1))
+    s = simulate(
+        Room(
+            game="team2v2",
+            players=400,
+            rounds=60,
+            tables_per_round=100,
+            base=2000,
+            double=3,
+            start_balance=3000,
+            fee=50,
+            seed=1,
+        )
+    )
     assert (s["_balance"] >= 0).all()
     assert s["bankrupt"] > 0  # the room is harsh enough to break players: the check has teeth
 
@@ -60,9 +81,29 @@ def test_gini():
 
 
 def test_command_writes_outputs(tmp_path):
-    res = subprocess.run([sys.executable, "-m", "cardbatch", "simulate", "--game", "team2v2", "--players", "400",
-                          "--rounds", "5", "--tables-per-round", "50", "--fee", "5", "--out", str(tmp_path),
-                          "--quiet"], capture_output=True, text=True)
+    res = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "cardbatch",
+            "simulate",
+            "--game",
+            "team2v2",
+            "--players",
+            "400",
+            "--rounds",
+            "5",
+            "--tables-per-round",
+            "50",
+            "--fee",
+            "5",
+            "--out",
+            str(tmp_path),
+            "--quiet",
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert res.returncode == 0, res.stderr
     summary = json.loads((tmp_path / "summary.json").read_text())
     assert pq.read_table(tmp_path / "rounds.parquet").num_rows == 5

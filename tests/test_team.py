@@ -3,7 +3,8 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from cardbatch.kernels import team
 
@@ -51,8 +52,7 @@ def reference(balance, x, afk, winner, base, double, fee=0, model="seed", caps=T
 
 
 def run(balance, x, afk, winner, base=100, double=1, fee=0, **kw):
-    r = team.settle_2v2_detailed(np.array([balance]), np.array([x]), np.array([afk]), winner, base, double,
-                                 fee, **kw)
+    r = team.settle_2v2_detailed(np.array([balance]), np.array([x]), np.array([afk]), winner, base, double, fee, **kw)
     return r.delta[0].tolist(), r.fee[0].tolist(), r.cap[0].tolist(), int(r.transfer[0])
 
 
@@ -72,9 +72,9 @@ def test_afk_table_cell(mine, theirs, we_win):
     plain, _, plain_cap, _ = run(RICH, X, afk, winner, caps=False, afk_rule=False)
     me_only, partner_only, both = mine == 1, mine == 2, mine == 3
     if we_win and me_only:
-        assert delta[0] == 0 and cap[0] == 0                 # 赢：自己不得金蛋
+        assert delta[0] == 0 and cap[0] == 0  # 赢：自己不得金蛋
     if not we_win and partner_only:
-        assert delta[0] == 0 and cap[0] == 0                 # 输：自己不扣金蛋
+        assert delta[0] == 0 and cap[0] == 0  # 输：自己不扣金蛋
     if not we_win and me_only:
         # 输：自己包赔: one base more than its normal cap, half of it offset by a lone AFK opponent
         assert cap[0] - plain_cap[0] == (100 if theirs in (0, 3) else 50)
@@ -92,6 +92,7 @@ def test_afk_winner_gains_zero_and_partner_takes_the_share():
 
 # ---- the seed's cases 1-4 (model="proportional"), numbers worked by hand
 # Y = base * double = 100; x = [2, 2, 2, 2]; each seat's demand = 100 * 2 * 4 / 2 = 400
+
 
 def test_case1_normal():
     delta, *_ = run([1000, 1000, 1000, 1000], [2, 2, 2, 2], [False] * 4, 0, model="proportional")
@@ -131,6 +132,7 @@ def test_fee_is_taken_first_and_clamped():
 
 # ---- against the reference on random games
 
+
 @pytest.mark.parametrize("model", team.MODELS)
 @pytest.mark.parametrize("caps", [True, False])
 @pytest.mark.parametrize("afk_rule", [True, False])
@@ -145,18 +147,41 @@ def test_matches_reference(rng, model, caps, afk_rule):
     fee = rng.choice([0, 5, 40], G)
     r = team.settle_2v2_detailed(balance, x, afk, winner, base, double, fee, model, caps, afk_rule)
     for g in range(G):
-        d, f, c, s = reference(balance[g].tolist(), x[g].tolist(), afk[g].tolist(), int(winner[g]),
-                               int(base[g]), int(double[g]), int(fee[g]), model, caps, afk_rule)
+        d, f, c, s = reference(
+            balance[g].tolist(),
+            x[g].tolist(),
+            afk[g].tolist(),
+            int(winner[g]),
+            int(base[g]),
+            int(double[g]),
+            int(fee[g]),
+            model,
+            caps,
+            afk_rule,
+        )
         assert (r.delta[g].tolist(), r.fee[g].tolist(), r.cap[g].tolist(), int(r.transfer[g])) == (d, f, c, s), g
 
 
-@pytest.mark.parametrize("field,value,code", [
-    ("balance", -1, "negative_balance"), ("multiplier", 0, "bad_multiplier"), ("winner", 2, "bad_winner"),
-    ("base", 0, "bad_stake"), ("fee", -3, "negative_fee"),
-])
+@pytest.mark.parametrize(
+    "field,value,code",
+    [
+        ("balance", -1, "negative_balance"),
+        ("multiplier", 0, "bad_multiplier"),
+        ("winner", 2, "bad_winner"),
+        ("base", 0, "bad_stake"),
+        ("fee", -3, "negative_fee"),
+    ],
+)
 def test_invalid_games(field, value, code):
-    args = dict(balance=np.full((2, 4), 100), multiplier=np.ones((2, 4), int), afk=np.zeros((2, 4), bool),
-                winner=np.array([0, 1]), base=np.array([10, 10]), double=1, fee=np.array([0, 0]))
+    args = dict(
+        balance=np.full((2, 4), 100),
+        multiplier=np.ones((2, 4), int),
+        afk=np.zeros((2, 4), bool),
+        winner=np.array([0, 1]),
+        base=np.array([10, 10]),
+        double=1,
+        fee=np.array([0, 0]),
+    )
     arr = np.array(args[field]).copy()
     if arr.ndim == 2:
         arr[1, 2] = value
@@ -175,11 +200,16 @@ def test_bad_shapes():
         team.settle_2v2(np.ones((2, 4), int), np.ones((2, 4), int), np.zeros((2, 4), bool), 0, 1, 1, model="x")
 
 
-game = st.tuples(st.lists(st.integers(0, 5000), min_size=4, max_size=4),
-                 st.lists(st.integers(1, 6), min_size=4, max_size=4),
-                 st.lists(st.booleans(), min_size=4, max_size=4),
-                 st.integers(0, 1), st.integers(1, 500), st.integers(1, 4), st.integers(0, 100),
-                 st.sampled_from(team.MODELS))
+game = st.tuples(
+    st.lists(st.integers(0, 5000), min_size=4, max_size=4),
+    st.lists(st.integers(1, 6), min_size=4, max_size=4),
+    st.lists(st.booleans(), min_size=4, max_size=4),
+    st.integers(0, 1),
+    st.integers(1, 500),
+    st.integers(1, 4),
+    st.integers(0, 100),
+    st.sampled_from(team.MODELS),
+)
 
 
 @settings(max_examples=400, deadline=None)
@@ -189,20 +219,28 @@ def test_properties(g):
     delta, fees, cap, s = run(balance, x, afk, winner, base, double, fee, model=model)
     assert sum(delta) == 0
     for i in range(4):
-        assert balance[i] - fees[i] + delta[i] >= 0               # no balance below zero
+        assert balance[i] - fees[i] + delta[i] >= 0  # no balance below zero
         if (i & 1) == winner:
-            assert 0 <= delta[i] <= balance[i] - fees[i]          # no winner above its balance
+            assert 0 <= delta[i] <= balance[i] - fees[i]  # no winner above its balance
     if model == "seed":
         for i in range(4):
             lone = afk[i] and not afk[(i + 2) % 4]
             if (i & 1) == winner and lone:
-                assert delta[i] == 0                              # an AFK winner gains 0
+                assert delta[i] == 0  # an AFK winner gains 0
             if (i & 1) != winner and afk[(i + 2) % 4] and not afk[i]:
-                assert delta[i] == 0                              # partner alone AFK: I lose 0
+                assert delta[i] == 0  # partner alone AFK: I lose 0
     # swapping the teams (seats 0<->1, 2<->3, winner flipped) swaps the result
     perm = [1, 0, 3, 2]
-    d2, f2, *_ = run([balance[p] for p in perm], [x[p] for p in perm], [afk[p] for p in perm], 1 - winner,
-                     base, double, fee, model=model)
+    d2, f2, *_ = run(
+        [balance[p] for p in perm],
+        [x[p] for p in perm],
+        [afk[p] for p in perm],
+        1 - winner,
+        base,
+        double,
+        fee,
+        model=model,
+    )
     assert d2 == [delta[p] for p in perm] and f2 == [fees[p] for p in perm]
 
 

@@ -1,6 +1,7 @@
 """The ``cardbatch`` command line: one module per subcommand, each turning its arguments into
 the job's options dataclass and calling the job (``settle``/``audit``, ``generate``,
 ``rank-decks``, ``simulate``). Argparse lives here and nowhere else; the jobs take options."""
+
 from __future__ import annotations
 
 import argparse

@@ -1,4 +1,5 @@
 """What every subcommand shares: exit codes, options from parsed arguments, the JSON summary."""
+
 from __future__ import annotations
 
 import argparse

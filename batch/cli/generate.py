@@ -1,4 +1,5 @@
 """``cardbatch generate``: synthetic, reproducible game logs (the job: :mod:`cardbatch.batch.generate`)."""
+
 from __future__ import annotations
 
 import argparse

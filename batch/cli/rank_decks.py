@@ -1,4 +1,5 @@
 """``cardbatch rank-decks``: deal or read decks and rank every seat (the job: :mod:`cardbatch.batch.rank_decks`)."""
+
 from __future__ import annotations
 
 import argparse

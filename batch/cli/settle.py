@@ -1,4 +1,8 @@
-"""``cardbatch settle`` and ``cardbatch audit``: the nightly job's command line (the job: :mod:`cardbatch.batch.runner`)."""
+"""``cardbatch settle`` and ``cardbatch audit``: the nightly job's command line.
+
+The job itself is :func:`cardbatch.batch.runner.run`.
+"""
+
 from __future__ import annotations
 
 import argparse
@@ -10,8 +14,10 @@ from .common import EXIT_AUDIT, EXIT_OK, EXIT_USAGE, options_from, print_summary
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    for name, help_text in (("settle", "settle recorded hands from Parquet files, folders or globs"),
-                            ("audit", "settle, then exit 3 if any recomputed payout differs from the recorded one")):
+    for name, help_text in (
+        ("settle", "settle recorded hands from Parquet files, folders or globs"),
+        ("audit", "settle, then exit 3 if any recomputed payout differs from the recorded one"),
+    ):
         p = sub.add_parser(name, help=help_text)
         p.add_argument("inputs", nargs="+", metavar="INPUT")
         p.add_argument("--out", required=True)
@@ -28,7 +34,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         p.add_argument("--workers", type=int, help="processes (default: all cores)")
         p.add_argument("--engine", choices=("local", "dask"), default="local")
         p.add_argument("--scheduler", help="Dask scheduler address (default: a LocalCluster)")
-        p.add_argument("--batch-rows", type=int, default=1 << 16, help="rows per batch and about per unit of work (bounds memory)")
+        p.add_argument(
+            "--batch-rows", type=int, default=1 << 16, help="rows per batch and about per unit of work (bounds memory)"
+        )
         p.add_argument("--quiet", action="store_true")
         p.set_defaults(func=_run, audit=name == "audit")
 
@@ -48,14 +56,24 @@ def _run(args: argparse.Namespace) -> int:
     rules_of(args.rules)
     opts = options_from(SettleOptions, args)
     try:
-        summary = run(args.inputs, args.out, opts, workers=args.workers, engine=args.engine,
-                      scheduler=args.scheduler, batch_rows=args.batch_rows, quiet=args.quiet)
+        summary = run(
+            args.inputs,
+            args.out,
+            opts,
+            workers=args.workers,
+            engine=args.engine,
+            scheduler=args.scheduler,
+            batch_rows=args.batch_rows,
+            quiet=args.quiet,
+        )
     except InputError as exc:
         print(f"cardbatch {args.command}: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except OSError as exc:  # a full or failing disk: finished parts stay, a rerun resumes
-        print(f"cardbatch {args.command}: cannot write the output ({exc}); finished parts are kept and a "
-              f"rerun resumes", file=sys.stderr)
+        print(
+            f"cardbatch {args.command}: cannot write the output ({exc}); finished parts are kept and a rerun resumes",
+            file=sys.stderr,
+        )
         return EXIT_USAGE
     print_summary(summary, args.quiet, indent=1, sort_keys=True)
     if args.audit and summary.get("mismatches", 0):

@@ -1,4 +1,5 @@
 """``cardbatch simulate``: a room's economy over many rounds (the job: :mod:`cardbatch.batch.simulate`)."""
+
 from __future__ import annotations
 
 import argparse

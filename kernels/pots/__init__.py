@@ -22,6 +22,7 @@ shares), :mod:`.policies` (who gets which pot), :mod:`.driver` (the parallel
 kernel over tables) and :mod:`.api` (the checked public wrappers, whose names
 are re-exported here).
 """
+
 from __future__ import annotations
 
 from ..reasons import BAD_BUTTON, NEGATIVE_CONTRIB, NO_LIVE_SEAT, OK, ORPHAN_CHIPS, REASONS, SEAT_COUNT
@@ -30,7 +31,22 @@ from .layering import POT_NORMAL, POT_ORPHAN, POT_UNCALLED
 from .policies import POLICIES, Policy
 
 __all__ = [
-    "BAD_BUTTON", "MAX_SEATS", "NEGATIVE_CONTRIB", "NO_LIVE_SEAT", "OK", "ORPHAN_CHIPS", "POLICIES", "POT_NORMAL",
-    "POT_ORPHAN", "POT_UNCALLED", "REASONS", "SEAT_COUNT", "Options", "Policy", "Settlement", "settle",
-    "settle_detailed", "validate",
+    "BAD_BUTTON",
+    "MAX_SEATS",
+    "NEGATIVE_CONTRIB",
+    "NO_LIVE_SEAT",
+    "OK",
+    "ORPHAN_CHIPS",
+    "POLICIES",
+    "POT_NORMAL",
+    "POT_ORPHAN",
+    "POT_UNCALLED",
+    "REASONS",
+    "SEAT_COUNT",
+    "Options",
+    "Policy",
+    "Settlement",
+    "settle",
+    "settle_detailed",
+    "validate",
 ]

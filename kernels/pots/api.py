@@ -6,6 +6,7 @@ Every rule travels as one frozen, validated :class:`Options` (the way
 ``options=``. Per-table inputs (``no_flop_no_drop``, ``special``) are data,
 not rules, so they travel with the arrays.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -15,7 +16,8 @@ from typing import Any
 import numpy as np
 
 from ..reasons import REASONS
-from ..threecard import rules_of, trips_floor as trips_floor_of
+from ..threecard import rules_of
+from ..threecard import trips_floor as trips_floor_of
 from .driver import settle_kernel
 from .policies import POLICIES, Policy
 
@@ -91,7 +93,7 @@ class Options:
             raise ValueError(f"orphan_chips must be 'error' or 'refund', got {self.orphan_chips!r}")
 
     @classmethod
-    def of(cls, policy: "str | Policy" = Policy.STANDARD, **options: Any) -> "Options":
+    def of(cls, policy: str | Policy = Policy.STANDARD, **options: Any) -> Options:
         """From ``settle``'s keywords: ``options=`` a ready :class:`Options`, or the fields by name."""
         ready = options.pop("options", None)
         unknown = set(options) - set(_KWARGS)
@@ -108,11 +110,19 @@ class Options:
     def lower(self, use_special: bool, trips_floor: int, detail: bool) -> tuple:
         """The kernel's ``rules`` tuple (see :mod:`.policies`)."""
         rake = self.rake_pct
-        return (use_special, np.int64(trips_floor), np.int64(self.chip_unit), self.odd_chips == "first_winner",
-                self.orphan_chips == "refund", np.int64(rake.numerator), np.int64(rake.denominator),
-                np.int64(-1 if self.rake_cap is None else self.rake_cap), detail)
+        return (
+            use_special,
+            np.int64(trips_floor),
+            np.int64(self.chip_unit),
+            self.odd_chips == "first_winner",
+            self.orphan_chips == "refund",
+            np.int64(rake.numerator),
+            np.int64(rake.denominator),
+            np.int64(-1 if self.rake_cap is None else self.rake_cap),
+            detail,
+        )
 
-    def replace(self, **changes: Any) -> "Options":
+    def replace(self, **changes: Any) -> Options:
         return dataclasses.replace(self, **changes)
 
 
@@ -175,23 +185,37 @@ def _prepare(contrib: Any, live: Any, score: Any, button: Any):
     bt = np.broadcast_to(np.asarray(button), (T,))
     if bt.dtype.kind not in "ui":
         raise ValueError(f"button must be integers, got dtype {bt.dtype}")
-    return (np.ascontiguousarray(c, dtype=np.int64), np.ascontiguousarray(lv),
-            np.ascontiguousarray(sc, dtype=np.int64), np.ascontiguousarray(bt, dtype=np.int64))
+    return (
+        np.ascontiguousarray(c, dtype=np.int64),
+        np.ascontiguousarray(lv),
+        np.ascontiguousarray(sc, dtype=np.int64),
+        np.ascontiguousarray(bt, dtype=np.int64),
+    )
 
 
 def _payout_buffer(out: np.ndarray | None, T: int, S: int) -> np.ndarray:
     if out is None:
         return np.empty((T, S), np.int64)
-    if (not isinstance(out, np.ndarray) or out.dtype != np.int64 or out.shape != (T, S)
-            or not out.flags.c_contiguous):
+    if not isinstance(out, np.ndarray) or out.dtype != np.int64 or out.shape != (T, S) or not out.flags.c_contiguous:
         raise ValueError(f"out must be a contiguous int64[{T}, {S}] array")
     return out
 
 
-def settle_detailed(contrib: Any, live: Any, score: Any, button: Any, policy: str = "standard", *,
-                    no_flop_no_drop: Any = None, special: Any = None, trips_floor: int | None = None,
-                    raise_on_error: bool = True, detail: bool = True, out: np.ndarray | None = None,
-                    **options: Any) -> Settlement:
+def settle_detailed(
+    contrib: Any,
+    live: Any,
+    score: Any,
+    button: Any,
+    policy: str = "standard",
+    *,
+    no_flop_no_drop: Any = None,
+    special: Any = None,
+    trips_floor: int | None = None,
+    raise_on_error: bool = True,
+    detail: bool = True,
+    out: np.ndarray | None = None,
+    **options: Any,
+) -> Settlement:
     """Settle tables and keep every pot (see :class:`Settlement`); options as :func:`settle`.
 
     With ``raise_on_error=False`` bad tables are not raised: their ``status``
@@ -224,31 +248,72 @@ def settle_detailed(contrib: Any, live: Any, score: Any, button: Any, policy: st
     rake = np.zeros(T, np.int64)
     npots = np.zeros(T, np.int64)
     shape = (T, 1 if opts.policy == Policy.STANDARD else K, S) if detail else (1, 1, 1)
-    pot_out = (np.zeros(shape, np.int64), np.zeros(shape, np.int64), np.zeros(shape, np.uint64),
-               np.zeros(shape, np.uint64), np.zeros(shape, np.int8), np.zeros(shape, np.int64),
-               np.zeros(shape, np.int64))
-    settle_kernel(np.int64(opts.policy), (c, lv, sc, bt, sp, nfnd), opts.lower(use_special, trips_floor, detail),
-                  (payout, status, rake, npots), pot_out)
+    pot_out = (
+        np.zeros(shape, np.int64),
+        np.zeros(shape, np.int64),
+        np.zeros(shape, np.uint64),
+        np.zeros(shape, np.uint64),
+        np.zeros(shape, np.int8),
+        np.zeros(shape, np.int64),
+        np.zeros(shape, np.int64),
+    )
+    settle_kernel(
+        np.int64(opts.policy),
+        (c, lv, sc, bt, sp, nfnd),
+        opts.lower(use_special, trips_floor, detail),
+        (payout, status, rake, npots),
+        pot_out,
+    )
     if raise_on_error and status.any():
         t = int(np.flatnonzero(status)[0])
-        raise ValueError(f"settle: table {t} is invalid ({REASONS[status[t]]}): "
-                         f"contrib {c[t].tolist() if K > 1 else c[t, 0].tolist()}, live {lv[t].astype(int).tolist()}, "
-                         f"button {int(bt[t])}")
+        raise ValueError(
+            f"settle: table {t} is invalid ({REASONS[status[t]]}): "
+            f"contrib {c[t].tolist() if K > 1 else c[t, 0].tolist()}, live {lv[t].astype(int).tolist()}, "
+            f"button {int(bt[t])}"
+        )
     if not detail:
-        return Settlement(payout=payout, rake=rake, pots=npots, pot_count=None, pot_amount=None,
-                          pot_rake=None, pot_eligible=None, pot_winners=None, pot_kind=None,
-                          pot_levels=None, status=status, _contrib_total=None)
+        return Settlement(
+            payout=payout,
+            rake=rake,
+            pots=npots,
+            pot_count=None,
+            pot_amount=None,
+            pot_rake=None,
+            pot_eligible=None,
+            pot_winners=None,
+            pot_kind=None,
+            pot_levels=None,
+            status=status,
+            _contrib_total=None,
+        )
     pot_amount, pot_rake, pot_mask, pot_won, pot_kind, pot_lo, pot_hi = pot_out
     # pots are packed from slot 0 and every used pot has a positive upper level
     pot_count = (pot_hi > 0).sum(axis=2)
-    return Settlement(payout=payout, rake=rake, pots=npots, pot_count=pot_count, pot_amount=pot_amount,
-                      pot_rake=pot_rake, pot_eligible=pot_mask, pot_winners=pot_won, pot_kind=pot_kind,
-                      pot_levels=np.stack([pot_lo, pot_hi], axis=-1), status=status,
-                      _contrib_total=c.sum(axis=1))
+    return Settlement(
+        payout=payout,
+        rake=rake,
+        pots=npots,
+        pot_count=pot_count,
+        pot_amount=pot_amount,
+        pot_rake=pot_rake,
+        pot_eligible=pot_mask,
+        pot_winners=pot_won,
+        pot_kind=pot_kind,
+        pot_levels=np.stack([pot_lo, pot_hi], axis=-1),
+        status=status,
+        _contrib_total=c.sum(axis=1),
+    )
 
 
-def settle(contrib: Any, live: Any, score: Any, button: Any, policy: str = "standard",
-           out: np.ndarray | None = None, **options: Any) -> np.ndarray:
+def settle(
+    contrib: Any,
+    live: Any,
+    score: Any,
+    button: Any,
+    policy: str = "standard",
+    out: np.ndarray | None = None,
+    **options: Any,
+) -> np.ndarray:
     """Chips each seat receives, ``int64[T, S]``.
 
     ``contrib``: chips each seat put in, ``[T, S]`` or per street
@@ -274,8 +339,10 @@ def settle(contrib: Any, live: Any, score: Any, button: Any, policy: str = "stan
     return settle_detailed(contrib, live, score, button, policy, detail=False, out=out, **options).payout
 
 
-def validate(contrib: Any, live: Any, score: Any, button: Any, policy: str = "standard",
-             orphan_chips: str = "error") -> np.ndarray:
+def validate(
+    contrib: Any, live: Any, score: Any, button: Any, policy: str = "standard", orphan_chips: str = "error"
+) -> np.ndarray:
     """Reason code per table (index into :data:`REASONS`; 0 = ok), without raising."""
-    return settle_detailed(contrib, live, score, button, policy, orphan_chips=orphan_chips,
-                           raise_on_error=False, detail=False).status
+    return settle_detailed(
+        contrib, live, score, button, policy, orphan_chips=orphan_chips, raise_on_error=False, detail=False
+    ).status

@@ -8,6 +8,7 @@ status[T], rake[T], npots[T])`` and ``pot_out = (amount, rake, eligible,
 winners, kind, lo, hi)``, each ``[T, K, S]`` when the pots are kept
 (``detail``) or ``[1, 1, 1]``.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -121,8 +122,9 @@ def _settle_chunk(first, last, policy, tables, rules, results, pot_out):
             for s in range(S):
                 sp[s] = special[t, s]
         if policy == STANDARD:
-            code, r, n = standard(flat, lv, sc, sp, bt, no_rake[t if no_rake.shape[0] > 1 else 0], rules,
-                                  table_pots, prk, out)
+            code, r, n = standard(
+                flat, lv, sc, sp, bt, no_rake[t if no_rake.shape[0] > 1 else 0], rules, table_pots, prk, out
+            )
             rake[t] = r
             npots[t] = n
             if detail and code == OK:
@@ -138,8 +140,22 @@ def _settle_chunk(first, last, policy, tables, rules, results, pot_out):
                     street_total += v
                 if street_total == 0:  # a street nobody bet on has no pot
                     continue
-                code, n = street(policy, flat, street_total, lv, sc, sp, winners, live_mask, bt, rules,
-                                 street_pots, won, weights, out)
+                code, n = street(
+                    policy,
+                    flat,
+                    street_total,
+                    lv,
+                    sc,
+                    sp,
+                    winners,
+                    live_mask,
+                    bt,
+                    rules,
+                    street_pots,
+                    won,
+                    weights,
+                    out,
+                )
                 total_pots += n
                 if code != OK:
                     break

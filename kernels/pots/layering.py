@@ -18,6 +18,7 @@ Pots are written into a tuple of scratch arrays, one slot per pot:
 ``pots = (lo, hi, amount, mask, best, kind)`` (levels, chips, eligible
 seats, winners, kind).
 """
+
 from __future__ import annotations
 
 import numpy as np

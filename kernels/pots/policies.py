@@ -13,6 +13,7 @@ table (``street``) over the scratch arrays of the driver; both take the
 lowered rules as one tuple, ``rules = (use_special, trips_floor, unit,
 first_winner, refund, rake_num, rake_den, rake_cap, detail)``.
 """
+
 from __future__ import annotations
 
 import enum
@@ -114,8 +115,7 @@ def _rest_to_best(remaining, c, live, score, button, unit, first_winner, out):
 
 
 @njit(cache=True, inline="always")
-def street(policy, c, total, live, score, special, winners, live_mask, button, rules, pots, pot_won, weights,
-           out):
+def street(policy, c, total, live, score, special, winners, live_mask, button, rules, pots, pot_won, weights, out):
     """One street of one table under ``PRESENCE``, ``RATIO_RANK`` or ``HYBRID``. Returns (status, npots).
 
     ``total``: the street's chips. ``ratio_rank`` shares the whole street, so

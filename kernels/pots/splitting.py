@@ -7,6 +7,7 @@ seat left of the button, or all of it to that first winner
 remainder out the same way, one chip per weighted seat. Products of two chip
 counts can pass 2**63, so :func:`muldiv` works in 128 bits.
 """
+
 from __future__ import annotations
 
 import numpy as np

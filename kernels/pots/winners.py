@@ -6,6 +6,7 @@ with arithmetic selects over all seats instead of branching per seat. With the
 three-card 2-3-5 rule (SPEC §2.3) a set whose best hand is trips loses to its
 off-suit 2-3-5 hands (``special``), which no single value can order.
 """
+
 from __future__ import annotations
 
 import numpy as np
