@@ -1,0 +1,75 @@
+"""Numba's on-disk cache, made to notice a change in any kernel file.
+
+numba keys a cached function on the content of the file that defines it and
+nothing else. Kernels here inline helpers from other files (the pot driver
+inlines layering, splitting, winners and the policies; deck ranking inlines
+the evaluators), so after a change to a helper alone, numba would load the
+old build: after ``pip install`` of a new version too, since pip leaves the
+cache files behind. That is a silently wrong payout.
+
+:func:`install` puts a locator in front of numba's own for the functions
+defined under one folder: it stores the cache where numba's locator would,
+but stamps it with the fingerprint of every source and table file under that
+folder as well, so any change there makes every kernel's cache stale
+(recompiled once, then cached again). Functions elsewhere are untouched.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+from numba.core import caching
+
+_IMPL = getattr(caching, "CacheImpl", None) or caching._CacheImpl  # renamed in numba 0.61
+
+
+def fingerprint(root: Path) -> str:
+    """SHA-256 of every ``.py`` and ``.npz`` file under ``root`` (names and contents)."""
+    digest = hashlib.sha256()
+    for path in sorted(p for p in root.rglob("*") if p.suffix in (".py", ".npz") and "__pycache__" not in p.parts):
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0")
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def install(root: Path) -> None:
+    """Stamp the cache of every function defined under ``root`` with :func:`fingerprint`."""
+    root_text = os.path.abspath(root) + os.sep
+    if any(getattr(c, "root", None) == root_text for c in _IMPL._locator_classes):
+        return
+    others = tuple(_IMPL._locator_classes)
+    stamp = fingerprint(Path(root))
+
+    class FolderStampedLocator(caching._CacheLocator):
+        """numba's locator for the function, with the folder's fingerprint added to its stamp."""
+
+        root = root_text
+
+        def __init__(self, inner: caching._CacheLocator):
+            self._inner = inner
+
+        def ensure_cache_path(self):
+            self._inner.ensure_cache_path()
+
+        def get_cache_path(self):
+            return self._inner.get_cache_path()
+
+        def get_source_stamp(self):
+            return self._inner.get_source_stamp(), stamp
+
+        def get_disambiguator(self):
+            return self._inner.get_disambiguator()
+
+        @classmethod
+        def from_function(cls, py_func, py_file):
+            if not os.path.abspath(py_file).startswith(root_text):
+                return None
+            for other in others:
+                inner = other.from_function(py_func, py_file)
+                if inner is not None:
+                    return cls(inner)
+            return None
+
+    _IMPL._locator_classes = [FolderStampedLocator, *others]
