@@ -1,7 +1,7 @@
 """``cardbatch simulate``: an offline economy simulation on the same kernels.
 
 Each round seats the players who can still play at random tables, deals from
-:mod:`kernels.decks`, scores with the evaluators and moves coins with the
+:mod:`cardbatch.kernels.decks`, scores with the evaluators and moves coins with the
 settlement kernels, vectorised over all tables of the round.
 
 Behaviour model (the simplest that gives multi-way pots, folds and all-ins):
@@ -10,11 +10,11 @@ Behaviour model (the simplest that gives multi-way pots, folds and all-ins):
   then folds with probability ``fold_p`` (doubled for a hand in the weaker
   half of the value scale), goes all in with probability ``allin_p``, and
   otherwise adds ``base * U{0..bet_max}`` more, capped by its balance. At
-  least one seat stays in. Pots are settled by :func:`kernels.pots.settle`
+  least one seat stays in. Pots are settled by :func:`cardbatch.kernels.pots.settle`
   with the room's rake.
 - ``team2v2``: each seat doubles (x2) with probability ``double_p`` and again
   (x4) with the same probability, is AFK with probability ``afk_p``, the
-  winning team is a coin flip; :func:`kernels.team.settle_2v2` moves the
+  winning team is a coin flip; :func:`cardbatch.kernels.team.settle_2v2` moves the
   coins with the room's base, double, fee and caps.
 
 A player whose balance falls below ``base`` (card games) or to 0 (2v2) is

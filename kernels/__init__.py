@@ -1,7 +1,13 @@
 """Numba-compiled kernels over numpy arrays: cards, hand evaluators, decks, pots, teams.
 
-No I/O lives here. Each module exposes thin checked wrappers (public names)
-over private ``_kernel`` functions compiled with ``cache=True``.
+No data I/O lives here (``caching.py`` only reads the kernel sources to stamp
+numba's cache). Each module exposes thin checked wrappers (public names) over
+private ``_kernel`` functions compiled with ``cache=True``. What one module
+shares with another is public in the module that owns it and named in its
+docstring: the internal API (``decks.next_word``, ``decks.check_count``,
+``holdem.seven_dense``, ``threecard.trips_floor``, ``threecard.C2``/``C3``,
+the ``bits`` helpers, the modules of ``pots``); the README's table lists what
+users call.
 """
 
 from pathlib import Path

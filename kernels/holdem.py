@@ -5,7 +5,7 @@ Score = ``category << 20 | r1 << 16 | r2 << 12 | r3 << 8 | r4 << 4 | r5``
 order of significance. Higher is better; equal is a tie.
 
 The kernel sums one 64-bit key per card (rank counts + suit counts, see
-:mod:`kernels.holdem_tables`), checks the flush bits, and otherwise gathers
+:mod:`cardbatch.kernels.holdem_tables`), checks the flush bits, and otherwise gathers
 the score through a perfect hash of the rank multiset: no branches on the
 category, two small L2-resident tables. Card validation (range and
 duplicates) is fused into the same pass.

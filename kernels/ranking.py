@@ -9,7 +9,7 @@ means a tie.
 
 Ranks come from a histogram over a small key domain (the hand value for
 three-card games, ``7463 - dense rank`` for Hold'em), not a sort, so ranking
-stays linear. The fused ``*_values`` kernels deal (see :mod:`kernels.decks`),
+stays linear. The fused ``*_values`` kernels deal (see :mod:`cardbatch.kernels.decks`),
 shuffling only the cards they deal, and evaluate in one pass.
 """
 

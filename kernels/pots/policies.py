@@ -9,8 +9,9 @@
   best live contributors of that layer or street.
 
 Each policy is a routine for one table (``standard``) or one street of one
-table (``street``) over the scratch arrays of the driver; both take the
-lowered rules as one tuple, ``rules = (use_special, trips_floor, unit,
+table (``street``) over the scratch arrays of the driver (as separate
+arguments: see :mod:`.layering`); both take the lowered rules, scalars only,
+as one tuple, ``rules = (use_special, trips_floor, unit,
 first_winner, refund, rake_num, rake_den, rake_cap, detail)``.
 """
 
@@ -43,11 +44,10 @@ STANDARD, PRESENCE, RATIO_RANK, HYBRID = (int(p) for p in Policy)
 
 
 @njit(cache=True, inline="always")
-def standard(c, live, score, special, button, no_rake, rules, pots, pot_rake, out):
-    """One table, SPEC §5. Returns (status, rake, npots); ``pots`` and ``pot_rake`` hold the detail."""
+def standard(c, live, score, special, button, no_rake, rules, lo, hi, amt, mask, won, kind, pot_rake, out):
+    """One table, SPEC §5. Returns (status, rake, npots); the pot arrays and ``pot_rake`` hold the detail."""
     use_special, trips_floor, unit, first_winner, refund, rake_num, rake_den, rake_cap, _ = rules
-    lo, hi, amt, mask, won, kind = pots
-    npots = layer(c, live, score, special, use_special, trips_floor, True, pots)
+    npots = layer(c, live, score, special, use_special, trips_floor, True, lo, hi, amt, mask, won, kind)
     raked_total = np.int64(0)
     for p in range(npots):
         if kind[p] == POT_ORPHAN and not refund:
@@ -115,7 +115,27 @@ def _rest_to_best(remaining, c, live, score, button, unit, first_winner, out):
 
 
 @njit(cache=True, inline="always")
-def street(policy, c, total, live, score, special, winners, live_mask, button, rules, pots, pot_won, weights, out):
+def street(
+    policy,
+    c,
+    total,
+    live,
+    score,
+    special,
+    winners,
+    live_mask,
+    button,
+    rules,
+    lo,
+    hi,
+    amt,
+    mask,
+    best,
+    kind,
+    pot_won,
+    weights,
+    out,
+):
     """One street of one table under ``PRESENCE``, ``RATIO_RANK`` or ``HYBRID``. Returns (status, npots).
 
     ``total``: the street's chips. ``ratio_rank`` shares the whole street, so
@@ -123,11 +143,10 @@ def street(policy, c, total, live, score, special, winners, live_mask, button, r
     counts them.
     """
     use_special, trips_floor, unit, first_winner, refund, _, _, _, detail = rules
-    lo, hi, amt, mask, best, kind = pots
     S = c.shape[0]
     npots = called_pot_count(c, live) if policy == RATIO_RANK and not detail else -1
     if npots < 0:
-        npots = layer(c, live, score, special, False, 0, False, pots)
+        npots = layer(c, live, score, special, False, 0, False, lo, hi, amt, mask, best, kind)
         for p in range(npots):
             pot_won[p] = 0
             if kind[p] == POT_ORPHAN:
