@@ -6,6 +6,12 @@ import dataclasses
 
 import pyarrow as pa
 
+
+class InputError(Exception):
+    """Input this tool cannot read as asked (a file, a schema, a column's type): the run stops with
+    exit 2 and this message; rows with bad values are set aside instead."""
+
+
 GAMES = ("holdem", "zjh", "team2v2")
 CARDS_PER_SEAT = {"holdem": 2, "zjh": 3}
 MAX_SEATS = {"holdem": 23, "zjh": 17}

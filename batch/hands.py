@@ -16,7 +16,20 @@ from cardbatch.kernels import cards as kcards
 from cardbatch.kernels import holdem, pots, threecard
 
 from .formats import CARDS_PER_SEAT, HAND_REQUIRED, MAX_SEATS, MIN_SEATS, SettleOptions
-from .lists import differs_from_list, gather_flat, list_array, list_offsets, list_parts, scatter, take_list
+from .lists import (
+    differs_from_list,
+    exact_sum,
+    gather_flat,
+    int_column,
+    int_list_parts,
+    list_array,
+    list_offsets,
+    list_parts,
+    missing_rows,
+    scatter,
+    sums_overflow,
+    take_list,
+)
 from .rejects import CODE, error_rows, mark, mark_status, reason_counts
 
 _CARD_CODE = np.zeros(4, np.int16)  # the card checker's problems as reason codes
@@ -64,17 +77,16 @@ def settle_hands(table: pa.Table, game: str, opts: SettleOptions) -> tuple[pa.Ta
     """Settle every valid hand of ``table`` (one game); returns (results, errors, counters)."""
     T = table.num_rows
     codes = np.zeros(T, np.int16)
-    for name in HAND_REQUIRED[game]:
-        col = table.column(name)
-        if col.null_count:
-            mark(codes, col.is_null().to_numpy(zero_copy_only=False), "missing_value")
     has_street = "contrib_street" in table.column_names
-    contrib_col = table.column("contrib_street" if has_street else "contrib")
-    if contrib_col.null_count:
-        mark(codes, contrib_col.is_null().to_numpy(zero_copy_only=False), "missing_value")
+    contrib_name = "contrib_street" if has_street else "contrib"
+    for name in (*HAND_REQUIRED[game], contrib_name):  # a null cell or a null element anywhere
+        mark(codes, missing_rows(table.column(name)), "missing_value")
+    contrib_col = table.column(contrib_name)
 
-    hand_id = pc.fill_null(table.column("hand_id"), -1).to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
-    button = pc.fill_null(table.column("button"), -1).to_numpy(zero_copy_only=False).astype(np.int64)
+    hand_id, hand_id_big = int_column(table.column("hand_id"), "hand_id", -1)
+    mark(codes, hand_id_big, "overflow")
+    button, button_big = int_column(table.column("button"), "button", -1)
+    button = np.where(button_big, -1, button)  # out of every table's range: bad_button
 
     fvals, fstarts, seats = list_parts(table.column("folded"))
     S = int(max(seats.max() if T else 0, 1))
@@ -83,18 +95,20 @@ def settle_hands(table: pa.Table, game: str, opts: SettleOptions) -> tuple[pa.Ta
     folded = scatter(fvals.astype(bool, copy=False), fstarts, seats, S, True, np.bool_)
     live = ~folded
 
-    cvals, cstarts, clen = list_parts(contrib_col)
+    cvals, cstarts, clen, contrib_big = int_list_parts(contrib_col, contrib_name)
     if has_street:
         K = np.where(seats > 0, clen // np.maximum(seats, 1), 0)
         mark(codes, (clen != K * seats) | (K < 1), "seat_count")
         Kmax = int(max(K.max() if T else 1, 1))
-        contrib = scatter(cvals.astype(np.int64, copy=False), cstarts, clen, Kmax, 0, np.int64, row_width=seats)
+        contrib = scatter(cvals, cstarts, clen, Kmax, 0, np.int64, row_width=seats)
         if contrib.shape[2] < S:
             contrib = np.concatenate([contrib, np.zeros((T, Kmax, S - contrib.shape[2]), np.int64)], axis=2)
         contrib = np.ascontiguousarray(contrib[:, :, :S])
     else:
         mark(codes, clen != seats, "seat_count")
-        contrib = scatter(cvals.astype(np.int64, copy=False), cstarts, clen, S, 0, np.int64)[:, None, :]
+        contrib = scatter(cvals, cstarts, clen, S, 0, np.int64)[:, None, :]
+    # before any sum: a row whose chips do not fit int64 would wrap in every sum below
+    overflow = contrib_big | sums_overflow(contrib)
     contrib_total = contrib.sum(axis=1)
 
     per = CARDS_PER_SEAT[game]
@@ -112,6 +126,7 @@ def settle_hands(table: pa.Table, game: str, opts: SettleOptions) -> tuple[pa.Ta
         hole, board if board is not None else np.zeros((T, 0), np.uint8), need_seat, showdown
     )
     mark_status(codes, status, _CARD_CODE)
+    mark(codes, overflow, "overflow")
 
     # scores of live seats at showdowns of rows still valid
     special = None
@@ -182,14 +197,15 @@ def settle_hands(table: pa.Table, game: str, opts: SettleOptions) -> tuple[pa.Ta
     }
     mismatches = 0
     if "payout" in table.column_names:
-        mismatch = differs_from_list(payout, offsets, table.column("payout"), g)
-        cols["recorded_payout"] = table.column("payout") if g is None else take_list(table.column("payout"), good)
-        cols["mismatch"] = pa.array(mismatch)
-        mismatches = int(mismatch.sum())
+        recorded = table.column("payout")
+        mismatch, compared = differs_from_list(payout, offsets, recorded, g, "payout")
+        cols["recorded_payout"] = recorded if g is None else take_list(recorded, good)
+        cols["mismatch"] = pa.array(mismatch, mask=~compared)  # null: nothing was recorded
+        mismatches = int((mismatch & compared).sum())
     results = pa.table(cols)
     errors = error_rows(table, bad, codes[bad])
-    chips_in = int(flat_contrib.sum())
-    paid, raked = int(flat_payout.sum()), int(kept_rake.sum())
+    chips_in = exact_sum(flat_contrib)
+    paid, raked = exact_sum(flat_payout), exact_sum(kept_rake)
     if chips_in != paid + raked:  # a kernel bug, never a data problem: stop loudly
         raise AssertionError(f"chips not conserved: in {chips_in}, paid {paid}, raked {raked}")
     counters = {
@@ -200,7 +216,7 @@ def settle_hands(table: pa.Table, game: str, opts: SettleOptions) -> tuple[pa.Ta
         "chips_in": chips_in,
         "chips_paid": paid,
         "chips_raked": raked,
-        "chips_in_rejected": int(contrib_total[bad].sum()) if bad.size else 0,
+        "chips_in_rejected": exact_sum(contrib[bad]),
         "mismatches": mismatches,
     }
     return results, errors, counters

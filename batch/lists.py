@@ -2,15 +2,21 @@
 
 Offsets and child values are read as numpy views; sliced arrays keep their
 offsets (``ListArray.offsets`` is already sliced; the child is indexed by
-those offsets); a fixed-size list's child is taken through ``flatten`` so its
-parent's offset is honoured. Booleans are unpacked once per column.
+those offsets); a fixed-size list's child is sliced from its parent's offset
+(``flatten`` would drop null cells' slots and shift every later row). Null
+cells and null elements never become data: they read as length 0 and as 0,
+and :func:`missing_rows` names the rows that hold them. Booleans are
+unpacked once per column.
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 from numba import njit, prange
+
+from .formats import InputError
 
 
 def _combine(col) -> pa.Array:
@@ -19,30 +25,139 @@ def _combine(col) -> pa.Array:
     return col
 
 
-def list_parts(col) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(values, starts, lengths)`` of a (large/fixed-size) list column; null lists have length 0."""
+def _layout(col) -> tuple[pa.Array, np.ndarray, np.ndarray, np.ndarray | None]:
+    """``(child, starts, lengths, null_cells)`` of a (large/fixed-size) list column.
+
+    ``child`` covers exactly the rows' elements (a fixed-size list's child
+    from its parent's offset, null cells' slots included, so every row stays
+    at ``row * width``); null cells get length 0; ``null_cells`` is None when
+    there are none.
+    """
     arr = _combine(col)
     n = len(arr)
     if pa.types.is_fixed_size_list(arr.type):
         width = arr.type.list_size
-        values = arr.flatten()
-        vals = values.to_numpy(zero_copy_only=False)
-        lengths = np.full(n, width, dtype=np.int64)
+        child = arr.values.slice(arr.offset * width, n * width)
         starts = np.arange(n, dtype=np.int64) * width
-        if arr.null_count:
-            lengths[arr.is_null().to_numpy(zero_copy_only=False)] = 0
-        return vals, starts, lengths
-    if not (pa.types.is_list(arr.type) or pa.types.is_large_list(arr.type)):
+        lengths = np.full(n, width, dtype=np.int64)
+    elif pa.types.is_list(arr.type) or pa.types.is_large_list(arr.type):
+        offsets = arr.offsets.to_numpy().astype(np.int64)
+        lo, hi = int(offsets[0]), int(offsets[-1])
+        child = arr.values.slice(lo, hi - lo)
+        starts = offsets[:-1] - lo
+        lengths = np.diff(offsets)
+    else:
         raise TypeError(f"expected a list column, got {arr.type}")
-    offsets = arr.offsets.to_numpy().astype(np.int64)
-    lo, hi = int(offsets[0]), int(offsets[-1])
-    vals = arr.values.slice(lo, hi - lo).to_numpy(zero_copy_only=False)
-    starts = offsets[:-1] - lo
-    lengths = np.diff(offsets)
+    null_cells = None
     if arr.null_count:
-        lengths = lengths.copy()
-        lengths[arr.is_null().to_numpy(zero_copy_only=False)] = 0
-    return vals, starts, lengths
+        null_cells = arr.is_null().to_numpy(zero_copy_only=False)
+        lengths = np.where(null_cells, 0, lengths)
+    return child, starts, lengths, null_cells
+
+
+def _filled(child: pa.Array) -> np.ndarray:
+    """A child's values as numpy, null elements as 0 / False / "" (rows holding them are flagged by
+    :func:`missing_rows`): never NaN, never a float for an integer column."""
+    if child.null_count:
+        t = child.type
+        zero = "" if pa.types.is_string(t) or pa.types.is_large_string(t) else (False if pa.types.is_boolean(t) else 0)
+        child = pc.fill_null(child, pa.scalar(zero, t))
+    return child.to_numpy(zero_copy_only=False)
+
+
+def list_parts(col) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(values, starts, lengths)`` of a (large/fixed-size) list column; null cells have length 0
+    and null elements read as 0 (see :func:`missing_rows` for which rows hold either)."""
+    child, starts, lengths, _ = _layout(col)
+    return _filled(child), starts, lengths
+
+
+_MAX64 = np.iinfo(np.int64).max
+
+
+def _as_int64(values: np.ndarray, name: str) -> tuple[np.ndarray, np.ndarray]:
+    """``values`` as int64 by value, and a mask of those that do not fit (for an ``overflow`` row).
+
+    Any integer width is read by value. Floats are accepted when every value
+    is a whole number (a Parquet writer's float64 for chips); a fractional or
+    non-finite one stops the run, as do strings: neither is ever truncated.
+    """
+    kind = values.dtype.kind
+    if kind == "i":
+        return values.astype(np.int64, copy=False), np.zeros(values.shape, np.bool_)
+    if kind == "u":
+        big = values > _MAX64
+        return np.where(big, 0, values).astype(np.int64), big
+    if kind == "b":
+        raise InputError(f"column {name} holds booleans where integers belong")
+    if kind == "f":
+        with np.errstate(invalid="ignore"):
+            whole = np.isfinite(values) & (values == np.floor(values))
+        if not whole.all():
+            raise InputError(f"column {name} holds fractional or non-finite numbers: chips are never truncated")
+        big = np.abs(values) >= 2.0**63
+        return np.where(big, 0, values).astype(np.int64), big
+    raise InputError(f"column {name} must hold integers, got {values.dtype}")
+
+
+def int_list_parts(col, name: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``(values int64, starts, lengths, out_of_range bool[T])`` of an integer list column."""
+    values, starts, lengths = list_parts(col)
+    ints, big = _as_int64(values, name)
+    if not big.any():
+        return ints, starts, lengths, np.zeros(len(lengths), np.bool_)
+    before = np.zeros(len(big) + 1, np.int64)
+    np.cumsum(big, out=before[1:])
+    return ints, starts, lengths, before[starts + lengths] > before[starts]
+
+
+def int_column(col, name: str, fill: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(values int64, out_of_range bool[T])`` of a scalar integer column, nulls as ``fill``."""
+    arr = _combine(col)
+    nulls = arr.is_null().to_numpy(zero_copy_only=False) if arr.null_count else None
+    if nulls is not None:
+        arr = pc.fill_null(arr, pa.scalar(0, arr.type))
+    values, big = _as_int64(arr.to_numpy(zero_copy_only=False), name)
+    if nulls is not None:
+        values = np.where(nulls, fill, values)
+    return values, big
+
+
+def exact_sum(values: np.ndarray) -> int:
+    """The exact sum of int64 ``values`` as a Python int, however many (no wrap-around)."""
+    v = np.ascontiguousarray(values, dtype=np.int64).reshape(-1)
+    if v.size == 0:
+        return 0
+    high = int((v >> 32).sum())  # each part sums far below 2**63 for any batch that fits in memory
+    low = int((v & 0xFFFFFFFF).sum())
+    return (high << 32) + low
+
+
+def sums_overflow(values: np.ndarray) -> np.ndarray:
+    """``bool[T]``: rows of a non-negative ``int64[T, ...]`` whose sum does not fit int64."""
+    per_row = int(np.prod(values.shape[1:])) if values.ndim > 1 else 1
+    if len(values) == 0 or per_row == 0:
+        return np.zeros(len(values), np.bool_)
+    flat = values.reshape(len(values), per_row)
+    suspect = np.flatnonzero(flat.max(axis=1, initial=0) > _MAX64 // max(per_row, 1))
+    out = np.zeros(len(values), np.bool_)
+    for t in suspect:  # rare: rows with a value near int64's limit, summed exactly
+        out[t] = sum(int(x) for x in flat[t] if x > 0) > _MAX64
+    return out
+
+
+def missing_rows(col) -> np.ndarray:
+    """``bool[T]``: the cell is null or, for a list column, holds a null element."""
+    arr = _combine(col)
+    if not (pa.types.is_list(arr.type) or pa.types.is_large_list(arr.type) or pa.types.is_fixed_size_list(arr.type)):
+        return arr.is_null().to_numpy(zero_copy_only=False) if arr.null_count else np.zeros(len(arr), np.bool_)
+    child, starts, lengths, null_cells = _layout(arr)
+    missing = np.zeros(len(arr), np.bool_) if null_cells is None else null_cells.copy()
+    if child.null_count:
+        before = np.zeros(len(child) + 1, np.int64)
+        np.cumsum(child.is_null().to_numpy(zero_copy_only=False), out=before[1:])
+        missing |= before[starts + lengths] > before[starts]
+    return missing
 
 
 @njit(cache=True, parallel=True)
@@ -143,9 +258,16 @@ def gather_flat(values: np.ndarray, offsets: np.ndarray, rows: np.ndarray | None
     return flat
 
 
-def differs_from_list(values: np.ndarray, offsets: np.ndarray, col, rows: np.ndarray | None = None) -> np.ndarray:
-    """Per kept row: does list column ``col`` differ (length or any value) from the padded ``values`` row?"""
-    vals, starts, lengths = list_parts(col)
+def differs_from_list(
+    values: np.ndarray, offsets: np.ndarray, col, rows: np.ndarray | None = None, name: str = "payout"
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per kept row: does list column ``col`` differ (length or any value) from the padded ``values``
+    row, and was anything recorded at all (``False`` for a null cell, which is not compared)?
+
+    A recorded row with a null element, or a value beyond int64, differs.
+    """
+    _, _, _, null_cells = _layout(col)
+    vals, starts, lengths, big = int_list_parts(col, name)
     out = np.empty(len(offsets) - 1, dtype=np.bool_)
     r, all_rows = _rows_arg(rows)
     _differs_kernel(
@@ -158,7 +280,11 @@ def differs_from_list(values: np.ndarray, offsets: np.ndarray, col, rows: np.nda
         lengths,
         out,
     )
-    return out
+    recorded = np.ones(len(lengths), np.bool_) if null_cells is None else ~null_cells
+    malformed = (missing_rows(col) & recorded) | big  # a null element; a null cell is simply not compared
+    if rows is not None:
+        malformed, recorded = malformed[rows], recorded[rows]
+    return out | malformed, recorded
 
 
 @njit(cache=True, parallel=True)

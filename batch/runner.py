@@ -29,13 +29,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from .formats import GAMES, HAND_REQUIRED, TEAM_REQUIRED, SettleOptions
+from .formats import GAMES, HAND_REQUIRED, TEAM_REQUIRED, InputError, SettleOptions
 
 FAIL_ENV = "CARDBATCH_FAIL_PART"  # testing aid: a unit whose part name matches raises (crash drills)
-
-
-class InputError(Exception):
-    """Unreadable input, missing or mistyped columns: the run stops (exit 2), nothing is written."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -267,6 +263,9 @@ def run_unit(unit: Unit, out_dir: str, opts: SettleOptions, batch_rows: int) -> 
                 errors.append(e)
             counters.append(c)
         results.close()
+    except InputError as exc:  # a column's type, found while reading: name the file too
+        results.abort()
+        raise InputError(f"{unit.path}: {exc}") from None
     except BaseException:
         results.abort()
         raise

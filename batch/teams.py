@@ -4,28 +4,54 @@ from __future__ import annotations
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from cardbatch.kernels import team
 
 from .formats import TEAM_REQUIRED, SettleOptions
-from .lists import list_parts, padded_to_list, scatter
+from .lists import (
+    differs_from_list,
+    exact_sum,
+    int_column,
+    int_list_parts,
+    list_offsets,
+    list_parts,
+    missing_rows,
+    padded_to_list,
+    scatter,
+)
 from .rejects import error_rows, mark, mark_status, reason_counts
 
 
 def _four(table: pa.Table, name: str, codes: np.ndarray, dtype) -> np.ndarray:
-    vals, starts, lengths = list_parts(table.column(name))
+    if dtype == np.bool_:
+        vals, starts, lengths = list_parts(table.column(name))
+    else:
+        vals, starts, lengths, big = int_list_parts(table.column(name), name)
+        mark(codes, big, "overflow")
     mark(codes, lengths != 4, "seat_count")
     return scatter(vals.astype(dtype), starts, lengths, 4, 0, dtype)
+
+
+def _stakes_overflow(mult: np.ndarray, base: np.ndarray, double: np.ndarray) -> np.ndarray:
+    """Games whose caps or transfer could leave int64. Caps only lower the kernel's figures (a
+    balance never enters a product), so a bound on ``base * double`` times the multipliers does:
+    doubled caps below ``bd * sx**2``, the proportional split's ``s * x`` below ``bd * sx**3``
+    (``sx`` the multipliers' sum, plus 2 for the AFK terms). Exact in Python ints where a float
+    estimate comes near the limit."""
+    sx = mult.astype(np.float64).sum(axis=1) + 2
+    est = np.abs(base * 1.0 * double) * sx**3 * 4
+    out = np.zeros(len(mult), np.bool_)
+    for g in np.flatnonzero(est > 2.0**60):  # rare: near the limit, decide exactly
+        sxi = sum(int(x) for x in mult[g]) + 2
+        out[g] = abs(int(base[g]) * int(double[g])) * sxi**3 * 4 > np.iinfo(np.int64).max
+    return out
 
 
 def settle_teams(table: pa.Table, opts: SettleOptions) -> tuple[pa.Table, pa.Table, dict]:
     T = table.num_rows
     codes = np.zeros(T, np.int16)
-    for name in TEAM_REQUIRED:
-        col = table.column(name)
-        if col.null_count:
-            mark(codes, col.is_null().to_numpy(zero_copy_only=False), "missing_value")
+    for name in TEAM_REQUIRED:  # a null cell or a null element anywhere
+        mark(codes, missing_rows(table.column(name)), "missing_value")
     balance = _four(table, "balance", codes, np.int64)
     mult = _four(table, "multiplier", codes, np.int64)
     afk = _four(table, "afk", codes, np.bool_)
@@ -33,9 +59,13 @@ def settle_teams(table: pa.Table, opts: SettleOptions) -> tuple[pa.Table, pa.Tab
     def scalar(name, default=0):
         if name not in table.column_names:
             return np.full(T, default, np.int64)
-        return pc.fill_null(table.column(name), default).to_numpy(zero_copy_only=False).astype(np.int64)
+        values, big = int_column(table.column(name), name, default)
+        mark(codes, big, "overflow")
+        return values
 
+    hand_id = scalar("hand_id", -1)
     winner, base, double, fee = scalar("winner", -1), scalar("base"), scalar("double"), scalar("fee")
+    mark(codes, _stakes_overflow(mult, base, double), "overflow")
     ok = np.flatnonzero(codes == 0)
     status = np.zeros(T, np.uint8)
     status[ok] = team.validate_2v2(balance[ok], mult[ok], afk[ok], winner[ok], base[ok], double[ok], fee[ok])
@@ -47,26 +77,27 @@ def settle_teams(table: pa.Table, opts: SettleOptions) -> tuple[pa.Table, pa.Tab
     )
     four = np.full(good.size, 4)
     cols = {
-        "hand_id": table.column("hand_id").take(pa.array(good)),
+        "hand_id": pa.array(hand_id[good]),
         "delta": padded_to_list(delta, four, pa.int64()),
         "fee": padded_to_list(fees, four, pa.int64()),
     }
     mismatches = 0
     if "payout" in table.column_names:
-        rec = _four(table, "payout", np.zeros(T, np.int16), np.int64)[good]
-        mismatch = (rec != delta).any(axis=1)
+        full = np.zeros((T, 4), np.int64)  # rows in table order, as the comparison indexes them
+        full[good] = delta
+        mismatch, compared = differs_from_list(full, list_offsets(four), table.column("payout"), good, "payout")
         cols["recorded_delta"] = table.column("payout").take(pa.array(good))
-        cols["mismatch"] = pa.array(mismatch)
-        mismatches = int(mismatch.sum())
-    if int(delta.sum()) != 0:
+        cols["mismatch"] = pa.array(mismatch, mask=~compared)  # null: nothing was recorded
+        mismatches = int((mismatch & compared).sum())
+    if exact_sum(delta) != 0:
         raise AssertionError("team deltas do not sum to zero")
     counters = {
         "rows_read": T,
         "rows_settled": int(good.size),
         "rows_rejected": int(bad.size),
         "rejected_by_reason": reason_counts(codes[bad]),
-        "coins_fee": int(fees.sum()),
-        "coins_moved": int(np.abs(delta).sum() // 2),
+        "coins_fee": exact_sum(fees),
+        "coins_moved": exact_sum(np.abs(delta)) // 2,
         "mismatches": mismatches,
     }
     return pa.table(cols), error_rows(table, bad, codes[bad]), counters

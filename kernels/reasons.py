@@ -25,6 +25,7 @@ REASONS: tuple[str, ...] = (
     "bad_winner",  # team2v2: winner not 0 or 1
     "bad_stake",  # team2v2: base or double below 1
     "negative_fee",  # team2v2: fee below zero
+    "overflow",  # a value or a sum that cannot be settled exactly in int64
 )
 (
     OK,
@@ -42,6 +43,7 @@ REASONS: tuple[str, ...] = (
     BAD_WINNER,
     BAD_STAKE,
     NEGATIVE_FEE,
+    OVERFLOW,
 ) = range(len(REASONS))
 CODE: dict[str, int] = {name: code for code, name in enumerate(REASONS)}
 
@@ -60,4 +62,5 @@ MESSAGES: dict[str, str] = {
     "bad_winner": "winner is not team 0 or 1",
     "bad_stake": "base or double is below 1",
     "negative_fee": "the fee is below zero",
+    "overflow": "a value or a sum of chips does not fit a 64-bit integer, so it cannot be settled exactly",
 }

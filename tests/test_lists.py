@@ -80,6 +80,8 @@ def test_take_gather_and_differs_like_python(pyrows, lo, data):
     if n:
         other[rows[::2], 0] += 1  # only rows that have a first value really differ
     want = [bool(lengths[r]) and other[r, 0] != padded[r, 0] for r in rows]
-    assert differs_from_list(other, offsets, arr, rows).tolist() == want
+    assert differs_from_list(other, offsets, arr, rows)[0].tolist() == want
     short = np.maximum(lengths - 1, 0)  # a recorded list of another length differs
-    assert differs_from_list(padded, list_offsets(short, rows), arr, rows).tolist() == [bool(lengths[r]) for r in rows]
+    assert differs_from_list(padded, list_offsets(short, rows), arr, rows)[0].tolist() == [
+        bool(lengths[r]) for r in rows
+    ]
