@@ -279,10 +279,17 @@ def run_unit(unit: Unit, out_dir: str, opts: SettleOptions, batch_rows: int) -> 
     return summary
 
 
-def _init_worker(threads: int) -> None:
+def _init_worker(threads: int, own_process: bool = True) -> None:
+    """Each worker, first: numba's threads (at most what the worker's numba allows); for our own
+    pool's processes also the lifecycle (ignore Ctrl-C, die with the parent). Dask workers belong
+    to their cluster, which stops them."""
     import numba
 
-    numba.set_num_threads(max(1, threads))
+    if own_process:
+        from .lifecycle import init_worker
+
+        init_worker()
+    numba.set_num_threads(max(1, min(threads, numba.config.NUMBA_NUM_THREADS)))
 
 
 def run(
@@ -299,6 +306,11 @@ def run(
     from .progress import progress
 
     t0 = time.perf_counter()
+    if engine == "dask":
+        try:
+            import distributed  # noqa: F401
+        except ImportError:
+            raise InputError("--engine dask needs Dask: pip install 'cardbatch[dask]'") from None
     paths = expand_inputs(inputs)
     units = plan(paths, batch_rows, opts)
     out = Path(out_dir)
@@ -324,13 +336,18 @@ def run(
             import multiprocessing as mp
 
             threads = max(1, (os.cpu_count() or 1) // workers)
-            with cf.ProcessPoolExecutor(
+            pool = cf.ProcessPoolExecutor(
                 max_workers=workers, mp_context=mp.get_context("spawn"), initializer=_init_worker, initargs=(threads,)
-            ) as pool:
+            )
+            try:
                 futures = [pool.submit(run_unit, u, out_dir, opts, batch_rows) for u in units]
                 for f in cf.as_completed(futures):
                     summaries.append(f.result())
                     bar.update(1)
+            except BaseException:  # Ctrl-C, SIGTERM or a failed unit: stop the workers now, not after their units
+                _kill_pool(pool)
+                raise
+            pool.shutdown()
     total = merge_counters([{k: v for k, v in s.items() if k != "seconds"} for s in summaries])
     wall = time.perf_counter() - t0
     total.update(
@@ -354,6 +371,17 @@ def run(
     return total
 
 
+def _kill_pool(pool) -> None:
+    """Cancel what has not started and kill the workers (a unit in flight leaves no finished part)."""
+    processes = list(getattr(pool, "_processes", {}).values())  # the executor offers no public handle
+    pool.shutdown(wait=False, cancel_futures=True)
+    for p in processes:
+        if p.is_alive():
+            p.kill()
+    for p in processes:
+        p.join(timeout=5)
+
+
 def _run_dask(units, out_dir, opts, workers, scheduler, batch_rows, bar) -> list[dict]:
     from dask.distributed import Client, LocalCluster, as_completed
 
@@ -368,7 +396,7 @@ def _run_dask(units, out_dir, opts, workers, scheduler, batch_rows, bar) -> list
         client = Client(cluster)
     try:
         threads = max(1, (os.cpu_count() or 1) // workers)
-        client.run(_init_worker, threads)
+        client.run(_init_worker, threads, False)
         futures = client.map(run_unit, units, out_dir=out_dir, opts=opts, batch_rows=batch_rows, pure=False)
         out = []
         for f in as_completed(futures):

@@ -12,17 +12,37 @@ defined under one folder: it stores the cache where numba's locator would,
 but stamps it with the fingerprint of every source and table file under that
 folder as well, so any change there makes every kernel's cache stale
 (recompiled once, then cached again). Functions elsewhere are untouched.
+Where nothing is writable (a read-only install and no writable home), the
+cache goes to a temporary folder with a one-line note instead of numba's
+"no locator available" error.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import sys
+import tempfile
 from pathlib import Path
 
-from numba.core import caching
+from numba.core import caching, config
 
 _IMPL = getattr(caching, "CacheImpl", None) or caching._CacheImpl  # renamed in numba 0.61
+
+
+_USER_PROVIDED = getattr(caching, "UserProvidedCacheLocator", None) or caching._UserProvidedCacheLocator
+
+
+def _fall_back_to_temporary_cache() -> None:
+    """Point numba's cache at a fresh temporary folder (once; worker processes inherit it through
+    ``NUMBA_CACHE_DIR``) when neither the package's folder nor the user's cache is writable."""
+    if config.CACHE_DIR:
+        return
+    path = tempfile.mkdtemp(prefix="cardbatch-numba-")
+    config.CACHE_DIR = os.environ["NUMBA_CACHE_DIR"] = path
+    print(
+        f"cardbatch: no writable numba cache, compiling into {path} (set NUMBA_CACHE_DIR to keep it)", file=sys.stderr
+    )
 
 
 def fingerprint(root: Path) -> str:
@@ -70,6 +90,8 @@ def install(root: Path) -> None:
                 inner = other.from_function(py_func, py_file)
                 if inner is not None:
                     return cls(inner)
-            return None
+            _fall_back_to_temporary_cache()  # nowhere writable: a temporary cache, not a crash
+            inner = _USER_PROVIDED.from_function(py_func, py_file)
+            return cls(inner) if inner is not None else None
 
     _IMPL._locator_classes = [FolderStampedLocator, *others]

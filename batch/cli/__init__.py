@@ -7,8 +7,9 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ..lifecycle import Terminated, install_parent_handlers, stop_message
 from . import generate, rank_decks, settle, simulate
-from .common import EXIT_USAGE
+from .common import EXIT_USAGE, internal_error
 
 __all__ = ["build_parser", "main"]
 
@@ -22,6 +23,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    install_parent_handlers()
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
@@ -29,6 +31,10 @@ def main(argv: list[str] | None = None) -> int:
     except (FileNotFoundError, PermissionError, ValueError) as exc:
         print(f"cardbatch {args.command}: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    except (KeyboardInterrupt, Terminated) as exc:
+        return stop_message(exc)
+    except Exception as exc:  # a bug of ours: a short line for the user, the traceback in a log
+        return internal_error(args.command, exc)
 
 
 if __name__ == "__main__":

@@ -5,9 +5,11 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import os
+import sys
 from typing import Any, TypeVar
 
-EXIT_OK, EXIT_USAGE, EXIT_AUDIT = 0, 2, 3
+EXIT_OK, EXIT_INTERNAL, EXIT_USAGE, EXIT_AUDIT = 0, 1, 2, 3
 
 T = TypeVar("T")
 
@@ -23,3 +25,41 @@ def print_summary(summary: dict, quiet: bool, **dumps: Any) -> None:
     """The job's summary as JSON on stdout, unless ``--quiet``."""
     if not quiet:
         print(json.dumps(summary, **dumps))
+
+
+def internal_error(command: str, exc: BaseException) -> int:
+    """An unexpected failure: one line on stderr naming a log file that holds the traceback."""
+    import tempfile
+    import traceback
+
+    fd, path = tempfile.mkstemp(prefix=f"cardbatch-{command}-", suffix=".log")
+    with os.fdopen(fd, "w") as log:
+        traceback.print_exception(type(exc), exc, exc.__traceback__, file=log)
+    print(
+        f"cardbatch {command}: internal error ({type(exc).__name__}: {exc}); the full log is {path}. "
+        "Finished parts are kept: a rerun resumes.",
+        file=sys.stderr,
+    )
+    return EXIT_INTERNAL
+
+
+def positive_int(text: str) -> int:
+    """An argparse type: a whole number >= 1, refused in cardbatch's own words."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def non_negative_int(text: str) -> int:
+    """An argparse type: a whole number >= 0."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be at least 0, got {value}")
+    return value

@@ -10,7 +10,7 @@ import sys
 from fractions import Fraction
 
 from ..formats import SettleOptions
-from .common import EXIT_AUDIT, EXIT_OK, EXIT_USAGE, options_from, print_summary
+from .common import EXIT_AUDIT, EXIT_OK, EXIT_USAGE, non_negative_int, options_from, positive_int, print_summary
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -23,19 +23,22 @@ def register(sub: argparse._SubParsersAction) -> None:
         p.add_argument("--out", required=True)
         p.add_argument("--policy", choices=("standard", "presence", "ratio_rank", "hybrid"), default="standard")
         p.add_argument("--rake-pct", help="rake as a fraction, e.g. 0.05 (exact decimal)")
-        p.add_argument("--rake-cap", type=int)
+        p.add_argument("--rake-cap", type=non_negative_int)
         p.add_argument("--no-flop-no-drop", action="store_true", help="no rake when the board is empty")
         p.add_argument("--rules", default="zjh", help="three-card rule preset for zjh hands")
         p.add_argument("--odd-chips", choices=("button", "first_winner"), default="button")
-        p.add_argument("--chip-unit", type=int, default=1)
+        p.add_argument("--chip-unit", type=positive_int, default=1)
         p.add_argument("--orphan-chips", choices=("error", "refund"), default="error")
         p.add_argument("--game", choices=("holdem", "zjh", "team2v2"), help="for files without a game column")
         p.add_argument("--team-model", choices=("seed", "proportional"), default="seed")
-        p.add_argument("--workers", type=int, help="processes (default: all cores)")
+        p.add_argument("--workers", type=positive_int, help="processes (default: all cores)")
         p.add_argument("--engine", choices=("local", "dask"), default="local")
         p.add_argument("--scheduler", help="Dask scheduler address (default: a LocalCluster)")
         p.add_argument(
-            "--batch-rows", type=int, default=1 << 16, help="rows per batch and about per unit of work (bounds memory)"
+            "--batch-rows",
+            type=positive_int,
+            default=1 << 16,
+            help="rows per batch and about per unit of work (bounds memory)",
         )
         p.add_argument("--quiet", action="store_true")
         p.set_defaults(func=_run, audit=name == "audit")

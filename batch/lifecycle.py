@@ -1,0 +1,53 @@
+"""Process lifecycle: how a run stops (Ctrl-C, SIGTERM, a dead parent) and how workers go with it.
+
+The parent turns SIGTERM into :class:`Terminated` (SIGINT is already
+``KeyboardInterrupt``), so both unwind through the same ``finally`` blocks:
+the engines then kill their workers instead of waiting for them. Workers
+ignore SIGINT (a terminal's Ctrl-C reaches the whole process group; the
+parent decides) and watch their parent: when it is gone, even after a
+SIGKILL that ran no handler, they exit too, so no worker outlives its run.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import threading
+import time
+
+EXIT_INTERRUPTED, EXIT_TERMINATED = 130, 143
+RESUME = "interrupted; run the same command again to resume"
+
+
+class Terminated(BaseException):
+    """SIGTERM, raised where the parent is (a BaseException, like KeyboardInterrupt)."""
+
+
+def _raise_terminated(signum, frame):
+    raise Terminated()
+
+
+def install_parent_handlers() -> None:
+    """In the command's process: SIGTERM raises :class:`Terminated`."""
+    signal.signal(signal.SIGTERM, _raise_terminated)
+
+
+def _watch_parent(parent: int) -> None:
+    while True:
+        time.sleep(0.5)
+        if os.getppid() != parent:
+            os._exit(EXIT_TERMINATED)
+
+
+def init_worker() -> None:
+    """In every worker process, first: leave Ctrl-C to the parent, and die with it."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    threading.Thread(target=_watch_parent, args=(os.getppid(),), daemon=True, name="cardbatch-parent").start()
+
+
+def stop_message(exc: BaseException) -> int:
+    """Print the one line for an interrupted run and return its exit status."""
+    print(RESUME, file=sys.stderr)
+    return EXIT_TERMINATED if isinstance(exc, Terminated) else EXIT_INTERRUPTED

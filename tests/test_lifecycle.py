@@ -1,0 +1,147 @@
+"""How a run stops: Ctrl-C, SIGTERM and a killed parent with real worker processes; missing
+optional dependencies, bad option values, internal failures and an unwritable numba cache."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+DATA = Path(__file__).resolve().parents[1] / "data"
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    try:
+        for task in os.listdir(f"/proc/{pid}/task"):
+            found += [int(c) for c in Path(f"/proc/{pid}/task/{task}/children").read_text().split()]
+    except FileNotFoundError:
+        pass
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return "State:\tZ" not in Path(f"/proc/{pid}/status").read_text()
+    except FileNotFoundError:
+        return False
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="reads /proc to find the workers")
+@pytest.mark.parametrize("sig, status", [(signal.SIGINT, 130), (signal.SIGTERM, 143), (signal.SIGKILL, -9)])
+def test_a_stopped_run_leaves_no_worker_behind(tmp_path, sig, status):
+    # an empty numba cache keeps both workers busy compiling for a minute: they are mid-unit when the signal comes
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
+    inputs = [str(DATA / "holdem_sample.parquet"), str(DATA / "zjh_sample.parquet")]
+    out = tmp_path / "out"
+    cmd = [sys.executable, "-m", "cardbatch", "settle", *inputs, "--out", str(out), "--workers", "2"]
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 60
+    while len(_children(proc.pid)) < 2 and time.time() < deadline:
+        time.sleep(0.1)
+    workers = _children(proc.pid)
+    assert len(workers) >= 2, "the workers never started"
+    time.sleep(2)
+    proc.send_signal(sig)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == status, err
+    if sig != signal.SIGKILL:
+        assert err.strip() == "interrupted; run the same command again to resume"
+    deadline = time.time() + 10
+    while any(_alive(w) for w in workers) and time.time() < deadline:
+        time.sleep(0.2)
+    assert not [w for w in workers if _alive(w)], "a worker outlived its parent"
+    assert not (out / "summary.json").exists()
+    assert not list((out / "results").glob("*.parquet"))
+
+
+def _cardbatch(*args: str, code: str = "", env: dict | None = None) -> subprocess.CompletedProcess:
+    script = f"import sys\n{code}\nfrom cardbatch.batch.cli import main\nsys.exit(main({list(args)!r}))"
+    return subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env={**os.environ, **(env or {})}
+    )
+
+
+def test_dask_engine_without_dask_is_a_usage_error(tmp_path):
+    out = tmp_path / "out"
+    res = _cardbatch(
+        "settle",
+        str(DATA / "zjh_sample.parquet"),
+        "--out",
+        str(out),
+        "--engine",
+        "dask",
+        code="sys.modules['distributed'] = None  # as if Dask were not installed",
+    )
+    assert res.returncode == 2
+    assert "pip install 'cardbatch[dask]'" in res.stderr and "Traceback" not in res.stderr
+    assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (("settle", "x.parquet", "--out", "o", "--workers", "-1"), "--workers: must be at least 1, got -1"),
+        (("settle", "x.parquet", "--out", "o", "--batch-rows", "0"), "--batch-rows: must be at least 1, got 0"),
+        (("settle", "x.parquet", "--out", "o", "--chip-unit", "two"), "--chip-unit: 'two' is not a whole number"),
+        (("generate", "--hands", "-5", "--out", "g.parquet"), "--hands: must be at least 0, got -5"),
+        (("rank-decks", "--decks", "0", "--out", "r.parquet"), "--decks: must be at least 1, got 0"),
+    ],
+)
+def test_bad_option_values_are_refused_in_our_words(tmp_path, args, words):
+    res = subprocess.run([sys.executable, "-m", "cardbatch", *args], capture_output=True, text=True, cwd=tmp_path)
+    assert res.returncode == 2
+    assert words in res.stderr and "Traceback" not in res.stderr
+
+
+def test_an_internal_failure_is_one_line_and_a_log(tmp_path):
+    res = _cardbatch(
+        "settle",
+        str(DATA / "zjh_sample.parquet"),
+        "--out",
+        str(tmp_path / "o"),
+        "--workers",
+        "1",
+        "--quiet",
+        env={"CARDBATCH_FAIL_PART": "part-00000-00000"},
+    )
+    assert res.returncode == 1
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1 and "internal error" in lines[0] and "injected failure" in lines[0]
+    log = Path(lines[0].split("the full log is ")[1].split(". ")[0])
+    assert "Traceback" in log.read_text() and "RuntimeError" in log.read_text()
+    log.unlink()
+
+
+def test_no_writable_cache_compiles_into_a_temporary_folder(tmp_path):
+    pkg = tmp_path / "nocache_pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text(
+        textwrap.dedent("""
+        from pathlib import Path
+
+        from numba.core import caching
+
+        from cardbatch.kernels import caching as ours
+
+        impl = getattr(caching, "CacheImpl", None) or caching._CacheImpl
+        impl._locator_classes = [c for c in impl._locator_classes if getattr(c, "root", None)]  # nowhere writable
+        ours.install(Path(__file__).parent)
+    """)
+    )
+    (pkg / "kernel.py").write_text("from numba import njit\n\n\n@njit(cache=True)\ndef twice(x):\n    return 2 * x\n")
+    code = f"import sys; sys.path.insert(0, {str(tmp_path)!r}); from nocache_pkg.kernel import twice; print(twice(21))"
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.strip() == "42"
+    note = res.stderr.strip()
+    assert note.startswith("cardbatch: no writable numba cache, compiling into ")
+    folder = Path(note.split("compiling into ")[1].split(" (")[0])
+    assert list(folder.rglob("*.nbi"))
