@@ -20,6 +20,7 @@ import dataclasses
 import glob
 import json
 import os
+import sys
 import time
 from collections.abc import Iterable
 from pathlib import Path
@@ -29,6 +30,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from . import manifest
 from .formats import GAMES, HAND_REQUIRED, TEAM_REQUIRED, InputError, SettleOptions
 
 FAIL_ENV = "CARDBATCH_FAIL_PART"  # testing aid: a unit whose part name matches raises (crash drills)
@@ -36,12 +38,20 @@ FAIL_ENV = "CARDBATCH_FAIL_PART"  # testing aid: a unit whose part name matches 
 
 @dataclasses.dataclass(frozen=True)
 class Unit:
+    """Consecutive row groups of one input file; its parts are named by the file's identity key."""
+
     path: str
     file_index: int
+    key: str
     row_groups: tuple[int, ...]
 
     @property
     def name(self) -> str:
+        return f"part-{self.key}-{self.row_groups[0]:05d}"
+
+    @property
+    def drill_name(self) -> str:
+        """``part-F-G`` by input position: what ``CARDBATCH_FAIL_PART`` names (crash drills)."""
         return f"part-{self.file_index:05d}-{self.row_groups[0]:05d}"
 
 
@@ -99,10 +109,10 @@ def check_schema(path: str, schema: pa.Schema, opts: SettleOptions) -> None:
                 raise InputError(f"{path}: column {name} must be a list, got {t}")
 
 
-def plan(paths: list[str], batch_rows: int, opts: SettleOptions) -> list[Unit]:
+def plan(paths: list[str], keys: list[str], batch_rows: int, opts: SettleOptions) -> list[Unit]:
     """Units of consecutive row groups holding about ``batch_rows`` rows each."""
     units = []
-    for fi, path in enumerate(paths):
+    for fi, (path, key) in enumerate(zip(paths, keys)):
         try:
             meta = pq.ParquetFile(path)
         except (OSError, pa.ArrowException) as exc:
@@ -114,10 +124,10 @@ def plan(paths: list[str], batch_rows: int, opts: SettleOptions) -> list[Unit]:
             groups.append(g)
             rows += meta.metadata.row_group(g).num_rows
             if rows >= batch_rows:
-                units.append(Unit(path, fi, tuple(groups)))
+                units.append(Unit(path, fi, key, tuple(groups)))
                 groups, rows = [], 0
         if groups:
-            units.append(Unit(path, fi, tuple(groups)))
+            units.append(Unit(path, fi, key, tuple(groups)))
     return units
 
 
@@ -249,7 +259,7 @@ def run_unit(unit: Unit, out_dir: str, opts: SettleOptions, batch_rows: int) -> 
     if done.exists():
         return json.loads(done.read_text())
     t0 = time.perf_counter()
-    if os.environ.get(FAIL_ENV) == unit.name:
+    if os.environ.get(FAIL_ENV) in (unit.name, unit.drill_name):
         raise RuntimeError(f"injected failure in {unit.name} ({FAIL_ENV})")
     pf = pq.ParquetFile(unit.path)
     errors, counters = [], []
@@ -303,7 +313,6 @@ def run(
     quiet: bool = False,
 ) -> dict:
     """Settle every input into ``out_dir``; returns the summary (also written as summary.json)."""
-    from .progress import progress
 
     t0 = time.perf_counter()
     if engine == "dask":
@@ -311,17 +320,36 @@ def run(
             import distributed  # noqa: F401
         except ImportError:
             raise InputError("--engine dask needs Dask: pip install 'cardbatch[dask]'") from None
-    paths = expand_inputs(inputs)
-    units = plan(paths, batch_rows, opts)
+    paths = manifest.resolved(expand_inputs(inputs))
+    try:
+        identities = [manifest.file_identity(p) for p in paths]
+    except OSError as exc:
+        raise InputError(f"cannot read {exc.filename}: {exc.strerror}") from None
+    units = plan(paths, [i["key"] for i in identities], batch_rows, opts)
     out = Path(out_dir)
     try:
-        for sub in ("results", "errors", "_parts"):
+        for sub in manifest.PART_DIRS:
             (out / sub).mkdir(parents=True, exist_ok=True)
         probe = out / "_parts" / ".write-probe"
         probe.write_text("")
         probe.unlink()
     except OSError as exc:
         raise InputError(f"cannot write to {out_dir}: {exc}") from None
+    lock = manifest.Lock(out)
+    try:
+        return _run_locked(units, paths, identities, out, opts, workers, engine, scheduler, batch_rows, quiet, t0)
+    finally:
+        lock.release()
+
+
+def _run_locked(units, paths, identities, out, opts, workers, engine, scheduler, batch_rows, quiet, t0) -> dict:
+    from .progress import progress
+
+    out_dir = str(out)
+    fingerprint = manifest.options_fingerprint(opts, batch_rows)
+    reused = manifest.prepare(out, identities, fingerprint, {u.name for u in units})
+    if reused and not quiet:
+        print(f"cardbatch: reusing {reused} of {len(units)} finished parts of an earlier run", file=sys.stderr)
     workers = workers or os.cpu_count() or 1
     summaries: list[dict] = []
     with progress(total=len(units), desc="settle", unit="part", quiet=quiet) as bar:
@@ -354,6 +382,7 @@ def run(
         {
             "files": len(paths),
             "parts": len(units),
+            "parts_reused": reused,
             "engine": engine,
             "workers": workers,
             "wall_seconds": round(wall, 3),

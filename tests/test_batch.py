@@ -16,6 +16,7 @@ import pytest
 
 from cardbatch.batch.formats import SettleOptions
 from cardbatch.batch.generate import generate_hands, generate_teams
+from cardbatch.batch.manifest import file_identity
 from cardbatch.batch.runner import run
 
 
@@ -129,7 +130,9 @@ def test_crash_then_rerun_gives_identical_output(holdem_file, tmp_path):
     )
     assert res.returncode != 0 and "injected failure" in res.stderr
     assert not (crashed / "summary.json").exists()
-    assert not (crashed / "results" / "part-00000-00002.parquet").exists()
+    failed = f"part-{file_identity(os.path.realpath(path))['key']}-00002"  # the drill's part-00000-00002
+    assert not (crashed / "results" / f"{failed}.parquet").exists()
+    assert (crashed / "_manifest.json").exists()
     res = cli("settle", str(path), "--out", str(crashed), "--workers", "2", "--batch-rows", "700", "--quiet")
     assert res.returncode == 0, res.stderr
     for sub in ("results", "errors"):

@@ -1,0 +1,114 @@
+"""What an output folder holds and what it was made from: reruns that are never stale.
+
+A run writes ``DIR/_manifest.json``: each input file's identity (resolved
+path, size, modification time and a hash of its Parquet footer), a
+fingerprint of every option that changes results, and the cardbatch version.
+Parts are named by file identity (``part-<key>-<row group>``), not by a
+file's position in the input list, so a rerun reuses exactly the parts of
+unchanged files under unchanged options, recomputes the rest, and removes the
+parts of files that are gone or changed. Changed options recompute every
+part. ``DIR/.lock`` (an advisory lock held for the whole run, released by the
+kernel when the process ends, however it ends) makes a second run on the same
+folder refuse instead of mixing its parts with the first one's.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import fcntl
+import hashlib
+import json
+import os
+from pathlib import Path
+
+from .formats import InputError, SettleOptions
+
+MANIFEST = "_manifest.json"
+PART_DIRS = ("results", "errors", "_parts")
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("cardbatch")
+    except PackageNotFoundError:
+        return "0+unknown"
+
+
+def resolved(paths: list[str]) -> list[str]:
+    """Real paths, duplicates dropped (the same file given as relative and absolute path, or through a
+    link, is one input)."""
+    return list(dict.fromkeys(os.path.realpath(p) for p in paths))
+
+
+def file_identity(path: str) -> dict:
+    """Resolved path, size, modification time and the SHA-256 of the Parquet footer, with a short key."""
+    st = os.stat(path)
+    with open(path, "rb") as f:
+        f.seek(max(st.st_size - 8, 0))
+        tail = f.read(8)
+        footer_len = int.from_bytes(tail[:4], "little") if len(tail) == 8 else 0
+        f.seek(max(st.st_size - 8 - footer_len, 0))
+        footer = hashlib.sha256(f.read(footer_len + 8)).hexdigest()
+    ident = {"path": path, "size": st.st_size, "mtime_ns": st.st_mtime_ns, "footer_sha256": footer}
+    ident["key"] = hashlib.sha256(json.dumps(ident, sort_keys=True).encode()).hexdigest()[:12]
+    return ident
+
+
+def options_fingerprint(opts: SettleOptions, batch_rows: int) -> dict:
+    """Everything that changes a part's content or boundaries (``audit`` changes only the exit status)."""
+    chosen = {k: v for k, v in dataclasses.asdict(opts).items() if k != "audit"}
+    chosen.update(batch_rows=batch_rows, version=_version())
+    return {"options": chosen, "sha256": hashlib.sha256(json.dumps(chosen, sort_keys=True).encode()).hexdigest()}
+
+
+class Lock:
+    """An exclusive advisory lock on ``DIR/.lock`` for the life of a run."""
+
+    def __init__(self, out: Path):
+        self.path = out / ".lock"
+        self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(self.fd, 64, 0).decode(errors="replace").strip() or "?"
+            os.close(self.fd)
+            raise InputError(
+                f"another cardbatch run (pid {holder}) is writing to {out}: wait for it, or choose another --out"
+            ) from None
+        os.ftruncate(self.fd, 0)
+        os.pwrite(self.fd, str(os.getpid()).encode(), 0)
+
+    def release(self) -> None:
+        os.close(self.fd)  # closing drops the lock; the file stays (removing it would race a waiting run)
+
+
+def prepare(out: Path, identities: list[dict], fingerprint: dict, part_names: set[str]) -> int:
+    """Make ``out`` hold only parts that belong to this run; returns how many finished parts it keeps.
+
+    With other options than the manifest's, every part goes; otherwise the
+    parts of files that are gone or changed go (their key is not in
+    ``part_names``), and so do temporary files of interrupted runs. The
+    summary of an earlier run always goes: it appears again when every unit
+    is done.
+    """
+    old = {}
+    manifest = out / MANIFEST
+    if manifest.exists():
+        try:
+            old = json.loads(manifest.read_text())
+        except (OSError, ValueError):
+            old = {}
+    same_options = old.get("fingerprint", {}).get("sha256") == fingerprint["sha256"]
+    (out / "summary.json").unlink(missing_ok=True)
+    for sub in PART_DIRS:
+        for f in (out / sub).iterdir():
+            stem = f.name.lstrip(".").split(".")[0]
+            stale = f.name.startswith(".") or not same_options or stem not in part_names
+            if stale:
+                f.unlink()
+    tmp = out / f".{MANIFEST}.tmp"
+    tmp.write_text(json.dumps({"version": _version(), "fingerprint": fingerprint, "files": identities}, indent=1))
+    os.replace(tmp, manifest)
+    return sum(1 for name in part_names if (out / "_parts" / f"{name}.json").exists())
