@@ -17,6 +17,7 @@ from cardbatch.kernels import holdem, pots, threecard
 
 from .formats import CARDS_PER_SEAT, HAND_REQUIRED, MAX_SEATS, MIN_SEATS, SettleOptions
 from .lists import (
+    combined,
     differs_from_list,
     exact_sum,
     gather_flat,
@@ -53,7 +54,7 @@ def _cards_matrix(col, per: int, width: int) -> tuple[np.ndarray, np.ndarray]:
     string of ``per`` cards per seat), or one string per row. Unreadable text
     and codes outside 0..255 become 254 (a bad card).
     """
-    arr = col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col
+    arr = combined(col)
     T = len(arr)
     if pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type):
         norm = pc.replace_substring(pc.fill_null(arr, ""), "10", "T")

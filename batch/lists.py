@@ -19,10 +19,54 @@ from numba import njit, prange
 from .formats import InputError
 
 
-def _combine(col) -> pa.Array:
+def combined(col) -> pa.Array:
+    """One array of a column."""
     if isinstance(col, pa.ChunkedArray):
         return col.chunk(0) if col.num_chunks == 1 else col.combine_chunks()
     return col
+
+
+def _plain(arr: pa.Array) -> pa.Array:
+    """``arr`` with string views as large strings and list views as large lists, at every level.
+
+    List views are rebuilt by a gather, not cast: pyarrow 26's cast from
+    ``list_view`` to ``large_list`` loses elements (``[[1, 2], [3]]`` became
+    ``[[1, 2], []]``), a silent wrong this reader must never inherit.
+    """
+    t = arr.type
+    if pa.types.is_string_view(t):
+        return arr.cast(pa.large_string())
+    if pa.types.is_list_view(t) or pa.types.is_large_list_view(t):
+        starts = arr.offsets.to_numpy(zero_copy_only=False).astype(np.int64)
+        lengths = arr.sizes.to_numpy(zero_copy_only=False).astype(np.int64)
+        if arr.null_count:
+            lengths = np.where(arr.is_null().to_numpy(zero_copy_only=False), 0, lengths)
+        offsets = np.zeros(len(arr) + 1, np.int64)
+        np.cumsum(lengths, out=offsets[1:])
+        index = np.repeat(starts - offsets[:-1], lengths) + np.arange(offsets[-1], dtype=np.int64)
+        child = _plain(arr.values).take(pa.array(index))
+        mask = arr.is_null() if arr.null_count else None
+        return pa.LargeListArray.from_arrays(pa.array(offsets), child, mask=mask)
+    if pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t):
+        inner = _plain(arr.values)
+        if inner is arr.values:
+            return arr
+        mask = arr.is_null() if arr.null_count else None
+        if pa.types.is_fixed_size_list(t):  # its child from the parent's offset, as _layout reads it
+            size = t.list_size
+            return pa.FixedSizeListArray.from_arrays(inner.slice(arr.offset * size, len(arr) * size), size, mask=mask)
+        return type(arr).from_arrays(arr.offsets, inner, mask=mask)
+    return arr
+
+
+def without_views(table: pa.Table) -> pa.Table:
+    """``table`` with view layouts (``string_view``, ``list_view``) read into plain ones, which every
+    reader here and Arrow's own kernels (``take``) handle."""
+    for i, field in enumerate(table.schema):
+        if "view" in str(field.type):
+            column = pa.chunked_array([_plain(c) for c in table.column(i).chunks])
+            table = table.set_column(i, field.name, column)
+    return table
 
 
 def _layout(col) -> tuple[pa.Array, np.ndarray, np.ndarray, np.ndarray | None]:
@@ -33,7 +77,7 @@ def _layout(col) -> tuple[pa.Array, np.ndarray, np.ndarray, np.ndarray | None]:
     at ``row * width``); null cells get length 0; ``null_cells`` is None when
     there are none.
     """
-    arr = _combine(col)
+    arr = combined(col)
     n = len(arr)
     if pa.types.is_fixed_size_list(arr.type):
         width = arr.type.list_size
@@ -113,7 +157,7 @@ def int_list_parts(col, name: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, 
 
 def int_column(col, name: str, fill: int) -> tuple[np.ndarray, np.ndarray]:
     """``(values int64, out_of_range bool[T])`` of a scalar integer column, nulls as ``fill``."""
-    arr = _combine(col)
+    arr = combined(col)
     nulls = arr.is_null().to_numpy(zero_copy_only=False) if arr.null_count else None
     if nulls is not None:
         arr = pc.fill_null(arr, pa.scalar(0, arr.type))
@@ -148,7 +192,7 @@ def sums_overflow(values: np.ndarray) -> np.ndarray:
 
 def missing_rows(col) -> np.ndarray:
     """``bool[T]``: the cell is null or, for a list column, holds a null element."""
-    arr = _combine(col)
+    arr = combined(col)
     if not (pa.types.is_list(arr.type) or pa.types.is_large_list(arr.type) or pa.types.is_fixed_size_list(arr.type)):
         return arr.is_null().to_numpy(zero_copy_only=False) if arr.null_count else np.zeros(len(arr), np.bool_)
     child, starts, lengths, null_cells = _layout(arr)
@@ -298,7 +342,7 @@ def _take_kernel(values, starts, rows, offsets, flat):
 
 def take_list(col, rows: np.ndarray) -> pa.Array:
     """``col.take(rows)`` for a list column, through numpy views (Arrow's take is several times slower)."""
-    arr = _combine(col)
+    arr = combined(col)
     if arr.null_count or not pa.types.is_list(arr.type) or pa.types.is_boolean(arr.type.value_type):
         return arr.take(pa.array(rows, pa.int64()))
     vals, starts, lengths = list_parts(arr)

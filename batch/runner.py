@@ -104,7 +104,12 @@ def check_schema(path: str, schema: pa.Schema, opts: SettleOptions) -> None:
                 pa.types.is_list(t)
                 or pa.types.is_large_list(t)
                 or pa.types.is_fixed_size_list(t)
-                or (name == "cards" and pa.types.is_string(t))
+                or pa.types.is_list_view(t)
+                or pa.types.is_large_list_view(t)
+                or (
+                    name == "cards"
+                    and (pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_string_view(t))
+                )
             ):
                 raise InputError(f"{path}: column {name} must be a list, got {t}")
 
@@ -133,11 +138,18 @@ def plan(paths: list[str], keys: list[str], batch_rows: int, opts: SettleOptions
 
 def settle_table(table: pa.Table, opts: SettleOptions) -> tuple[pa.Table, pa.Table, dict]:
     """Settle one Arrow table, splitting it by the ``game`` column when there is one."""
+    from .lists import without_views
+
+    table = without_views(table)
     from .hands import settle_hands
     from .rejects import CODE, error_rows
     from .teams import settle_teams
 
     def one(sub: pa.Table, game: str):
+        required = TEAM_REQUIRED if game == "team2v2" else HAND_REQUIRED[game]
+        missing = [c for c in required if c not in sub.column_names]
+        if missing:  # the game column names a game whose columns this file lacks
+            raise InputError(f"missing column(s) {', '.join(missing)} for game {game} (missing_column)")
         if game == "team2v2":
             return settle_teams(sub, opts)
         return settle_hands(sub, game, opts)
@@ -245,11 +257,14 @@ def _tables_of(pf: pq.ParquetFile, row_groups: tuple[int, ...], batch_rows: int)
     """The unit's rows in tables of at most about ``batch_rows``: a row group whole when it fits
     (one chunk per column, no batch straddling two groups), else in record batches."""
     for g in row_groups:
-        if pf.metadata.row_group(g).num_rows <= batch_rows:
-            yield pf.read_row_group(g)
-        else:
-            for batch in pf.iter_batches(batch_size=batch_rows, row_groups=[g]):
-                yield pa.Table.from_batches([batch])
+        try:  # a damaged page is the input's fault, not the output's: say so, exit 2
+            if pf.metadata.row_group(g).num_rows <= batch_rows:
+                tables = [pf.read_row_group(g)]
+            else:
+                tables = (pa.Table.from_batches([b]) for b in pf.iter_batches(batch_size=batch_rows, row_groups=[g]))
+            yield from tables
+        except (OSError, pa.ArrowException) as exc:
+            raise InputError(f"cannot read row group {g}: {exc}") from None
 
 
 def run_unit(unit: Unit, out_dir: str, opts: SettleOptions, batch_rows: int) -> dict:
@@ -261,7 +276,7 @@ def run_unit(unit: Unit, out_dir: str, opts: SettleOptions, batch_rows: int) -> 
     t0 = time.perf_counter()
     if os.environ.get(FAIL_ENV) in (unit.name, unit.drill_name):
         raise RuntimeError(f"injected failure in {unit.name} ({FAIL_ENV})")
-    pf = pq.ParquetFile(unit.path)
+    pf = pq.ParquetFile(unit.path, page_checksum_verification=True)  # where the writer stored CRCs
     errors, counters = [], []
     results = _PartWriter(out / "results" / f"{unit.name}.parquet")
     try:

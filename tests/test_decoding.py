@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -17,6 +18,8 @@ from cardbatch.batch.formats import SettleOptions
 from cardbatch.batch.generate import generate_hands, generate_teams
 from cardbatch.batch.runner import settle_table
 
+DATA_STREETS = Path(__file__).resolve().parents[1] / "data" / "holdem_streets_text_sample.parquet"
+DATA_ZJH = Path(__file__).resolve().parents[1] / "data" / "zjh_sample.parquet"
 CLEAN = generate_hands("holdem", 60, seed=5).table.drop_columns(["game"])
 TEAMS = generate_teams(40, seed=6).table
 OPTS = SettleOptions()
@@ -219,3 +222,43 @@ def test_team_stakes_beyond_int64_are_overflow_rows(base, double, balance, rejec
         assert errors.num_rows == 0
         assert sum(got[hid]) == 0 and all(abs(v) < 2**20 for v in got[hid])
         assert {k: v for k, v in got.items() if k != hid} == {k: v for k, v in want.items() if k != hid}
+
+
+def test_view_layouts_read_like_plain_ones(tmp_path):
+    plain = pq.read_table(DATA_STREETS)
+    views = plain.set_column(
+        plain.schema.get_field_index("cards"),
+        "cards",
+        pa.array(plain.column("cards").to_pylist(), pa.list_view(pa.string_view())),
+    )
+    contrib = plain.column("contrib_street").to_pylist()
+    contrib[5] = None  # a null cell in a list view
+    views = views.set_column(
+        views.schema.get_field_index("contrib_street"), "contrib_street", pa.array(contrib, pa.list_view(pa.int32()))
+    )
+    path = tmp_path / "views.parquet"
+    pq.write_table(views, path)
+    assert "list_view" in str(pq.read_schema(path))  # Parquet keeps the view types: the reader meets them
+    got, errors, _ = settle_table(pq.read_table(path), OPTS)
+    want, _, _ = settle_table(plain, OPTS)
+    hid5 = plain.column("hand_id")[5].as_py()
+    assert hid5 in errors.column("hand_id").to_pylist()
+    keep = [h != hid5 for h in want.column("hand_id").to_pylist()]
+    assert got.column("payout").to_pylist() == [p for p, k in zip(want.column("payout").to_pylist(), keep) if k]
+
+
+def test_a_game_without_its_columns_and_a_damaged_page_stop_the_run(tmp_path):
+    zjh = pq.read_table(DATA_ZJH)
+    zjh = zjh.set_column(zjh.schema.get_field_index("game"), "game", pa.array(["holdem"] * zjh.num_rows))
+    pq.write_table(zjh, tmp_path / "noboard.parquet")
+    res = _cli("settle", str(tmp_path / "noboard.parquet"), "--out", str(tmp_path / "o1"), "--quiet")
+    assert res.returncode == 2 and "board" in res.stderr and "missing_column" in res.stderr
+    assert "Traceback" not in res.stderr
+    pq.write_table(pq.read_table(DATA_ZJH), tmp_path / "crc.parquet", write_page_checksum=True)
+    data = bytearray((tmp_path / "crc.parquet").read_bytes())
+    middle = len(data) // 2
+    data[middle : middle + 64] = bytes(64)  # a page's compressed bytes zeroed
+    (tmp_path / "damaged.parquet").write_bytes(bytes(data))
+    res = _cli("settle", str(tmp_path / "damaged.parquet"), "--out", str(tmp_path / "o2"), "--workers", "1")
+    assert res.returncode == 2 and "cannot read" in res.stderr, res.stderr
+    assert "cannot write" not in res.stderr and "Traceback" not in res.stderr
