@@ -19,6 +19,7 @@ from .formats import CARDS_PER_SEAT, HAND_REQUIRED, MAX_SEATS, MIN_SEATS, Settle
 from .lists import (
     combined,
     differs_from_list,
+    elements_of,
     exact_sum,
     gather_flat,
     int_column,
@@ -217,7 +218,7 @@ def settle_hands(table: pa.Table, game: str, opts: SettleOptions) -> tuple[pa.Ta
         "chips_in": chips_in,
         "chips_paid": paid,
         "chips_raked": raked,
-        "chips_in_rejected": exact_sum(contrib[bad]),
+        "chips_in_rejected": exact_sum(cvals[elements_of(cstarts, clen, bad)]),  # every seat, any width
         "mismatches": mismatches,
     }
     return results, errors, counters

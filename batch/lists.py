@@ -167,6 +167,14 @@ def int_column(col, name: str, fill: int) -> tuple[np.ndarray, np.ndarray]:
     return values, big
 
 
+def elements_of(starts: np.ndarray, lengths: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """Indices into a list column's values of every element of ``rows``, however wide the rows."""
+    lengths = lengths[rows]
+    first = np.zeros(len(rows) + 1, np.int64)
+    np.cumsum(lengths, out=first[1:])
+    return np.repeat(starts[rows] - first[:-1], lengths) + np.arange(first[-1], dtype=np.int64)
+
+
 def exact_sum(values: np.ndarray) -> int:
     """The exact sum of int64 ``values`` as a Python int, however many (no wrap-around)."""
     v = np.ascontiguousarray(values, dtype=np.int64).reshape(-1)

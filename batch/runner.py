@@ -19,6 +19,7 @@ from __future__ import annotations
 import dataclasses
 import glob
 import json
+import logging
 import os
 import sys
 import time
@@ -436,7 +437,13 @@ def _run_dask(units, out_dir, opts, workers, scheduler, batch_rows, bar) -> list
         except (OSError, TimeoutError) as exc:
             raise InputError(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from None
     else:
-        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None)
+        cluster = LocalCluster(
+            n_workers=workers,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=None,
+            silence_logs=logging.ERROR,
+        )
         client = Client(cluster)
     try:
         threads = max(1, (os.cpu_count() or 1) // workers)
@@ -447,6 +454,10 @@ def _run_dask(units, out_dir, opts, workers, scheduler, batch_rows, bar) -> list
             out.append(f.result())
             bar.update(1)
         return out
+    except BaseException:  # interrupted or failed: the cluster's shutdown chatter is not the user's news
+        for name in ("distributed", "asyncio", "tornado"):
+            logging.getLogger(name).setLevel(logging.CRITICAL)
+        raise
     finally:
         client.close()
         if cluster is not None:

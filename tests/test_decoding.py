@@ -262,3 +262,26 @@ def test_a_game_without_its_columns_and_a_damaged_page_stop_the_run(tmp_path):
     res = _cli("settle", str(tmp_path / "damaged.parquet"), "--out", str(tmp_path / "o2"), "--workers", "1")
     assert res.returncode == 2 and "cannot read" in res.stderr, res.stderr
     assert "cannot write" not in res.stderr and "Traceback" not in res.stderr
+
+
+def test_unsigned_and_narrow_team_columns_are_read_by_value():
+    clean, _, _ = settle_table(TEAMS, OPTS)
+    narrow = TEAMS
+    for name, type_ in (("hand_id", pa.uint32()), ("winner", pa.uint8()), ("base", pa.uint16()), ("fee", pa.int32())):
+        narrow = narrow.set_column(narrow.schema.get_field_index(name), name, TEAMS.column(name).cast(type_))
+    for name in ("balance", "multiplier"):
+        narrow = narrow.set_column(
+            narrow.schema.get_field_index(name), name, TEAMS.column(name).cast(pa.list_(pa.uint32(), 4))
+        )
+    got, errors, _ = settle_table(narrow, OPTS)
+    assert errors.num_rows == 0
+    assert got.column("hand_id").to_pylist() == clean.column("hand_id").to_pylist()
+    assert got.column("delta").to_pylist() == clean.column("delta").to_pylist()
+
+
+def test_rejected_chips_count_every_seat_of_a_wide_row():
+    table = _hand([[100, 100], [7] * 30])  # 30 seats: wider than any table (seat_count)
+    table = table.set_column(4, "folded", pa.array([[False, False], [False] * 30], pa.list_(pa.bool_())))
+    _, errors, counters = settle_table(table, OPTS)
+    assert errors.column("reason").to_pylist() == ["seat_count"]
+    assert counters["chips_in_rejected"] == 7 * 30

@@ -145,3 +145,45 @@ def test_no_writable_cache_compiles_into_a_temporary_folder(tmp_path):
     assert note.startswith("cardbatch: no writable numba cache, compiling into ")
     folder = Path(note.split("compiling into ")[1].split(" (")[0])
     assert list(folder.rglob("*.nbi"))
+
+
+def _tree(pid: int) -> list[int]:
+    found = []
+    for child in _children(pid):
+        found += [child, *_tree(child)]
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="reads /proc to find the workers")
+@pytest.mark.parametrize("sig, status", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_a_stopped_dask_run_takes_its_local_cluster_along(tmp_path, sig, status):
+    pytest.importorskip("distributed")
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache")}  # the workers stay busy compiling
+    inputs = [str(DATA / "holdem_sample.parquet"), str(DATA / "zjh_sample.parquet")]
+    cmd = [
+        sys.executable,
+        "-m",
+        "cardbatch",
+        "settle",
+        *inputs,
+        "--out",
+        str(tmp_path / "out"),
+        "--engine",
+        "dask",
+        "--workers",
+        "2",
+    ]
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 60
+    while len(_tree(proc.pid)) < 3 and time.time() < deadline:
+        time.sleep(0.2)
+    time.sleep(5)  # the cluster is up and its workers are in their units
+    processes = _tree(proc.pid)
+    proc.send_signal(sig)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == status, err
+    assert err.strip() == "interrupted; run the same command again to resume"
+    deadline = time.time() + 15
+    while any(_alive(p) for p in processes) and time.time() < deadline:
+        time.sleep(0.2)
+    assert not [p for p in processes if _alive(p)], "a cluster process outlived the run"
