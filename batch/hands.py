@@ -56,6 +56,8 @@ def _cards_matrix(col, per: int, width: int) -> tuple[np.ndarray, np.ndarray]:
     and codes outside 0..255 become 254 (a bad card).
     """
     arr = combined(col)
+    if pa.types.is_dictionary(arr.type):  # text cards written dictionary-encoded
+        arr = arr.dictionary_decode()
     T = len(arr)
     if pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type):
         norm = pc.replace_substring(pc.fill_null(arr, ""), "10", "T")

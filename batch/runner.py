@@ -107,12 +107,16 @@ def check_schema(path: str, schema: pa.Schema, opts: SettleOptions) -> None:
                 or pa.types.is_fixed_size_list(t)
                 or pa.types.is_list_view(t)
                 or pa.types.is_large_list_view(t)
-                or (
-                    name == "cards"
-                    and (pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_string_view(t))
-                )
+                or (name == "cards" and _is_text(t))
             ):
                 raise InputError(f"{path}: column {name} must be a list, got {t}")
+
+
+def _is_text(t: pa.DataType) -> bool:
+    """A string column, plain, large, view or dictionary-encoded."""
+    if pa.types.is_dictionary(t):
+        t = t.value_type
+    return pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_string_view(t)
 
 
 def plan(paths: list[str], keys: list[str], batch_rows: int, opts: SettleOptions) -> list[Unit]:

@@ -285,3 +285,13 @@ def test_rejected_chips_count_every_seat_of_a_wide_row():
     _, errors, counters = settle_table(table, OPTS)
     assert errors.column("reason").to_pylist() == ["seat_count"]
     assert counters["chips_in_rejected"] == 7 * 30
+
+
+def test_dictionary_encoded_text_cards_read_like_plain_text():
+    plain = generate_hands("zjh", 200, seed=8, text_cards=True).table
+    flat = pa.array(["".join(c) for c in plain.column("cards").to_pylist()]).dictionary_encode()
+    flat_plain = pa.array(["".join(c) for c in plain.column("cards").to_pylist()])
+    want, _, _ = settle_table(plain.set_column(plain.schema.get_field_index("cards"), "cards", flat_plain), OPTS)
+    got, _, _ = settle_table(plain.set_column(plain.schema.get_field_index("cards"), "cards", flat), OPTS)
+    assert got.column("payout").to_pylist() == want.column("payout").to_pylist()
+    assert want.num_rows > 150
