@@ -41,9 +41,7 @@ def _plain(arr: pa.Array) -> pa.Array:
         lengths = arr.sizes.to_numpy(zero_copy_only=False).astype(np.int64)
         if arr.null_count:
             lengths = np.where(arr.is_null().to_numpy(zero_copy_only=False), 0, lengths)
-        offsets = np.zeros(len(arr) + 1, np.int64)
-        np.cumsum(lengths, out=offsets[1:])
-        index = np.repeat(starts - offsets[:-1], lengths) + np.arange(offsets[-1], dtype=np.int64)
+        index, offsets = _gather_index(starts, lengths)
         child = _plain(arr.values).take(pa.array(index))
         mask = arr.is_null() if arr.null_count else None
         return pa.LargeListArray.from_arrays(pa.array(offsets), child, mask=mask)
@@ -59,11 +57,19 @@ def _plain(arr: pa.Array) -> pa.Array:
     return arr
 
 
+def _has_view(t: pa.DataType) -> bool:
+    if pa.types.is_string_view(t) or pa.types.is_list_view(t) or pa.types.is_large_list_view(t):
+        return True
+    return (pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t)) and _has_view(
+        t.value_type
+    )
+
+
 def without_views(table: pa.Table) -> pa.Table:
     """``table`` with view layouts (``string_view``, ``list_view``) read into plain ones, which every
     reader here and Arrow's own kernels (``take``) handle."""
     for i, field in enumerate(table.schema):
-        if "view" in str(field.type):
+        if _has_view(field.type):
             column = pa.chunked_array([_plain(c) for c in table.column(i).chunks])
             table = table.set_column(i, field.name, column)
     return table
@@ -144,15 +150,20 @@ def _as_int64(values: np.ndarray, name: str) -> tuple[np.ndarray, np.ndarray]:
     raise InputError(f"column {name} must hold integers, got {values.dtype}")
 
 
+def _rows_with(flags: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """``bool[T]``: rows holding at least one flagged element (a prefix count, no loop over rows)."""
+    if not flags.any():
+        return np.zeros(len(lengths), np.bool_)
+    before = np.zeros(len(flags) + 1, np.int64)
+    np.cumsum(flags, out=before[1:])
+    return before[starts + lengths] > before[starts]
+
+
 def int_list_parts(col, name: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """``(values int64, starts, lengths, out_of_range bool[T])`` of an integer list column."""
     values, starts, lengths = list_parts(col)
     ints, big = _as_int64(values, name)
-    if not big.any():
-        return ints, starts, lengths, np.zeros(len(lengths), np.bool_)
-    before = np.zeros(len(big) + 1, np.int64)
-    np.cumsum(big, out=before[1:])
-    return ints, starts, lengths, before[starts + lengths] > before[starts]
+    return ints, starts, lengths, _rows_with(big, starts, lengths)
 
 
 def int_column(col, name: str, fill: int) -> tuple[np.ndarray, np.ndarray]:
@@ -167,12 +178,17 @@ def int_column(col, name: str, fill: int) -> tuple[np.ndarray, np.ndarray]:
     return values, big
 
 
+def _gather_index(starts: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Indices of the elements of rows at ``starts`` with ``lengths``, in row order, and the offsets
+    of those rows packed one after another."""
+    offsets = np.zeros(len(lengths) + 1, np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    return np.repeat(starts - offsets[:-1], lengths) + np.arange(offsets[-1], dtype=np.int64), offsets
+
+
 def elements_of(starts: np.ndarray, lengths: np.ndarray, rows: np.ndarray) -> np.ndarray:
     """Indices into a list column's values of every element of ``rows``, however wide the rows."""
-    lengths = lengths[rows]
-    first = np.zeros(len(rows) + 1, np.int64)
-    np.cumsum(lengths, out=first[1:])
-    return np.repeat(starts[rows] - first[:-1], lengths) + np.arange(first[-1], dtype=np.int64)
+    return _gather_index(starts[rows], lengths[rows])[0]
 
 
 def exact_sum(values: np.ndarray) -> int:
@@ -203,12 +219,13 @@ def missing_rows(col) -> np.ndarray:
     arr = combined(col)
     if not (pa.types.is_list(arr.type) or pa.types.is_large_list(arr.type) or pa.types.is_fixed_size_list(arr.type)):
         return arr.is_null().to_numpy(zero_copy_only=False) if arr.null_count else np.zeros(len(arr), np.bool_)
-    child, starts, lengths, null_cells = _layout(arr)
-    missing = np.zeros(len(arr), np.bool_) if null_cells is None else null_cells.copy()
+    return _missing(*_layout(arr))
+
+
+def _missing(child: pa.Array, starts: np.ndarray, lengths: np.ndarray, null_cells: np.ndarray | None) -> np.ndarray:
+    missing = np.zeros(len(lengths), np.bool_) if null_cells is None else null_cells.copy()
     if child.null_count:
-        before = np.zeros(len(child) + 1, np.int64)
-        np.cumsum(child.is_null().to_numpy(zero_copy_only=False), out=before[1:])
-        missing |= before[starts + lengths] > before[starts]
+        missing |= _rows_with(child.is_null().to_numpy(zero_copy_only=False), starts, lengths)
     return missing
 
 
@@ -318,8 +335,8 @@ def differs_from_list(
 
     A recorded row with a null element, or a value beyond int64, differs.
     """
-    _, _, _, null_cells = _layout(col)
-    vals, starts, lengths, big = int_list_parts(col, name)
+    child, starts, lengths, null_cells = _layout(col)
+    vals, big = _as_int64(_filled(child), name)
     out = np.empty(len(offsets) - 1, dtype=np.bool_)
     r, all_rows = _rows_arg(rows)
     _differs_kernel(
@@ -333,7 +350,8 @@ def differs_from_list(
         out,
     )
     recorded = np.ones(len(lengths), np.bool_) if null_cells is None else ~null_cells
-    malformed = (missing_rows(col) & recorded) | big  # a null element; a null cell is simply not compared
+    # a null element or a value beyond int64 is malformed; a null cell is simply not compared
+    malformed = (_missing(child, starts, lengths, null_cells) & recorded) | _rows_with(big, starts, lengths)
     if rows is not None:
         malformed, recorded = malformed[rows], recorded[rows]
     return out | malformed, recorded
