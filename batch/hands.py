@@ -151,25 +151,28 @@ def settle_hands(table: pa.Table, game: str, opts: SettleOptions) -> tuple[pa.Ta
     nfnd = None
     if opts.no_flop_no_drop:
         nfnd = (board == 255).all(axis=1) if board is not None else np.zeros(T, bool)
-    d = pots.settle_detailed(
-        contrib,
-        live,
-        score,
-        button,
-        opts.policy,
-        rake_pct=opts.rake_pct if opts.policy == "standard" else None,
-        rake_cap=opts.rake_cap if opts.policy == "standard" else None,
-        no_flop_no_drop=nfnd,
-        chip_unit=opts.chip_unit,
-        odd_chips=opts.odd_chips,
-        orphan_chips=opts.orphan_chips,
-        special=special,
-        trips_floor=threecard.trips_floor(rules) if special is not None else None,
-        raise_on_error=False,
-        detail=False,
-    )
-    mark_status(codes, d.status)
-    payout, rake, npots = d.payout, d.rake, d.pots
+    if (codes == 0).any():
+        d = pots.settle_detailed(
+            contrib,
+            live,
+            score,
+            button,
+            opts.policy,
+            rake_pct=opts.rake_pct if opts.policy == "standard" else None,
+            rake_cap=opts.rake_cap if opts.policy == "standard" else None,
+            no_flop_no_drop=nfnd,
+            chip_unit=opts.chip_unit,
+            odd_chips=opts.odd_chips,
+            orphan_chips=opts.orphan_chips,
+            special=special,
+            trips_floor=threecard.trips_floor(rules) if special is not None else None,
+            raise_on_error=False,
+            detail=False,
+        )
+        mark_status(codes, d.status)
+        payout, rake, npots = d.payout, d.rake, d.pots
+    else:  # every row set aside already: nothing to settle (and no pot kernel to load or compile)
+        payout, rake, npots = np.zeros((T, S), np.int64), np.zeros(T, np.int64), np.zeros(T, np.int64)
 
     good = np.flatnonzero(codes == 0)
     bad = np.flatnonzero(codes != 0)

@@ -10,11 +10,15 @@ SIGKILL that ran no handler, they exit too, so no worker outlives its run.
 
 from __future__ import annotations
 
+import concurrent.futures as cf
+import contextlib
+import multiprocessing as mp
 import os
 import signal
 import sys
 import threading
 import time
+from collections.abc import Iterator
 
 EXIT_INTERRUPTED, EXIT_TERMINATED = 130, 143
 RESUME = "interrupted; run the same command again to resume"
@@ -51,3 +55,40 @@ def stop_message(exc: BaseException) -> int:
     """Print the one line for an interrupted run and return its exit status."""
     print(RESUME, file=sys.stderr)
     return EXIT_TERMINATED if isinstance(exc, Terminated) else EXIT_INTERRUPTED
+
+
+def init_pool_worker(threads: int, own_process: bool = True) -> None:
+    """Each worker, first: numba's threads (at most what the worker's numba allows); for our own
+    pool's processes also the lifecycle (ignore Ctrl-C, die with the parent). Dask workers belong
+    to their cluster, which stops them."""
+    import numba
+
+    if own_process:
+        init_worker()
+    numba.set_num_threads(max(1, min(threads, numba.config.NUMBA_NUM_THREADS)))
+
+
+def kill_pool(pool: cf.ProcessPoolExecutor) -> None:
+    """Cancel what has not started and kill the workers (a unit in flight leaves no finished part)."""
+    processes = list(getattr(pool, "_processes", {}).values())  # the executor offers no public handle
+    pool.shutdown(wait=False, cancel_futures=True)
+    for p in processes:
+        if p.is_alive():
+            p.kill()
+    for p in processes:
+        p.join(timeout=5)
+
+
+@contextlib.contextmanager
+def process_pool(workers: int, threads: int) -> Iterator[cf.ProcessPoolExecutor]:
+    """A pool of fresh (spawned) worker processes; on Ctrl-C, SIGTERM or an error they are killed,
+    not waited for."""
+    pool = cf.ProcessPoolExecutor(
+        max_workers=workers, mp_context=mp.get_context("spawn"), initializer=init_pool_worker, initargs=(threads,)
+    )
+    try:
+        yield pool
+    except BaseException:
+        kill_pool(pool)
+        raise
+    pool.shutdown()

@@ -273,6 +273,28 @@ def _differs_kernel(values, rows, all_rows, offsets, list_values, starts, length
         out[i] = diff
 
 
+def frozen(a: np.ndarray, dtype=None) -> np.ndarray:
+    """A contiguous, read-only view (a copy only where the layout or dtype needs one), bool as uint8.
+
+    numba compiles one version of a kernel per argument type, and read-only
+    is part of the type: Arrow's buffers arrive read-only, numpy's arrays
+    writable. Passing every input read-only, and bytes as uint8, leaves one
+    version per kernel and width, which the run compiles ahead of its
+    workers (:mod:`cardbatch.batch.warmup`).
+    """
+    a = np.ascontiguousarray(a, dtype=dtype)
+    if a.dtype == np.bool_:
+        a = a.view(np.uint8)
+    if a.flags.writeable:
+        a = a.view()
+        a.flags.writeable = False
+    return a
+
+
+def _bytes_as_uint8(out: np.ndarray) -> np.ndarray:
+    return out.view(np.uint8) if out.dtype == np.bool_ else out
+
+
 def scatter(
     values: np.ndarray,
     starts: np.ndarray,
@@ -290,16 +312,16 @@ def scatter(
     """
     T = len(lengths)
     dtype = dtype or values.dtype
-    vals = np.ascontiguousarray(values, dtype=dtype)
-    starts = np.ascontiguousarray(starts, dtype=np.int64)
-    lengths = np.ascontiguousarray(lengths, dtype=np.int64)
+    vals = frozen(values, dtype)
+    starts = frozen(starts, np.int64)
+    lengths = frozen(lengths, np.int64)
     if row_width is None:
         out = np.full((T, width), fill, dtype=dtype)
-        _scatter_kernel(vals, starts, lengths, out)
+        _scatter_kernel(vals, starts, lengths, _bytes_as_uint8(out))
         return out
     seats = int(row_width.max()) if T else 0
     out = np.full((T, width, max(seats, 1)), fill, dtype=dtype)
-    _scatter_streets_kernel(vals, starts, lengths, np.ascontiguousarray(row_width, dtype=np.int64), out)
+    _scatter_streets_kernel(vals, starts, lengths, frozen(row_width, np.int64), _bytes_as_uint8(out))
     return out
 
 
@@ -315,15 +337,15 @@ def list_offsets(lengths: np.ndarray, rows: np.ndarray | None = None) -> np.ndar
 
 def _rows_arg(rows: np.ndarray | None) -> tuple[np.ndarray, bool]:
     if rows is None:
-        return np.zeros(0, np.int64), True
-    return np.ascontiguousarray(rows, dtype=np.int64), False
+        return frozen(np.zeros(0, np.int64)), True
+    return frozen(rows, np.int64), False
 
 
 def gather_flat(values: np.ndarray, offsets: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
     """The first ``offsets[i+1] - offsets[i]`` values of row ``rows[i]`` of ``[T, W]``, concatenated."""
     flat = np.empty(int(offsets[-1]), dtype=values.dtype)
     r, all_rows = _rows_arg(rows)
-    _gather_kernel(np.ascontiguousarray(values), r, all_rows, offsets, flat)
+    _gather_kernel(frozen(values), r, all_rows, frozen(offsets, np.int64), _bytes_as_uint8(flat))
     return flat
 
 
@@ -340,14 +362,14 @@ def differs_from_list(
     out = np.empty(len(offsets) - 1, dtype=np.bool_)
     r, all_rows = _rows_arg(rows)
     _differs_kernel(
-        np.ascontiguousarray(values),
+        frozen(values, np.int64),
         r,
         all_rows,
-        offsets.astype(np.int64),
-        np.ascontiguousarray(vals, dtype=values.dtype),
-        starts,
-        lengths,
-        out,
+        frozen(offsets, np.int64),
+        frozen(vals, np.int64),
+        frozen(starts, np.int64),
+        frozen(lengths, np.int64),
+        _bytes_as_uint8(out),
     )
     recorded = np.ones(len(lengths), np.bool_) if null_cells is None else ~null_cells
     # a null element or a value beyond int64 is malformed; a null cell is simply not compared
@@ -372,10 +394,10 @@ def take_list(col, rows: np.ndarray) -> pa.Array:
     if arr.null_count or not pa.types.is_list(arr.type) or pa.types.is_boolean(arr.type.value_type):
         return arr.take(pa.array(rows, pa.int64()))
     vals, starts, lengths = list_parts(arr)
-    rows = np.ascontiguousarray(rows, dtype=np.int64)
+    rows = frozen(rows, np.int64)
     offsets = list_offsets(lengths, rows)
     flat = np.empty(int(offsets[-1]), dtype=vals.dtype)
-    _take_kernel(vals, starts, rows, offsets, flat)
+    _take_kernel(frozen(vals), frozen(starts, np.int64), rows, frozen(offsets, np.int64), _bytes_as_uint8(flat))
     return list_array(offsets, flat, arr.type.value_type)
 
 

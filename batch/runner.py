@@ -33,6 +33,7 @@ import pyarrow.parquet as pq
 
 from . import manifest
 from .formats import GAMES, HAND_REQUIRED, TEAM_REQUIRED, InputError, SettleOptions
+from .lifecycle import init_pool_worker, process_pool
 
 FAIL_ENV = "CARDBATCH_FAIL_PART"  # testing aid: a unit whose part name matches raises (crash drills)
 
@@ -309,19 +310,6 @@ def run_unit(unit: Unit, out_dir: str, opts: SettleOptions, batch_rows: int) -> 
     return summary
 
 
-def _init_worker(threads: int, own_process: bool = True) -> None:
-    """Each worker, first: numba's threads (at most what the worker's numba allows); for our own
-    pool's processes also the lifecycle (ignore Ctrl-C, die with the parent). Dask workers belong
-    to their cluster, which stops them."""
-    import numba
-
-    if own_process:
-        from .lifecycle import init_worker
-
-        init_worker()
-    numba.set_num_threads(max(1, min(threads, numba.config.NUMBA_NUM_THREADS)))
-
-
 def run(
     inputs: list[str],
     out_dir: str,
@@ -372,6 +360,11 @@ def _run_locked(units, paths, identities, out, opts, workers, engine, scheduler,
         print(f"cardbatch: reusing {reused} of {len(units)} finished parts of an earlier run", file=sys.stderr)
     workers = workers or os.cpu_count() or 1
     summaries: list[dict] = []
+    warm = None
+    if (engine == "local" or not scheduler) and len(units) > reused:  # a remote cluster compiles on its own
+        from .warmup import compile_ahead
+
+        warm = compile_ahead(sorted({u.path for u in units}), opts)
     with progress(total=len(units), desc="settle", unit="part", quiet=quiet) as bar:
         if engine == "dask":
             summaries = _run_dask(units, out_dir, opts, workers, scheduler, batch_rows, bar)
@@ -381,21 +374,13 @@ def _run_locked(units, paths, identities, out, opts, workers, engine, scheduler,
                 bar.update(1)
         else:
             import concurrent.futures as cf
-            import multiprocessing as mp
 
             threads = max(1, (os.cpu_count() or 1) // workers)
-            pool = cf.ProcessPoolExecutor(
-                max_workers=workers, mp_context=mp.get_context("spawn"), initializer=_init_worker, initargs=(threads,)
-            )
-            try:
+            with process_pool(workers, threads) as pool:
                 futures = [pool.submit(run_unit, u, out_dir, opts, batch_rows) for u in units]
                 for f in cf.as_completed(futures):
                     summaries.append(f.result())
                     bar.update(1)
-            except BaseException:  # Ctrl-C, SIGTERM or a failed unit: stop the workers now, not after their units
-                _kill_pool(pool)
-                raise
-            pool.shutdown()
     total = merge_counters([{k: v for k, v in s.items() if k != "seconds"} for s in summaries])
     wall = time.perf_counter() - t0
     total.update(
@@ -406,6 +391,7 @@ def _run_locked(units, paths, identities, out, opts, workers, engine, scheduler,
             "engine": engine,
             "workers": workers,
             "wall_seconds": round(wall, 3),
+            "compile_ahead": warm,
             "hands_per_second": round(total.get("rows_read", 0) / wall) if wall > 0 else None,
         }
     )
@@ -418,17 +404,6 @@ def _run_locked(units, paths, identities, out, opts, workers, engine, scheduler,
     tmp.write_text(json.dumps(total, indent=1, sort_keys=True))
     os.replace(tmp, out / "summary.json")
     return total
-
-
-def _kill_pool(pool) -> None:
-    """Cancel what has not started and kill the workers (a unit in flight leaves no finished part)."""
-    processes = list(getattr(pool, "_processes", {}).values())  # the executor offers no public handle
-    pool.shutdown(wait=False, cancel_futures=True)
-    for p in processes:
-        if p.is_alive():
-            p.kill()
-    for p in processes:
-        p.join(timeout=5)
 
 
 def _run_dask(units, out_dir, opts, workers, scheduler, batch_rows, bar) -> list[dict]:
@@ -451,7 +426,7 @@ def _run_dask(units, out_dir, opts, workers, scheduler, batch_rows, bar) -> list
         client = Client(cluster)
     try:
         threads = max(1, (os.cpu_count() or 1) // workers)
-        client.run(_init_worker, threads, False)
+        client.run(init_pool_worker, threads, False)
         futures = client.map(run_unit, units, out_dir=out_dir, opts=opts, batch_rows=batch_rows, pure=False)
         out = []
         for f in as_completed(futures):

@@ -18,7 +18,7 @@ import numpy as np
 from ..reasons import REASONS
 from ..threecard import rules_of
 from ..threecard import trips_floor as trips_floor_of
-from .driver import settle_kernel
+from .driver import settle_standard_kernel, settle_streets_kernel
 from .policies import POLICIES, Policy
 
 MAX_SEATS = 64
@@ -257,13 +257,12 @@ def settle_detailed(
         np.zeros(shape, np.int64),
         np.zeros(shape, np.int64),
     )
-    settle_kernel(
-        np.int64(opts.policy),
-        (c, lv, sc, bt, sp, nfnd),
-        opts.lower(use_special, trips_floor, detail),
-        (payout, status, rake, npots),
-        pot_out,
-    )
+    tables = (c, lv, sc, bt, sp, nfnd)
+    rules = opts.lower(use_special, trips_floor, detail)
+    if opts.policy == Policy.STANDARD:
+        settle_standard_kernel(tables, rules, (payout, status, rake, npots), pot_out)
+    else:
+        settle_streets_kernel(np.int64(opts.policy), tables, rules, (payout, status, rake, npots), pot_out)
     if raise_on_error and status.any():
         t = int(np.flatnonzero(status)[0])
         raise ValueError(
