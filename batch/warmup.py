@@ -24,7 +24,7 @@ decoders produce; the head rows are the run's own types).
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 import numpy as np
 import pyarrow as pa
@@ -54,10 +54,11 @@ def heads(paths: Iterable[str]) -> list[pa.Table]:
     return out
 
 
-def _settle_heads(tables: list[pa.Table], opts: SettleOptions) -> None:
-    """Settle each head, ignoring errors: the run itself meets them and reports them with their file."""
-    from .runner import settle_table
+Settle = Callable[[pa.Table, SettleOptions], object]
 
+
+def _settle_heads(settle_table: Settle, tables: list[pa.Table], opts: SettleOptions) -> None:
+    """Settle each head, ignoring errors: the run itself meets them and reports them with their file."""
     for table in tables:
         try:
             settle_table(table, opts)
@@ -72,9 +73,9 @@ def _without_buttons(table: pa.Table) -> pa.Table:
     return table.set_column(i, "button", pa.array(np.full(table.num_rows, -1, np.int64)))
 
 
-def _compile_rest(tables: list[pa.Table], opts: SettleOptions) -> float:
+def _compile_rest(settle_table: Settle, tables: list[pa.Table], opts: SettleOptions) -> float:
     t0 = time.perf_counter()
-    _settle_heads([_without_buttons(t) for t in tables], opts)
+    _settle_heads(settle_table, [_without_buttons(t) for t in tables], opts)
     return time.perf_counter() - t0
 
 
@@ -100,29 +101,30 @@ class _StopAtCompile(ev.Listener):
         pass
 
 
-def _all_cached(tables: list[pa.Table], opts: SettleOptions) -> bool:
+def _all_cached(settle_table: Settle, tables: list[pa.Table], opts: SettleOptions) -> bool:
     """Settle the head rows if every kernel they need loads from the cache; False at the first
     one that would have to be compiled (numba announces a compilation only after a cache miss)."""
     try:
         with ev.install_listener("numba:compile", _StopAtCompile()):
-            _settle_heads(tables, opts)
+            _settle_heads(settle_table, tables, opts)
         return True
     except _Cold:
         return False
 
 
-def compile_ahead(paths: Iterable[str], opts: SettleOptions, processes: int = 2) -> dict:
-    """Make sure the kernels a run of ``paths`` calls are in numba's cache; returns what it did and how long."""
+def compile_ahead(settle_table: Settle, paths: Iterable[str], opts: SettleOptions, processes: int = 2) -> dict:
+    """Make sure the kernels that ``settle_table`` calls on ``paths`` are in numba's cache (the run's
+    own function is passed in, a module-level one the pool can pickle); returns what it did and how long."""
     t0 = time.perf_counter()
     tables = heads(paths)
-    if not tables or _all_cached(tables, opts):
+    if not tables or _all_cached(settle_table, tables, opts):
         return {"compiled": False, "seconds": round(time.perf_counter() - t0, 3)}
     with process_pool(max(1, processes), 1) as pool:
         pots_f = pool.submit(_compile_pots, opts.policy)
-        rest_f = pool.submit(_compile_rest, tables, opts)
+        rest_f = pool.submit(_compile_rest, settle_table, tables, opts)
         pots_s, rest_s = pots_f.result(), rest_f.result()
     t1 = time.perf_counter()
-    _settle_heads(tables, opts)
+    _settle_heads(settle_table, tables, opts)
     return {
         "compiled": True,
         "seconds": round(time.perf_counter() - t0, 3),

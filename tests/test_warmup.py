@@ -1,0 +1,89 @@
+"""Compiling ahead: one compilation before the workers start, and nothing left for them to compile.
+
+The first test starts from an empty numba cache in real processes, so it also
+runs what a newcomer's first ``cardbatch settle`` does (about 15 s here).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from cardbatch.batch.warmup import HEAD_ROWS, heads
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLES = sorted(str(p) for p in (ROOT / "data").glob("*_sample.parquet"))
+
+# Compiles ahead, then runs the sample settlement in-process and lists the cardbatch kernels
+# numba compiled during the run.
+COUNT_COMPILES = """
+import json, sys
+from numba.core import event as ev
+from cardbatch.batch.formats import SettleOptions
+from cardbatch.batch.runner import run, settle_table
+from cardbatch.batch.warmup import compile_ahead
+
+ahead = compile_ahead(settle_table, sys.argv[2:], SettleOptions())
+compiled = []
+
+class Count(ev.Listener):
+    def on_start(self, event):
+        f = event.data["dispatcher"].py_func
+        if f.__module__.startswith("cardbatch."):
+            compiled.append(f.__module__ + "." + f.__name__)
+
+    def on_end(self, event):
+        pass
+
+with ev.install_listener("numba:compile", Count()):
+    summary = run(sys.argv[2:], sys.argv[1], SettleOptions(), workers=1, quiet=True)
+print(json.dumps({"ahead": ahead, "compiled": compiled, "in_run": summary["compile_ahead"]}))
+"""
+
+
+def _counted_run(out: Path, cache: Path) -> dict:
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(cache)}
+    proc = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(COUNT_COMPILES), str(out), *SAMPLES],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+    )
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout.splitlines()[-1])
+
+
+def test_a_cold_run_compiles_ahead_and_leaves_nothing_to_compile(tmp_path):
+    cache = tmp_path / "cache"
+    first = _counted_run(tmp_path / "out1", cache)
+    assert first["ahead"]["compiled"] is True
+    # after the warm-up the run found every kernel in the cache: the workers would only load
+    assert first["in_run"]["compiled"] is False
+    assert first["compiled"] == [], first["compiled"]
+    second = _counted_run(tmp_path / "out2", cache)
+    assert second["ahead"]["compiled"] is False
+    assert second["compiled"] == []
+    # the warm-up does not change what is settled
+    a = pq.read_table(tmp_path / "out1" / "results")
+    b = pq.read_table(tmp_path / "out2" / "results")
+    assert a.equals(b)
+
+
+def test_heads_take_a_few_rows_of_one_file_per_schema(tmp_path):
+    one = pa.table({"hand_id": list(range(100)), "x": [1] * 100})
+    other = pa.table({"hand_id": list(range(5)), "y": ["a"] * 5})
+    for name, table in (("a", one), ("b", one), ("c", other)):
+        pq.write_table(table, tmp_path / f"{name}.parquet")
+    (tmp_path / "broken.parquet").write_bytes(b"not parquet")
+    pq.write_table(one.slice(0, 0), tmp_path / "empty.parquet")
+    got = heads(sorted(str(p) for p in tmp_path.iterdir()))
+    assert [t.num_rows for t in got] == [HEAD_ROWS, 5]
+    assert [t.column_names for t in got] == [["hand_id", "x"], ["hand_id", "y"]]
