@@ -16,7 +16,9 @@ def run(*args):
 
 def test_rank_decks_writes_every_deck(tmp_path):
     out = tmp_path / "r.parquet"
-    res = run("rank-decks", "--decks", "3000", "--players", "5", "--seed", "9", "--out", str(out), "--quiet")
+    res = run(
+        "rank-decks", "--decks", "3000", "--players", "5", "--seed", "9", "--out", str(out), "--quiet", "--detail"
+    )
     assert res.returncode == 0, res.stderr
     t = pq.read_table(out)
     assert t.num_rows == 3000
@@ -24,6 +26,20 @@ def test_rank_decks_writes_every_deck(tmp_path):
     assert (np.stack(t.column("global_rank").to_numpy(zero_copy_only=False)) == direct.global_rank).all()
     hands = np.stack(t.column("hands").to_numpy(zero_copy_only=False))
     assert (hands.reshape(3000, 15) == decks.deal_decks(3000, 9)[:, decks.zjh_positions(5).reshape(-1)]).all()
+
+
+def test_the_default_output_is_lean_and_agrees_with_the_detail(tmp_path):
+    lean, full = tmp_path / "lean.parquet", tmp_path / "full.parquet"
+    common = ("rank-decks", "--game", "holdem", "--decks", "2500", "--players", "9", "--seed", "5", "--quiet")
+    assert run(*common, "--out", str(lean)).returncode == 0
+    assert run(*common, "--out", str(full), "--detail").returncode == 0
+    t, f = pq.read_table(lean), pq.read_table(full)
+    assert t.column_names == ["deck", "value", "best", "second", "margin"]
+    assert set(t.column_names) < set(f.column_names)
+    assert t.equals(f.select(t.column_names))
+    direct = ranking.rank_holdem(2500, 9, 5)
+    assert (np.stack(t.column("value").to_numpy(zero_copy_only=False)) == direct.values).all()
+    assert (t.column("margin").to_numpy() == direct.margin).all()
 
 
 def test_rank_decks_top_k_across_slices(tmp_path, monkeypatch):

@@ -21,6 +21,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", required=True)
     p.add_argument("--top", type=non_negative_int, help="keep only the K best decks by --by")
     p.add_argument("--by", choices=ranking.MEASURES, default="best")
+    p.add_argument(
+        "--detail",
+        action="store_true",
+        help="also write every seat's cards, category, rank in its deck, global rank and win flag "
+        "(about 5x the output of the default: deck, each seat's value, best, second, margin)",
+    )
     p.add_argument("--quiet", action="store_true")
     p.set_defaults(func=_run)
 
