@@ -70,10 +70,8 @@ class DeckRanking:
 
 
 @njit(cache=True, parallel=True)
-def _zjh_values_kernel(
-    n, seed, start, positions, lookup, c2, c3, category_by_value, special_235, values, categories, special
-):
-    """Deal decks start.. of seed, evaluate each ZJH seat through ``lookup`` (multiset index)."""
+def _zjh_values_kernel(n, seed, start, positions, lookup, category_by_value, special_235, values, categories, special):
+    """Deal decks start.. of seed, evaluate each ZJH seat through ``lookup`` (see ``threecard.lookup_of``)."""
     players = positions.shape[0]
     m = 3 * players
     for c0 in prange((n + _CHUNK - 1) // _CHUNK):
@@ -86,7 +84,7 @@ def _zjh_values_kernel(
                 x = np.int64(deck[np.uint64(positions[j, 0])])
                 y = np.int64(deck[np.uint64(positions[j, 1])])
                 z = np.int64(deck[np.uint64(positions[j, 2])])
-                v = threecard.lookup_value(x, y, z, lookup, c2, c3)
+                v = threecard.lookup_value(x, y, z, lookup)
                 values[i, j] = v
                 categories[i, j] = category_by_value[np.uint64(v)]  # dealt cards: v >= 0
                 if special_235:
@@ -99,7 +97,7 @@ def _zjh_values_kernel(
 
 @njit(cache=True, parallel=True)
 def _holdem_values_kernel(
-    n, seed, start, hole, board, displace7, table7, flush_table, score_of_dense, card_key, scores, keys
+    n, seed, start, hole, board, displace7, table7, flush_table, score_of_dense, card_words, scores, keys
 ):
     """Deal Hold'em decks and score each seat's seven cards; keys = 7463 - dense rank."""
     players = hole.shape[0]
@@ -116,7 +114,7 @@ def _holdem_values_kernel(
             for j in range(players):
                 hand[0, 0] = deck[np.uint64(hole[j, 0])]
                 hand[0, 1] = deck[np.uint64(hole[j, 1])]
-                dense = holdem.seven_dense(hand, 0, displace7, table7, flush_table, card_key)
+                dense = holdem.seven_dense(hand, 0, displace7, table7, flush_table, card_words)
                 scores[i, j] = score_of_dense[dense]
                 keys[i, j] = 7463 - dense
 
@@ -261,8 +259,6 @@ def deal_and_evaluate(
             np.int64(start),
             positions,
             threecard.lookup_of(r),
-            threecard.C2,
-            threecard.C3,
             threecard.category_by_value(r),
             r.beats_trips_235,
             values,
@@ -284,7 +280,7 @@ def deal_and_evaluate(
             holdem.TABLE7,
             holdem.FLUSH_TABLE,
             holdem.SCORE_OF_DENSE,
-            holdem.CARD_KEY,
+            holdem.CARD_WORDS,
             scores,
             keys,
         )

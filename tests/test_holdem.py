@@ -169,3 +169,18 @@ def test_evaluate_seats_widths_agree(rng):
     assert (wide == narrow).all() and (narrow[~mask] == 0).all() and (narrow[mask] > 0).all()
     with pytest.raises(ValueError, match="dtype"):
         holdem.evaluate_seats(hole, board, mask, dtype=np.float64)
+
+
+def test_invalid_hands_are_exactly_those_with_a_code_above_51_or_a_card_twice(rng):
+    """Validation by the card words' sum and OR, against the plain definition, over every code 0..255."""
+    T = 200_000
+    codes = np.where(rng.random((T, 7)) < 0.97, rng.integers(0, 52, (T, 7)), rng.integers(52, 256, (T, 7)))
+    codes = codes.astype(np.uint8)
+    hole, board = codes[:, :2].reshape(T, 1, 2), codes[:, 2:]
+    got = holdem.evaluate_seats(hole, board, np.ones((T, 1), bool))[:, 0]
+    distinct = np.array([len(set(r)) == 7 for r in codes.tolist()])
+    valid = distinct & (codes < 52).all(axis=1)
+    assert 0.3 < valid.mean() < 0.9  # both kinds are well represented
+    assert ((got != 0) == valid).all()
+    ok = np.flatnonzero(valid)[:20_000]
+    assert (got[ok] == holdem.evaluate(codes[ok])).all()

@@ -207,3 +207,19 @@ def test_winners_235():
     assert threecard.winners_235(vals[None, 1:], spec[None, 1:], rules).tolist() == [[False, True, False]]
     # rule off: trips win
     assert threecard.winners_235(vals[None], spec[None], "zjh").tolist() == [[True, False, False, False]]
+
+
+@pytest.mark.parametrize("rules", ["zjh", "zjh_suited"])  # an int16 and an int32 table
+def test_invalid_hands_are_exactly_those_with_a_code_above_51_or_a_card_twice(rules):
+    """Every ordered triple of codes 0..63 (the table's whole index space) and codes up to 255."""
+    rng = np.random.default_rng(3)
+    grid = np.array(list(itertools.product(range(64), repeat=3)), np.uint8)
+    wild = rng.integers(0, 256, (100_000, 3)).astype(np.uint8)
+    for codes in (grid, wild):
+        got = threecard.evaluate_seats(codes[:, None, :], np.ones((len(codes), 1), bool), rules)[:, 0]
+        valid = (codes < 52).all(axis=1) & (codes[:, 0] != codes[:, 1]) & (codes[:, 1] != codes[:, 2])
+        valid &= codes[:, 0] != codes[:, 2]
+        assert ((got > 0) == valid).all()
+        ok = np.flatnonzero(valid)
+        sorted_cards = np.sort(codes[ok], axis=1)
+        assert (got[ok] == threecard.evaluate(sorted_cards, rules)).all()
