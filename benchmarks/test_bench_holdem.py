@@ -13,6 +13,9 @@ import pytest
 
 from cardbatch.kernels import cards, holdem
 
+sys.path.insert(0, os.path.dirname(__file__))
+import frozen  # noqa: E402
+
 N = int(os.environ.get("CARDBATCH_BENCH_N", 10_000_000))
 PEER_N = 20_000
 
@@ -53,6 +56,21 @@ def test_ours_evaluate7_into_buffer(benchmark, throughput, hands7, threads):
         f"cardbatch evaluate, reused out= ({threads} thread)",
         N,
         lambda: holdem.evaluate(hands7, out=out),
+        threads=threads,
+    )
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_baseline_2026_12_01_evaluate7(benchmark, throughput, hands7, threads):
+    """The evaluator as it was before issue #15 (benchmarks/frozen.py), same data, same run."""
+    out = np.empty(len(hands7), np.uint32)
+    assert (frozen.holdem_evaluate7(hands7[:100_000], out[:100_000]) == holdem.evaluate(hands7[:100_000])).all()
+    throughput(
+        benchmark,
+        "holdem 7-card",
+        f"baseline 2026-12-01, reused out= ({threads} thread)",
+        N,
+        lambda: frozen.holdem_evaluate7(hands7, out),
         threads=threads,
     )
 

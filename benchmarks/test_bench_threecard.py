@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import os
+import sys
 
 import numpy as np
 import pytest
 
 from cardbatch.kernels import ranking, threecard
+
+sys.path.insert(0, os.path.dirname(__file__))
+import frozen  # noqa: E402
 
 N = int(os.environ.get("CARDBATCH_BENCH_N", 10_000_000))
 DECKS = int(os.environ.get("CARDBATCH_BENCH_DECKS", 2_000_000))
@@ -45,6 +49,26 @@ def test_threecard_evaluate_into_buffer(benchmark, throughput, hands3, threads):
         f"cardbatch evaluate, reused out= ({threads} thread)",
         N,
         lambda: threecard.evaluate(hands3, "zjh", out=out),
+        threads=threads,
+    )
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("rules", ["zjh", "zjh_suited"])
+def test_baseline_2026_12_01(benchmark, throughput, hands3, threads, rules):
+    """The evaluator as it was before issue #15 (benchmarks/frozen.py), same data, same run."""
+    lookup = frozen.multiset_lookup(rules)
+    out = np.empty(len(hands3), np.int32)
+    assert (
+        frozen.threecard_evaluate(hands3[:100_000], lookup, out[:100_000])
+        == threecard.evaluate(hands3[:100_000], rules)
+    ).all()
+    throughput(
+        benchmark,
+        f"three-card evaluate ({rules})",
+        f"baseline 2026-12-01, reused out= ({threads} thread)",
+        N,
+        lambda: frozen.threecard_evaluate(hands3, lookup, out),
         threads=threads,
     )
 

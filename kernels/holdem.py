@@ -15,12 +15,16 @@ suit's lane of the mask as the index of the flush table; otherwise the score
 comes through a perfect hash of the rank multiset: two small L2-resident
 tables.
 
+The tables hold the packed scores themselves (:data:`SCORE_TABLES`; deck
+ranking, which counts dense ranks, reads :data:`DENSE_TABLES`).
+
 Rejected, measured on 10 M random 7-card hands, one thread (2-vCPU VM): the
 card set as ``1 << c`` checked by popcount plus an OR of ``c + 12`` for the
-range, and the flush mask rebuilt by a loop over the cards: 139 M/s, against
-172 M/s for the card words. For scale: summing the keys alone runs at
-600 M/s, keys plus the hash (no validation, no flush) at 326 M/s, so the
-two dependent loads of the hash are most of the time.
+range, the flush mask rebuilt by a loop over the cards, an early return for
+an invalid hand and a dense rank mapped to its score by a third load: 140 M/s,
+against 176 M/s now. For scale: summing the keys alone runs at 600 M/s, keys
+plus the hash (no validation, no flush) at 326 M/s, so the two dependent
+loads of the hash are most of the time.
 """
 
 from __future__ import annotations
@@ -70,7 +74,19 @@ _LANE = np.uint64(0x1FFF)
 _BAD_BITS = np.uint64(0xE000E000E000E000)  # bits 13-15 of each lane: no rank lives there
 
 CARD_BIT = np.array([1 << (16 * (c & 3) + (c >> 2)) if c < 52 else 1 << 15 for c in range(256)], dtype=np.uint64)
-CARD_WORDS = np.ascontiguousarray(np.stack([CARD_KEY, CARD_BIT], axis=1))  # [256, 2]: key, bit
+# The tables a kernel reads, as one tuple: (displace7, values7, displace56, values56, flush values,
+# card key, card bit). DENSE: values are dense ranks (deck ranking counts them); SCORES: the
+# packed scores themselves (score_of_dense folded in: one dependent load less per hand).
+DENSE_TABLES = (DISPLACE7, TABLE7, DISPLACE56, TABLE56, FLUSH_TABLE, CARD_KEY, CARD_BIT)
+SCORE_TABLES = (
+    DISPLACE7,
+    SCORE_OF_DENSE[TABLE7],
+    DISPLACE56,
+    SCORE_OF_DENSE[TABLE56],
+    SCORE_OF_DENSE[FLUSH_TABLE],
+    CARD_KEY,
+    CARD_BIT,
+)
 
 CATEGORY_NAMES = (
     "high card",
@@ -102,98 +118,108 @@ _RANK_PLURAL = (
 
 
 @njit(cache=True, inline="always")
-def _dense_of_key(key, bits, mult, bucket_shift, slot_shift, slot_mask, displace, rank_table, flush_table):
-    """Dense rank (1 best) of a summed key; ``bits`` is the OR of the cards' :data:`CARD_BIT`."""
+def _value_of_key(key, bits, mult, bucket_shift, slot_shift, slot_mask, displace, values, flush_values):
+    """The value (dense rank or score, per the tables) of a summed key; ``bits`` is the OR of the
+    cards' :data:`CARD_BIT`, whose flush-suit lane indexes the flush table."""
     if key & _FLUSH_BITS:
         lane = trailing_zeros64((key >> _SUIT_SHIFT) & _SUIT_TOPS) & _SUIT_X4  # 4 * the flush suit
-        return flush_table[(bits >> (lane * _FOUR)) & _LANE]
+        return flush_values[(bits >> (lane * _FOUR)) & _LANE]
     h = (key & _RANK_MASK) * mult
     slot = ((h >> slot_shift) & slot_mask) ^ np.uint64(displace[h >> bucket_shift])
-    return rank_table[slot]
+    return values[slot]
 
 
 @njit(cache=True, inline="always")
-def _row_dense(cards, i, k, mult, bucket_shift, slot_shift, slot_mask, displace, rank_table, flush_table, card_words):
-    """Dense rank of row i of ``cards`` (k a literal so the card loop unrolls), 0 if invalid:
-    a card of 52 or more, or a card twice."""
+def _row_value(cards, i, k, displace, values, flush_values, card_key, card_bit):
+    """(value, invalid) of row i of ``cards`` through one hash's tables (k a literal: the card loop
+    unrolls, and 7 picks the 7-card hash); invalid: a card of 52 or more, or a card twice.
+
+    The value is looked up whatever the cards: a branch on ``invalid`` ran 10 % slower. The
+    tables come one by one, unpacked by the kernel before its loop: unpacked from their tuple
+    here, inside the parallel loop, they cost a reference count per hand (141 against 122 M/s).
+    """
     key = _KEY_INIT
     total = np.uint64(0)
     bits = np.uint64(0)
     for j in range(k):
         c = cards[i, j]
-        key += card_words[c, 0]
-        b = card_words[c, 1]
+        key += card_key[c]
+        b = card_bit[c]
         total += b
         bits |= b
-    if total != bits or bits & _BAD_BITS:
-        return 0
-    return _dense_of_key(key, bits, mult, bucket_shift, slot_shift, slot_mask, displace, rank_table, flush_table)
+    invalid = (total != bits) | ((bits & _BAD_BITS) != np.uint64(0))
+    if k == 7:
+        v = _value_of_key(key, bits, _M7, _B7, _S7, _K7, displace, values, flush_values)
+    else:
+        v = _value_of_key(key, bits, _M56, _B56, _S56, _K56, displace, values, flush_values)
+    return v, invalid
 
 
 @njit(cache=True, inline="always")
-def seven_dense(cards, i, displace7, table7, flush_table, card_words):
-    """Dense rank of the seven cards in row i of ``cards``, 0 if invalid: the evaluator's inner step,
-    for kernels elsewhere (deck ranking) that build hands in their own scratch."""
-    return _row_dense(cards, i, 7, _M7, _B7, _S7, _K7, displace7, table7, flush_table, card_words)
+def seven_dense(cards, i, displace7, table7, flush_table, card_key, card_bit):
+    """Dense rank of the seven cards in row i of ``cards`` (the 7-card part of :data:`DENSE_TABLES`),
+    0 if invalid: the evaluator's inner step, for kernels elsewhere (deck ranking) that build hands
+    in their own scratch."""
+    dense, invalid = _row_value(cards, i, 7, displace7, table7, flush_table, card_key, card_bit)
+    return 0 if invalid else dense
 
 
 @njit(cache=True, parallel=True)
-def _evaluate_kernel(cards, out, displace7, table7, displace56, table56, flush_table, score_of_dense, card_words):
-    """Scores of ``cards[N, k]`` into ``out``; returns the number of invalid rows.
-
-    ``score_of_dense[0]`` is INVALID, so a bad row needs no branch. One loop
-    per k keeps k a constant inside each loop.
-    """
+def _evaluate_kernel(cards, out, score_tables):
+    """Scores of ``cards[N, k]`` into ``out`` (INVALID where invalid); returns the number of invalid
+    rows. One loop per k keeps k a constant inside each loop."""
+    displace7, values7, displace56, values56, flush_values, card_key, card_bit = score_tables
     n, k = cards.shape
     nbad = 0
     if k == 7:
         for i in prange(n):
-            dense = _row_dense(cards, i, 7, _M7, _B7, _S7, _K7, displace7, table7, flush_table, card_words)
-            nbad += dense == 0
-            out[i] = score_of_dense[dense]
+            v, invalid = _row_value(cards, i, 7, displace7, values7, flush_values, card_key, card_bit)
+            nbad += invalid
+            out[i] = INVALID if invalid else v
     elif k == 6:
         for i in prange(n):
-            dense = _row_dense(cards, i, 6, _M56, _B56, _S56, _K56, displace56, table56, flush_table, card_words)
-            nbad += dense == 0
-            out[i] = score_of_dense[dense]
+            v, invalid = _row_value(cards, i, 6, displace56, values56, flush_values, card_key, card_bit)
+            nbad += invalid
+            out[i] = INVALID if invalid else v
     else:
         for i in prange(n):
-            dense = _row_dense(cards, i, 5, _M56, _B56, _S56, _K56, displace56, table56, flush_table, card_words)
-            nbad += dense == 0
-            out[i] = score_of_dense[dense]
+            v, invalid = _row_value(cards, i, 5, displace56, values56, flush_values, card_key, card_bit)
+            nbad += invalid
+            out[i] = INVALID if invalid else v
     return nbad
 
 
 @njit(cache=True, parallel=True)
-def _enumerate7_kernel(pairs, nthreads, displace7, table7, flush_table, card_words):
+def _enumerate7_kernel(pairs, nthreads, dense_tables):
     """Histogram of dense ranks over all 7-card hands whose two lowest cards are ``pairs[p]``.
 
     Work item p goes to thread ``p % nthreads`` so the heavy low-card pairs
     spread evenly. Keys are summed incrementally, one add per level.
     """
+    displace7, table7, _, _, flush_table, card_key, card_bit = dense_tables
     hist = np.zeros((nthreads, 7463), dtype=np.int64)
     for t in prange(nthreads):
         for p in range(t, pairs.shape[0], nthreads):
             a = pairs[p, 0]
             b = pairs[p, 1]
-            k2 = _KEY_INIT + card_words[a, 0] + card_words[b, 0]
-            b2 = card_words[a, 1] | card_words[b, 1]
+            k2 = _KEY_INIT + card_key[a] + card_key[b]
+            b2 = card_bit[a] | card_bit[b]
             for c in range(b + 1, 48):
-                k3 = k2 + card_words[c, 0]
-                b3 = b2 | card_words[c, 1]
+                k3 = k2 + card_key[c]
+                b3 = b2 | card_bit[c]
                 for d in range(c + 1, 49):
-                    k4 = k3 + card_words[d, 0]
-                    b4 = b3 | card_words[d, 1]
+                    k4 = k3 + card_key[d]
+                    b4 = b3 | card_bit[d]
                     for e in range(d + 1, 50):
-                        k5 = k4 + card_words[e, 0]
-                        b5 = b4 | card_words[e, 1]
+                        k5 = k4 + card_key[e]
+                        b5 = b4 | card_bit[e]
                         for f in range(e + 1, 51):
-                            k6 = k5 + card_words[f, 0]
-                            b6 = b5 | card_words[f, 1]
+                            k6 = k5 + card_key[f]
+                            b6 = b5 | card_bit[f]
                             for g in range(f + 1, 52):
-                                k7 = k6 + card_words[g, 0]
-                                b7 = b6 | card_words[g, 1]
-                                dense = _dense_of_key(k7, b7, _M7, _B7, _S7, _K7, displace7, table7, flush_table)
+                                k7 = k6 + card_key[g]
+                                b7 = b6 | card_bit[g]
+                                dense = _value_of_key(k7, b7, _M7, _B7, _S7, _K7, displace7, table7, flush_table)
                                 hist[t, dense] += 1
     return hist.sum(axis=0)
 
@@ -207,7 +233,7 @@ def evaluate(cards: Any, out: np.ndarray | None = None) -> np.ndarray:
     """
     arr = check_card_array(cards, (5, 6, 7), "evaluate")
     out = check_out(out, arr.shape[0], np.uint32)
-    nbad = _evaluate_kernel(arr, out, DISPLACE7, TABLE7, DISPLACE56, TABLE56, FLUSH_TABLE, SCORE_OF_DENSE, CARD_WORDS)
+    nbad = _evaluate_kernel(arr, out, SCORE_TABLES)
     if nbad:
         row = int(np.flatnonzero(out == INVALID)[0])
         raise ValueError(f"evaluate: row {row} {arr[row].tolist()}: {card_problem(arr[row])}")
@@ -226,7 +252,7 @@ def enumerate_seven(lowest: Any = None) -> np.ndarray:
         pairs = np.asarray(lowest, dtype=np.int64).reshape(-1, 2)
         if ((pairs[:, 0] < 0) | (pairs[:, 0] >= pairs[:, 1]) | (pairs[:, 1] > 46)).any():
             raise ValueError("enumerate_seven: lowest pairs must be (a, b) with 0 <= a < b <= 46")
-    return _enumerate7_kernel(pairs, numba.get_num_threads(), DISPLACE7, TABLE7, FLUSH_TABLE, CARD_WORDS)
+    return _enumerate7_kernel(pairs, numba.get_num_threads(), DENSE_TABLES)
 
 
 _SORTED_SCORES = np.sort(SCORE_OF_DENSE[1:])  # [0] is INVALID
@@ -288,7 +314,8 @@ def describe(score: int) -> str:
 
 
 @njit(cache=True, parallel=True)
-def _evaluate_seats_kernel(hole, board, mask, displace7, table7, flush_table, score_of_dense, card_words, out):
+def _evaluate_seats_kernel(hole, board, mask, score_tables, out):
+    displace7, values7, _, _, flush_values, card_key, card_bit = score_tables
     T, S, _ = hole.shape
     for c0 in prange((T + 1023) // 1024):
         hand = np.empty((1, 7), np.uint8)
@@ -301,8 +328,8 @@ def _evaluate_seats_kernel(hole, board, mask, displace7, table7, flush_table, sc
                     continue
                 hand[0, 0] = hole[t, s, 0]
                 hand[0, 1] = hole[t, s, 1]
-                dense = _row_dense(hand, 0, 7, _M7, _B7, _S7, _K7, displace7, table7, flush_table, card_words)
-                out[t, s] = score_of_dense[dense] if dense else 0
+                v, invalid = _row_value(hand, 0, 7, displace7, values7, flush_values, card_key, card_bit)
+                out[t, s] = 0 if invalid else v
 
 
 def evaluate_seats(hole: Any, board: Any, mask: Any, dtype: Any = np.uint32) -> np.ndarray:
@@ -320,5 +347,5 @@ def evaluate_seats(hole: Any, board: Any, mask: Any, dtype: Any = np.uint32) -> 
     if np.dtype(dtype) not in (np.dtype(np.uint32), np.dtype(np.int64)):
         raise ValueError(f"evaluate_seats: dtype must be uint32 or int64, got {dtype}")
     out = np.empty(m.shape, dtype)
-    _evaluate_seats_kernel(h, b, m, DISPLACE7, TABLE7, FLUSH_TABLE, SCORE_OF_DENSE, CARD_WORDS, out)
+    _evaluate_seats_kernel(h, b, m, SCORE_TABLES, out)
     return out

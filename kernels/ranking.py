@@ -96,10 +96,9 @@ def _zjh_values_kernel(n, seed, start, positions, lookup, category_by_value, spe
 
 
 @njit(cache=True, parallel=True)
-def _holdem_values_kernel(
-    n, seed, start, hole, board, displace7, table7, flush_table, score_of_dense, card_words, scores, keys
-):
+def _holdem_values_kernel(n, seed, start, hole, board, dense_tables, score_of_dense, scores, keys):
     """Deal Hold'em decks and score each seat's seven cards; keys = 7463 - dense rank."""
+    displace7, table7, _, _, flush_table, card_key, card_bit = dense_tables
     players = hole.shape[0]
     m = board[4] + 1
     for c0 in prange((n + _CHUNK - 1) // _CHUNK):
@@ -114,7 +113,7 @@ def _holdem_values_kernel(
             for j in range(players):
                 hand[0, 0] = deck[np.uint64(hole[j, 0])]
                 hand[0, 1] = deck[np.uint64(hole[j, 1])]
-                dense = holdem.seven_dense(hand, 0, displace7, table7, flush_table, card_words)
+                dense = holdem.seven_dense(hand, 0, displace7, table7, flush_table, card_key, card_bit)
                 scores[i, j] = score_of_dense[dense]
                 keys[i, j] = 7463 - dense
 
@@ -276,11 +275,8 @@ def deal_and_evaluate(
             np.int64(start),
             hole,
             board,
-            holdem.DISPLACE7,
-            holdem.TABLE7,
-            holdem.FLUSH_TABLE,
+            holdem.DENSE_TABLES,
             holdem.SCORE_OF_DENSE,
-            holdem.CARD_WORDS,
             scores,
             keys,
         )
