@@ -130,9 +130,10 @@ def _value_of_key(key, bits, mult, bucket_shift, slot_shift, slot_mask, displace
 
 
 @njit(cache=True, inline="always")
-def _row_value(cards, i, k, displace, values, flush_values, card_key, card_bit):
-    """(value, invalid) of row i of ``cards`` through one hash's tables (k a literal: the card loop
-    unrolls, and 7 picks the 7-card hash); invalid: a card of 52 or more, or a card twice.
+def _row_value(flat, base, k, displace, values, flush_values, card_key, card_bit):
+    """(value, invalid) of the k cards at ``flat[base:]`` (``base`` unsigned) through one hash's
+    tables (k a literal: the card loop unrolls, and 7 picks the 7-card hash); invalid: a card of 52
+    or more, or a card twice.
 
     The value is looked up whatever the cards: a branch on ``invalid`` ran 10 % slower. The
     tables come one by one, unpacked by the kernel before its loop: unpacked from their tuple
@@ -142,7 +143,7 @@ def _row_value(cards, i, k, displace, values, flush_values, card_key, card_bit):
     total = np.uint64(0)
     bits = np.uint64(0)
     for j in range(k):
-        c = cards[i, j]
+        c = flat[base + np.uint64(j)]
         key += card_key[c]
         b = card_bit[c]
         total += b
@@ -156,36 +157,43 @@ def _row_value(cards, i, k, displace, values, flush_values, card_key, card_bit):
 
 
 @njit(cache=True, inline="always")
-def seven_dense(cards, i, displace7, table7, flush_table, card_key, card_bit):
-    """Dense rank of the seven cards in row i of ``cards`` (the 7-card part of :data:`DENSE_TABLES`),
+def seven_dense(hand, displace7, table7, flush_table, card_key, card_bit):
+    """Dense rank of the seven cards of ``hand`` (the 7-card part of :data:`DENSE_TABLES`),
     0 if invalid: the evaluator's inner step, for kernels elsewhere (deck ranking) that build hands
     in their own scratch."""
-    dense, invalid = _row_value(cards, i, 7, displace7, table7, flush_table, card_key, card_bit)
+    dense, invalid = _row_value(hand, np.uint64(0), 7, displace7, table7, flush_table, card_key, card_bit)
     return 0 if invalid else dense
 
 
 @njit(cache=True, parallel=True)
-def _evaluate_kernel(cards, out, score_tables):
-    """Scores of ``cards[N, k]`` into ``out`` (INVALID where invalid); returns the number of invalid
-    rows. One loop per k keeps k a constant inside each loop."""
+def _evaluate_kernel(flat, k, out, score_tables):
+    """Scores of the hands of ``flat`` (``cards[N, k]`` flattened) into ``out`` (INVALID where
+    invalid); returns the number of invalid rows. One loop per k keeps k a constant inside each.
+
+    Flat and unsigned: ``cards[i, j]`` with the loop's signed ``i`` costs stride arithmetic and a
+    negative-index fix-up per card.
+    """
     displace7, values7, displace56, values56, flush_values, card_key, card_bit = score_tables
-    n, k = cards.shape
+    n = out.shape[0]
     nbad = 0
     if k == 7:
         for i in prange(n):
-            v, invalid = _row_value(cards, i, 7, displace7, values7, flush_values, card_key, card_bit)
+            base = np.uint64(i) * np.uint64(7)
+            v, invalid = _row_value(flat, base, 7, displace7, values7, flush_values, card_key, card_bit)
             nbad += invalid
-            out[i] = INVALID if invalid else v
+            out[np.uint64(i)] = INVALID if invalid else v
     elif k == 6:
         for i in prange(n):
-            v, invalid = _row_value(cards, i, 6, displace56, values56, flush_values, card_key, card_bit)
+            base = np.uint64(i) * np.uint64(6)
+            v, invalid = _row_value(flat, base, 6, displace56, values56, flush_values, card_key, card_bit)
             nbad += invalid
-            out[i] = INVALID if invalid else v
+            out[np.uint64(i)] = INVALID if invalid else v
     else:
         for i in prange(n):
-            v, invalid = _row_value(cards, i, 5, displace56, values56, flush_values, card_key, card_bit)
+            base = np.uint64(i) * np.uint64(5)
+            v, invalid = _row_value(flat, base, 5, displace56, values56, flush_values, card_key, card_bit)
             nbad += invalid
-            out[i] = INVALID if invalid else v
+            out[np.uint64(i)] = INVALID if invalid else v
     return nbad
 
 
@@ -233,7 +241,7 @@ def evaluate(cards: Any, out: np.ndarray | None = None) -> np.ndarray:
     """
     arr = check_card_array(cards, (5, 6, 7), "evaluate")
     out = check_out(out, arr.shape[0], np.uint32)
-    nbad = _evaluate_kernel(arr, out, SCORE_TABLES)
+    nbad = _evaluate_kernel(arr.reshape(-1), arr.shape[1], out, SCORE_TABLES)
     if nbad:
         row = int(np.flatnonzero(out == INVALID)[0])
         raise ValueError(f"evaluate: row {row} {arr[row].tolist()}: {card_problem(arr[row])}")
@@ -318,17 +326,17 @@ def _evaluate_seats_kernel(hole, board, mask, score_tables, out):
     displace7, values7, _, _, flush_values, card_key, card_bit = score_tables
     T, S, _ = hole.shape
     for c0 in prange((T + 1023) // 1024):
-        hand = np.empty((1, 7), np.uint8)
+        hand = np.empty(7, np.uint8)
         for t in range(c0 * 1024, min(T, (c0 + 1) * 1024)):
             for b in range(5):
-                hand[0, 2 + b] = board[t, b]
+                hand[2 + b] = board[t, b]
             for s in range(S):
                 if not mask[t, s]:
                     out[t, s] = 0
                     continue
-                hand[0, 0] = hole[t, s, 0]
-                hand[0, 1] = hole[t, s, 1]
-                v, invalid = _row_value(hand, 0, 7, displace7, values7, flush_values, card_key, card_bit)
+                hand[0] = hole[t, s, 0]
+                hand[1] = hole[t, s, 1]
+                v, invalid = _row_value(hand, np.uint64(0), 7, displace7, values7, flush_values, card_key, card_bit)
                 out[t, s] = 0 if invalid else v
 
 

