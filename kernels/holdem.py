@@ -72,6 +72,8 @@ _SUIT_X4 = np.uint64(0x3C)
 _FOUR = np.uint64(4)
 _LANE = np.uint64(0x1FFF)
 _BAD_BITS = np.uint64(0xE000E000E000E000)  # bits 13-15 of each lane: no rank lives there
+_ONE_PER_SUIT = np.uint64(0x1111 << _ht.SUIT_SHIFT)  # a card more of every suit: flush bit iff a suit holds 4
+_TWO_PER_SUIT = np.uint64(0x2222 << _ht.SUIT_SHIFT)  # two more: flush bit iff a suit holds 3
 
 CARD_BIT = np.array([1 << (16 * (c & 3) + (c >> 2)) if c < 52 else 1 << 15 for c in range(256)], dtype=np.uint64)
 # The tables a kernel reads, as one tuple: (displace7, values7, displace56, values56, flush values,
@@ -197,12 +199,24 @@ def _evaluate_kernel(flat, k, out, score_tables):
     return nbad
 
 
+@njit(cache=True, inline="always")
+def _dense7(key, bits, displace7, table7, flush_table):
+    return _value_of_key(key, bits, _M7, _B7, _S7, _K7, displace7, table7, flush_table)
+
+
 @njit(cache=True, parallel=True)
 def _enumerate7_kernel(pairs, nthreads, dense_tables):
     """Histogram of dense ranks over all 7-card hands whose two lowest cards are ``pairs[p]``.
 
     Work item p goes to thread ``p % nthreads`` so the heavy low-card pairs
-    spread evenly. Keys are summed incrementally, one add per level.
+    spread evenly. Keys are summed incrementally, one add per level. When no
+    suit holds four of the first six cards the seventh cannot make a flush,
+    so its suit does not matter: the last level goes rank by rank, one hash
+    per rank counted once per card of that rank still to come; when no suit
+    holds three of the first five, the last two go by pairs of ranks
+    (``C(n, 2)`` or ``n * 4`` hands each). Measured on two threads: 971 M
+    hands/s one card at a time, 1,885 with the last level by rank, 2,947 with
+    the last two (1,461 on one thread).
     """
     displace7, table7, _, _, flush_table, card_key, card_bit = dense_tables
     hist = np.zeros((nthreads, 7463), dtype=np.int64)
@@ -221,14 +235,36 @@ def _enumerate7_kernel(pairs, nthreads, dense_tables):
                     for e in range(d + 1, 50):
                         k5 = k4 + card_key[e]
                         b5 = b4 | card_bit[e]
-                        for f in range(e + 1, 51):
-                            k6 = k5 + card_key[f]
-                            b6 = b5 | card_bit[f]
-                            for g in range(f + 1, 52):
-                                k7 = k6 + card_key[g]
-                                b7 = b6 | card_bit[g]
-                                dense = _value_of_key(k7, b7, _M7, _B7, _S7, _K7, displace7, table7, flush_table)
-                                hist[t, dense] += 1
+                        if not (k5 + _TWO_PER_SUIT) & _FLUSH_BITS:  # no suit holds 3: two ranks at a time
+                            re = e >> 2
+                            for rf in range(re, 13):
+                                nf = (3 - (e & 3)) if rf == re else 4  # cards of rank rf after e
+                                k6 = k5 + card_key[4 * rf]
+                                dense = _dense7(k6 + card_key[4 * rf], b5, displace7, table7, flush_table)
+                                hist[t, dense] += nf * (nf - 1) // 2  # both of rank rf
+                                for rg in range(rf + 1, 13):
+                                    dense = _dense7(k6 + card_key[4 * rg], b5, displace7, table7, flush_table)
+                                    hist[t, dense] += nf * 4
+                        else:
+                            for f in range(e + 1, 51):
+                                k6 = k5 + card_key[f]
+                                b6 = b5 | card_bit[f]
+                                if (k6 + _ONE_PER_SUIT) & _FLUSH_BITS:  # a suit holds four: card by card
+                                    for g in range(f + 1, 52):
+                                        k7 = k6 + card_key[g]
+                                        b7 = b6 | card_bit[g]
+                                        dense = _value_of_key(
+                                            k7, b7, _M7, _B7, _S7, _K7, displace7, table7, flush_table
+                                        )
+                                        hist[t, dense] += 1
+                                else:  # rank by rank: the cards after f of f's rank, then 4 of each higher rank
+                                    r0 = f >> 2
+                                    for r in range(r0, 13):
+                                        k7 = k6 + card_key[4 * r]
+                                        dense = _value_of_key(
+                                            k7, b6, _M7, _B7, _S7, _K7, displace7, table7, flush_table
+                                        )
+                                        hist[t, dense] += (3 - (f & 3)) if r == r0 else 4
     return hist.sum(axis=0)
 
 
