@@ -75,18 +75,20 @@ def test_baseline_2026_12_01_evaluate7(benchmark, throughput, hands7, threads):
     )
 
 
-def test_ours_enumerate_all_seven(benchmark, throughput):
-    holdem.enumerate_seven()
-    throughput(
+@pytest.mark.parametrize("threads", [1, 2])
+def test_ours_enumerate_all_seven(benchmark, throughput, threads):
+    holdem.enumerate_seven([(44, 45)])
+    counts = throughput(
         benchmark,
         "holdem all 133,784,560 seven-card hands",
-        "cardbatch enumerate_seven (2 threads)",
+        f"cardbatch enumerate_seven ({threads} thread)",
         133_784_560,
         holdem.enumerate_seven,
-        threads=2,
+        threads=threads,
         rounds=3,
-        ours=True,
+        ours=threads == 2,
     )
+    assert counts.sum() == 133_784_560
 
 
 def test_peer_phevaluator(benchmark, throughput, peer_sample):
