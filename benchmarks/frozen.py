@@ -22,6 +22,10 @@ _M7 = np.uint64(holdem_tables.HASH_MULT["7"])
 _B7 = np.uint64(64 - holdem_tables.HASH_BITS["7"][0])
 _S7 = np.uint64(64 - sum(holdem_tables.HASH_BITS["7"]))
 _K7 = np.uint64((1 << holdem_tables.HASH_BITS["7"][1]) - 1)
+_M56 = np.uint64(holdem_tables.HASH_MULT["56"])
+_B56 = np.uint64(64 - holdem_tables.HASH_BITS["56"][0])
+_S56 = np.uint64(64 - sum(holdem_tables.HASH_BITS["56"]))
+_K56 = np.uint64((1 << holdem_tables.HASH_BITS["56"][1]) - 1)
 _FLUSH_BITS = holdem_tables.FLUSH_BITS
 _RANK_MASK = holdem_tables.RANK_MASK
 _KEY_INIT = holdem_tables.KEY_INIT
@@ -40,44 +44,64 @@ def _flush_suit(key):
 
 
 @njit(cache=True, inline="always")
-def _row_dense7(cards, i, displace, rank_table, flush_table, card_key):
+def _row_dense(cards, i, k, mult, bucket_shift, slot_shift, slot_mask, displace, rank_table, flush_table, card_key):
     key = _KEY_INIT
     seen = np.uint64(0)
     high = 0
-    for j in range(7):
+    for j in range(k):
         c = cards[i, j]
         key += card_key[c]
         seen |= _ONE << (np.uint64(c) & _LOW6)
         high |= np.int64(c) + 12
-    if popcount64(seen) != 7 or high >= 64:
+    if popcount64(seen) != k or high >= 64:
         return 0
     mask = 0
     if key & _FLUSH_BITS:
         s = _flush_suit(key)
-        for j in range(7):
+        for j in range(k):
             c = cards[i, j]
             if (c & 3) == s:
                 mask |= 1 << (c >> 2)
         return flush_table[mask]
-    h = (key & _RANK_MASK) * _M7
-    slot = ((h >> _S7) & _K7) ^ np.uint64(displace[h >> _B7])
+    h = (key & _RANK_MASK) * mult
+    slot = ((h >> slot_shift) & slot_mask) ^ np.uint64(displace[h >> bucket_shift])
     return rank_table[slot]
 
 
 @njit(cache=True, parallel=True)
-def _holdem7_kernel(cards, out, displace7, table7, flush_table, score_of_dense, card_key):
+def _holdem_kernel(cards, out, displace7, table7, displace56, table56, flush_table, score_of_dense, card_key):
+    n, k = cards.shape
     nbad = 0
-    for i in prange(cards.shape[0]):
-        dense = _row_dense7(cards, i, displace7, table7, flush_table, card_key)
-        nbad += dense == 0
-        out[i] = score_of_dense[dense]
+    if k == 7:
+        for i in prange(n):
+            dense = _row_dense(cards, i, 7, _M7, _B7, _S7, _K7, displace7, table7, flush_table, card_key)
+            nbad += dense == 0
+            out[i] = score_of_dense[dense]
+    elif k == 6:
+        for i in prange(n):
+            dense = _row_dense(cards, i, 6, _M56, _B56, _S56, _K56, displace56, table56, flush_table, card_key)
+            nbad += dense == 0
+            out[i] = score_of_dense[dense]
+    else:
+        for i in prange(n):
+            dense = _row_dense(cards, i, 5, _M56, _B56, _S56, _K56, displace56, table56, flush_table, card_key)
+            nbad += dense == 0
+            out[i] = score_of_dense[dense]
     return nbad
 
 
-def holdem_evaluate7(cards: np.ndarray, out: np.ndarray) -> np.ndarray:
-    """The 2026-12-01 ``holdem.evaluate`` for ``uint8[N, 7]`` (no checks: benchmark input only)."""
-    _holdem7_kernel(
-        cards, out, holdem.DISPLACE7, holdem.TABLE7, holdem.FLUSH_TABLE, holdem.SCORE_OF_DENSE, holdem.CARD_KEY
+def holdem_evaluate(cards: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """The 2026-12-01 ``holdem.evaluate`` for ``uint8[N, k]``, k = 5, 6, 7 (no checks: benchmark input only)."""
+    _holdem_kernel(
+        cards,
+        out,
+        holdem.DISPLACE7,
+        holdem.TABLE7,
+        holdem.DISPLACE56,
+        holdem.TABLE56,
+        holdem.FLUSH_TABLE,
+        holdem.SCORE_OF_DENSE,
+        holdem.CARD_KEY,
     )
     return out
 

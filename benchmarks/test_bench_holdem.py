@@ -64,14 +64,35 @@ def test_ours_evaluate7_into_buffer(benchmark, throughput, hands7, threads):
 def test_baseline_2026_12_01_evaluate7(benchmark, throughput, hands7, threads):
     """The evaluator as it was before issue #15 (benchmarks/frozen.py), same data, same run."""
     out = np.empty(len(hands7), np.uint32)
-    assert (frozen.holdem_evaluate7(hands7[:100_000], out[:100_000]) == holdem.evaluate(hands7[:100_000])).all()
+    assert (frozen.holdem_evaluate(hands7[:100_000], out[:100_000]) == holdem.evaluate(hands7[:100_000])).all()
     throughput(
         benchmark,
         "holdem 7-card",
         f"baseline 2026-12-01, reused out= ({threads} thread)",
         N,
-        lambda: frozen.holdem_evaluate7(hands7, out),
+        lambda: frozen.holdem_evaluate(hands7, out),
         threads=threads,
+    )
+
+
+@pytest.mark.parametrize("k", [5, 6])
+@pytest.mark.parametrize("which", ["ours", "baseline"])
+def test_five_and_six_cards(benchmark, throughput, hands7, k, which):
+    """5- and 6-card hands, one thread: today's evaluator against the 2026-12-01 one, same data."""
+    hands = np.ascontiguousarray(hands7[:, :k])
+    out = np.empty(len(hands), np.uint32)
+    assert (frozen.holdem_evaluate(hands[:100_000], out[:100_000]) == holdem.evaluate(hands[:100_000])).all()
+    fn = (lambda: holdem.evaluate(hands, out=out)) if which == "ours" else (lambda: frozen.holdem_evaluate(hands, out))
+    throughput(
+        benchmark,
+        f"holdem {k}-card",
+        "cardbatch evaluate, reused out= (1 thread)"
+        if which == "ours"
+        else "baseline 2026-12-01, reused out= (1 thread)",
+        N,
+        fn,
+        threads=1,
+        ours=which == "ours",
     )
 
 
