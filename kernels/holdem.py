@@ -159,12 +159,31 @@ def _row_value(flat, base, k, displace, values, flush_values, card_key, card_bit
 
 
 @njit(cache=True, inline="always")
-def seven_dense(hand, displace7, table7, flush_table, card_key, card_bit):
-    """Dense rank of the seven cards of ``hand`` (the 7-card part of :data:`DENSE_TABLES`),
-    0 if invalid: the evaluator's inner step, for kernels elsewhere (deck ranking) that build hands
-    in their own scratch."""
-    dense, invalid = _row_value(hand, np.uint64(0), 7, displace7, table7, flush_table, card_key, card_bit)
-    return 0 if invalid else dense
+def board_words(board, t, card_key, card_bit):
+    """(key sum, bit sum, bit OR) of the five cards ``board[t]``: what every seat of the table shares."""
+    key = _KEY_INIT
+    total = np.uint64(0)
+    bits = np.uint64(0)
+    for j in range(5):
+        c = board[t, j]
+        key += card_key[c]
+        b = card_bit[c]
+        total += b
+        bits |= b
+    return key, total, bits
+
+
+@njit(cache=True, inline="always")
+def seat_value(board_key, board_total, board_bits, c0, c1, displace7, values7, flush_values, card_key, card_bit):
+    """(value, invalid) of two hole cards on a board summed by :func:`board_words`: two card loads a
+    seat instead of seven. Values as the tables say (dense ranks or scores)."""
+    b0 = card_bit[c0]
+    b1 = card_bit[c1]
+    total = board_total + b0 + b1
+    bits = board_bits | b0 | b1
+    invalid = (total != bits) | ((bits & _BAD_BITS) != np.uint64(0))
+    key = board_key + card_key[c0] + card_key[c1]
+    return _value_of_key(key, bits, _M7, _B7, _S7, _K7, displace7, values7, flush_values), invalid
 
 
 @njit(cache=True, parallel=True)
@@ -361,19 +380,13 @@ def describe(score: int) -> str:
 def _evaluate_seats_kernel(hole, board, mask, score_tables, out):
     displace7, values7, _, _, flush_values, card_key, card_bit = score_tables
     T, S, _ = hole.shape
-    for c0 in prange((T + 1023) // 1024):
-        hand = np.empty(7, np.uint8)
-        for t in range(c0 * 1024, min(T, (c0 + 1) * 1024)):
-            for b in range(5):
-                hand[2 + b] = board[t, b]
-            for s in range(S):
-                if not mask[t, s]:
-                    out[t, s] = 0
-                    continue
-                hand[0] = hole[t, s, 0]
-                hand[1] = hole[t, s, 1]
-                v, invalid = _row_value(hand, np.uint64(0), 7, displace7, values7, flush_values, card_key, card_bit)
-                out[t, s] = 0 if invalid else v
+    for t in prange(T):
+        bk, btotal, bbits = board_words(board, t, card_key, card_bit)
+        for s in range(S):
+            v, invalid = seat_value(
+                bk, btotal, bbits, hole[t, s, 0], hole[t, s, 1], displace7, values7, flush_values, card_key, card_bit
+            )
+            out[t, s] = 0 if invalid or not mask[t, s] else v
 
 
 def evaluate_seats(hole: Any, board: Any, mask: Any, dtype: Any = np.uint32) -> np.ndarray:

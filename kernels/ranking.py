@@ -103,17 +103,27 @@ def _holdem_values_kernel(n, seed, start, hole, board, dense_tables, score_of_de
     m = board[4] + 1
     for c0 in prange((n + _CHUNK - 1) // _CHUNK):
         deck = np.empty(52, dtype=np.uint8)
-        hand = np.empty(7, dtype=np.uint8)
+        dealt = np.empty((1, 5), dtype=np.uint8)
         for i in range(c0 * _CHUNK, min(n, (c0 + 1) * _CHUNK)):
             for c in range(52):
                 deck[c] = c
             shuffle_prefix(deck, deck_state(seed, start + i), m)
             for b in range(5):
-                hand[2 + b] = deck[np.uint64(board[b])]
+                dealt[0, b] = deck[np.uint64(board[b])]
+            bk, btotal, bbits = holdem.board_words(dealt, 0, card_key, card_bit)
             for j in range(players):
-                hand[0] = deck[np.uint64(hole[j, 0])]
-                hand[1] = deck[np.uint64(hole[j, 1])]
-                dense = holdem.seven_dense(hand, displace7, table7, flush_table, card_key, card_bit)
+                dense, _ = holdem.seat_value(  # dealt cards: always valid
+                    bk,
+                    btotal,
+                    bbits,
+                    deck[np.uint64(hole[j, 0])],
+                    deck[np.uint64(hole[j, 1])],
+                    displace7,
+                    table7,
+                    flush_table,
+                    card_key,
+                    card_bit,
+                )
                 scores[i, j] = score_of_dense[dense]
                 keys[i, j] = 7463 - dense
 
