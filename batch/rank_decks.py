@@ -120,7 +120,7 @@ class _Source:
         return given if given is not None else kdecks.deal_decks(n, self.args.seed, start)
 
 
-def run(args: RankDecksOptions, quiet: bool = False) -> dict:
+def run(args: RankDecksOptions, quiet: bool = False, verbose: bool = False) -> dict:
     """Rank the run described by ``args`` and write ``args.out``; returns a small summary."""
     if args.game == "holdem":
         args = dataclasses.replace(args, rules="zjh")  # unused for Hold'em
@@ -133,7 +133,9 @@ def run(args: RankDecksOptions, quiet: bool = False) -> dict:
     counts = None
     best: tuple[np.ndarray, np.ndarray] = (np.zeros(0, np.int64), np.zeros(0, np.int64))  # (measure, deck)
     first_pass = args.detail or args.top is not None
-    with progress(total=source.total, desc="rank-decks: counting", unit="deck", quiet=quiet or not first_pass) as bar:
+    with progress(
+        total=source.total, desc="rank-decks: counting", unit="deck", quiet=quiet or not first_pass, verbose=verbose
+    ) as bar:
         for start, hands, _ in source.slices() if first_pass else ():
             c = ranking.key_counts(hands)
             counts = c if counts is None else counts + c
@@ -149,7 +151,7 @@ def run(args: RankDecksOptions, quiet: bool = False) -> dict:
     written = 0
     writer = None
     try:
-        with progress(total=source.total, desc="rank-decks: writing", unit="deck", quiet=quiet) as bar:
+        with progress(total=source.total, desc="rank-decks: writing", unit="deck", quiet=quiet, verbose=verbose) as bar:
             for start, hands, given in source.slices():
                 n = hands.keys.shape[0]
                 # without --detail no global rank is written: any counts will do, none are gathered

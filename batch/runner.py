@@ -156,9 +156,9 @@ def settle_table(table: pa.Table, opts: SettleOptions) -> tuple[pa.Table, pa.Tab
         missing = [c for c in required if c not in sub.column_names]
         if missing:  # the game column names a game whose columns this file lacks
             raise InputError(f"missing column(s) {', '.join(missing)} for game {game} (missing_column)")
-        if game == "team2v2":
-            return settle_teams(sub, opts)
-        return settle_hands(sub, game, opts)
+        r, e, c = settle_teams(sub, opts) if game == "team2v2" else settle_hands(sub, game, opts)
+        c["by_game"] = {game: dict(c)}
+        return r, e, c
 
     if "game" not in table.column_names:
         return one(table, infer_game(table.column_names, opts))
@@ -179,16 +179,14 @@ def settle_table(table: pa.Table, opts: SettleOptions) -> tuple[pa.Table, pa.Tab
             r, e, c = one(sub, game)
         else:
             codes = np.full(len(rows), CODE["unknown_game"], np.int16)
-            r, e, c = (
-                None,
-                error_rows(sub, np.arange(len(rows)), codes),
-                {
-                    "rows_read": len(rows),
-                    "rows_settled": 0,
-                    "rows_rejected": len(rows),
-                    "rejected_by_reason": {"unknown_game": len(rows)},
-                },
-            )
+            c = {
+                "rows_read": len(rows),
+                "rows_settled": 0,
+                "rows_rejected": len(rows),
+                "rejected_by_reason": {"unknown_game": len(rows)},
+            }
+            r, e = None, error_rows(sub, np.arange(len(rows)), codes)
+            c["by_game"] = {game: dict(c)}
         if r is not None:
             parts_r.append(r)
         parts_e.append(e)
@@ -199,13 +197,12 @@ def settle_table(table: pa.Table, opts: SettleOptions) -> tuple[pa.Table, pa.Tab
 
 
 def merge_counters(items: list[dict]) -> dict:
+    """Counters added up key by key, nested ones (reasons, games) too."""
     out: dict = {}
     for c in items:
         for k, v in c.items():
             if isinstance(v, dict):
-                d = out.setdefault(k, {})
-                for kk, vv in v.items():
-                    d[kk] = d.get(kk, 0) + vv
+                out[k] = merge_counters([out.get(k, {}), v])
             else:
                 out[k] = out.get(k, 0) + v
     return out
@@ -319,8 +316,11 @@ def run(
     scheduler: str | None = None,
     batch_rows: int = 1 << 16,
     quiet: bool = False,
+    verbose: bool = False,
 ) -> dict:
-    """Settle every input into ``out_dir``; returns the summary (also written as summary.json)."""
+    """Settle every input into ``out_dir``; returns the summary (also written as summary.json).
+
+    ``quiet``: no progress on stderr; ``verbose``: a progress line per finished part."""
 
     t0 = time.perf_counter()
     if engine == "dask":
@@ -345,19 +345,25 @@ def run(
         raise InputError(f"cannot write to {out_dir}: {exc}") from None
     lock = manifest.Lock(out)
     try:
-        return _run_locked(units, paths, identities, out, opts, workers, engine, scheduler, batch_rows, quiet, t0)
+        return _run_locked(
+            units, paths, identities, out, opts, workers, engine, scheduler, batch_rows, (quiet, verbose), t0
+        )
     finally:
         lock.release()
 
 
-def _run_locked(units, paths, identities, out, opts, workers, engine, scheduler, batch_rows, quiet, t0) -> dict:
+def _run_locked(units, paths, identities, out, opts, workers, engine, scheduler, batch_rows, talk, t0) -> dict:
+    from cardbatch import __version__
+
     from .progress import progress
 
+    quiet, verbose = talk
     out_dir = str(out)
     fingerprint = manifest.options_fingerprint(opts, batch_rows)
     reused = manifest.prepare(out, identities, fingerprint, {u.name for u in units})
     if reused and not quiet:
         print(f"cardbatch: reusing {reused} of {len(units)} finished parts of an earlier run", file=sys.stderr)
+    asked = workers
     workers = workers or os.cpu_count() or 1
     summaries: list[dict] = []
     warm = None
@@ -365,10 +371,11 @@ def _run_locked(units, paths, identities, out, opts, workers, engine, scheduler,
         from .warmup import compile_ahead
 
         warm = compile_ahead(settle_table, sorted({u.path for u in units}), opts)
-    with progress(total=len(units), desc="settle", unit="part", quiet=quiet) as bar:
+    with progress(total=len(units), desc="settle", unit="part", quiet=quiet, verbose=verbose) as bar:
         if engine == "dask":
-            summaries = _run_dask(units, out_dir, opts, workers, scheduler, batch_rows, bar)
-        elif workers == 1 or len(units) == 1:
+            summaries, workers = _run_dask(units, out_dir, opts, workers, scheduler, batch_rows, bar)
+        elif workers == 1 or len(units) <= 1:
+            workers = 1  # in this process
             for u in units:
                 summaries.append(run_unit(u, out_dir, opts, batch_rows))
                 bar.update(1)
@@ -376,6 +383,7 @@ def _run_locked(units, paths, identities, out, opts, workers, engine, scheduler,
             import concurrent.futures as cf
 
             threads = max(1, (os.cpu_count() or 1) // workers)
+            workers = min(workers, len(units))  # the pool starts no more processes than units
             with process_pool(workers, threads) as pool:
                 futures = [pool.submit(run_unit, u, out_dir, opts, batch_rows) for u in units]
                 for f in cf.as_completed(futures):
@@ -392,6 +400,15 @@ def _run_locked(units, paths, identities, out, opts, workers, engine, scheduler,
             "workers": workers,
             "wall_seconds": round(wall, 3),
             "compile_ahead": warm,
+            "cardbatch_version": __version__,
+            "options": {
+                **dataclasses.asdict(opts),
+                "workers": asked,
+                "engine": engine,
+                "scheduler": scheduler,
+                "batch_rows": batch_rows,
+            },
+            "inputs": [{"path": p, "rows": pq.ParquetFile(p).metadata.num_rows} for p in paths],
             "hands_per_second": round(total.get("rows_read", 0) / wall) if wall > 0 else None,
         }
     )
@@ -406,7 +423,7 @@ def _run_locked(units, paths, identities, out, opts, workers, engine, scheduler,
     return total
 
 
-def _run_dask(units, out_dir, opts, workers, scheduler, batch_rows, bar) -> list[dict]:
+def _run_dask(units, out_dir, opts, workers, scheduler, batch_rows, bar) -> tuple[list[dict], int]:
     from dask.distributed import Client, LocalCluster, as_completed
 
     cluster = None
@@ -432,7 +449,7 @@ def _run_dask(units, out_dir, opts, workers, scheduler, batch_rows, bar) -> list
         for f in as_completed(futures):
             out.append(f.result())
             bar.update(1)
-        return out
+        return out, len(client.scheduler_info()["workers"])  # the cluster's, not this machine's
     except BaseException:  # interrupted or failed: the cluster's shutdown chatter is not the user's news
         for name in ("distributed", "asyncio", "tornado"):
             logging.getLogger(name).setLevel(logging.CRITICAL)

@@ -38,30 +38,7 @@ from cardbatch.kernels import decks as kdecks
 from cardbatch.kernels import holdem, pots, team, threecard
 
 from .progress import progress
-
-
-@dataclasses.dataclass
-class Room:
-    game: str = "team2v2"
-    players: int = 10000
-    rounds: int = 100
-    tables_per_round: int = 1000
-    seats: int = 5
-    start_balance: int = 10000
-    base: int = 100
-    double: int = 1
-    fee: int = 0
-    caps: bool = True
-    afk_p: float = 0.02
-    double_p: float = 0.3
-    fold_p: float = 0.3
-    allin_p: float = 0.05
-    bet_max: int = 4
-    rake_pct: str | None = None
-    rake_cap: int | None = None
-    rebuy: bool = False
-    rules: str = "zjh"
-    seed: int = 0
+from .room import Room
 
 
 def gini(balances: np.ndarray, presorted: bool = False) -> float:
@@ -124,7 +101,7 @@ def _round_team(room: Room, rng, balance: np.ndarray, seated: np.ndarray) -> tup
     return delta - fee, int(fee.sum())
 
 
-def simulate(room: Room, out_dir: str | None = None, quiet: bool = True) -> dict:
+def simulate(room: Room, out_dir: str | None = None, quiet: bool = True, verbose: bool = False) -> dict:
     """Run the simulation; returns the summary and (with ``out_dir``) writes the outputs."""
     rng = np.random.default_rng(room.seed)
     seats = 4 if room.game == "team2v2" else room.seats
@@ -136,7 +113,7 @@ def simulate(room: Room, out_dir: str | None = None, quiet: bool = True) -> dict
     rows = []
     t0 = time.perf_counter()
     deck_start = 0
-    with progress(total=room.rounds, desc="simulate", unit="round", quiet=quiet) as bar:
+    with progress(total=room.rounds, desc="simulate", unit="round", quiet=quiet, verbose=verbose) as bar:
         for r in range(room.rounds):
             floor = 1 if room.game == "team2v2" else room.base
             seated = _seat_players(rng, balance >= floor, room.tables_per_round, seats)

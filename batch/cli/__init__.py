@@ -1,6 +1,10 @@
 """The ``cardbatch`` command line: one module per subcommand, each turning its arguments into
 the job's options dataclass and calling the job (``settle``/``audit``, ``generate``,
-``rank-decks``, ``simulate``). Argparse lives here and nowhere else; the jobs take options."""
+``rank-decks``, ``simulate``). Argparse lives here and nowhere else; the jobs take options.
+
+Nothing heavy is imported until a command runs (numba, pyarrow and the kernels load inside each
+subcommand's ``_run``), so ``--help`` and ``--version`` answer at once.
+"""
 
 from __future__ import annotations
 
@@ -9,14 +13,29 @@ import sys
 
 from ..lifecycle import Terminated, install_parent_handlers, stop_message
 from . import generate, rank_decks, settle, simulate
-from .common import EXIT_USAGE, internal_error
+from .common import EXIT_CODES, EXIT_USAGE, Formatter, internal_error
+
+DESCRIPTION = """Settle, audit and rank card-game logs in bulk.
+
+  cardbatch settle 'logs/*.parquet' --out DIR   settle recorded hands, set bad rows aside
+  cardbatch audit  'logs/*.parquet' --out DIR   the same, exit 3 if a recorded payout differs
+  cardbatch generate --game holdem --out F      synthetic logs to try it on
+  cardbatch rank-decks --decks N --out F        deal and rank decks
+  cardbatch simulate --game zjh --out DIR       a room's coin economy over many rounds
+
+Run `cardbatch COMMAND --help` for a command's options. Formats: data/FORMAT.md."""
 
 __all__ = ["build_parser", "main"]
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="cardbatch", description=__doc__)
-    sub = parser.add_subparsers(dest="command", required=True)
+    from cardbatch import __version__
+
+    parser = argparse.ArgumentParser(
+        prog="cardbatch", description=DESCRIPTION, epilog=EXIT_CODES, formatter_class=Formatter
+    )
+    parser.add_argument("--version", action="version", version=f"cardbatch {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for command in (settle, generate, rank_decks, simulate):
         command.register(sub)
     return parser

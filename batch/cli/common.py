@@ -7,9 +7,46 @@ import dataclasses
 import json
 import os
 import sys
+import textwrap
 from typing import Any, TypeVar
 
 EXIT_OK, EXIT_INTERNAL, EXIT_USAGE, EXIT_AUDIT = 0, 1, 2, 3
+
+EXIT_CODES = """exit codes:
+  0    done (rows that could not be settled are in DIR/errors/, which is not a failure)
+  1    internal error: a bug of ours; the message names a log file with the traceback
+  2    the command or its input cannot be used as given (bad option, unreadable file, column type)
+  3    audit only: some recomputed payout differs from the recorded one
+  130  interrupted (Ctrl-C); 143 terminated (SIGTERM): run the same command again to resume"""
+
+
+# Named here, not imported from the kernels, so that --help does not load numba
+# (tests/test_cli.py checks they equal threecard.PRESETS and ranking.MEASURES).
+RULE_PRESETS = ("zjh", "zjh_suited", "teen_patti", "three_card_poker")
+MEASURES = ("best", "second", "margin", "winners")
+
+
+class Formatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
+    """Help that shows each option's default (where it has one: not for flags or unset options, nor
+    where the help says it already) and keeps the description's and epilog's lines as written."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        if action.default in (None, False) or "default" in (action.help or ""):
+            return action.help or ""
+        return super()._get_help_string(action)
+
+
+def add_subcommand(
+    sub: argparse._SubParsersAction, name: str, help_text: str, description: str
+) -> argparse.ArgumentParser:
+    """A subcommand with the shared help layout, the exit codes as its epilog and ``-q``/``-v``."""
+    p = sub.add_parser(
+        name, help=help_text, description=textwrap.fill(description, 78), epilog=EXIT_CODES, formatter_class=Formatter
+    )
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress, no summary (errors still print)")
+    p.add_argument("-v", "--verbose", action="store_true", help="more detail on stderr (a line per part)")
+    return p
+
 
 T = TypeVar("T")
 
@@ -25,6 +62,24 @@ def print_summary(summary: dict, quiet: bool, **dumps: Any) -> None:
     """The job's summary as JSON on stdout, unless ``--quiet``."""
     if not quiet:
         print(json.dumps(summary, **dumps))
+
+
+def tell(line: str, quiet: bool) -> None:
+    """The run's one-line human summary, on stderr (the JSON goes to stdout), unless ``--quiet``."""
+    if not quiet:
+        print(line, file=sys.stderr, flush=True)
+
+
+def settle_line(command: str, s: dict, out: str) -> str:
+    """What a settle or audit run did, in one line: rows, reasons, chips, mismatches, where the output is."""
+    reasons = ", ".join(f"{k} {v:,}" for k, v in sorted(s.get("rejected_by_reason", {}).items(), key=lambda kv: -kv[1]))
+    rejected = f"{s['rows_rejected']:,} rejected" + (f" ({reasons})" if reasons else "")
+    return (
+        f"cardbatch {command}: {s['rows_read']:,} rows: {s['rows_settled']:,} settled, {rejected}; "
+        f"chips in {s['chips_in']:,} = paid {s['chips_paid']:,} + raked {s['chips_raked']:,}; "
+        f"{s['mismatches']:,} mismatches; {s['wall_seconds']:.1f} s; output in {out}/ "
+        "(results/, errors/, summary.json)"
+    )
 
 
 def internal_error(command: str, exc: BaseException) -> int:

@@ -9,44 +9,81 @@ import argparse
 import sys
 from fractions import Fraction
 
-from ..formats import SettleOptions
-from .common import EXIT_AUDIT, EXIT_OK, EXIT_USAGE, non_negative_int, options_from, positive_int, print_summary
+from .common import (
+    EXIT_AUDIT,
+    EXIT_OK,
+    EXIT_USAGE,
+    RULE_PRESETS,
+    add_subcommand,
+    non_negative_int,
+    options_from,
+    positive_int,
+    print_summary,
+    settle_line,
+    tell,
+)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    for name, help_text in (
-        ("settle", "settle recorded hands from Parquet files, folders or globs"),
-        ("audit", "settle, then exit 3 if any recomputed payout differs from the recorded one"),
+    for name, help_text, description in (
+        (
+            "settle",
+            "settle recorded hands from Parquet files, folders or globs",
+            "Settle every hand of the inputs: results in DIR/results/, rows that cannot be settled in "
+            "DIR/errors/ with a reason, totals in DIR/summary.json. A rerun reuses finished parts.",
+        ),
+        (
+            "audit",
+            "settle, then exit 3 if any recomputed payout differs from the recorded one",
+            "Settle as `settle` does and compare each payout with the recorded one (the `mismatch` "
+            "column); exit 3 when any differs.",
+        ),
     ):
-        p = sub.add_parser(name, help=help_text)
-        p.add_argument("inputs", nargs="+", metavar="INPUT")
-        p.add_argument("--out", required=True)
-        p.add_argument("--policy", choices=("standard", "presence", "ratio_rank", "hybrid"), default="standard")
-        p.add_argument("--rake-pct", help="rake as a fraction, e.g. 0.05 (exact decimal)")
-        p.add_argument("--rake-cap", type=non_negative_int)
+        p = add_subcommand(sub, name, help_text, description)
+        p.add_argument(
+            "inputs", nargs="+", metavar="INPUT", help="Parquet files, folders (hive partitions too) or globs"
+        )
+        p.add_argument("--out", required=True, metavar="DIR", help="output folder (created; reruns resume in it)")
+        p.add_argument(
+            "--policy",
+            choices=("standard", "presence", "ratio_rank", "hybrid"),
+            default="standard",
+            help="pot policy (SPEC §5-6)",
+        )
+        p.add_argument("--rake-pct", help="rake as a fraction, e.g. 0.05 (exact decimal); standard policy only")
+        p.add_argument("--rake-cap", type=non_negative_int, help="most rake per hand, in chips")
         p.add_argument("--no-flop-no-drop", action="store_true", help="no rake when the board is empty")
-        p.add_argument("--rules", default="zjh", help="three-card rule preset for zjh hands")
-        p.add_argument("--odd-chips", choices=("button", "first_winner"), default="button")
-        p.add_argument("--chip-unit", type=positive_int, default=1)
-        p.add_argument("--orphan-chips", choices=("error", "refund"), default="error")
-        p.add_argument("--game", choices=("holdem", "zjh", "team2v2"), help="for files without a game column")
-        p.add_argument("--team-model", choices=("seed", "proportional"), default="seed")
-        p.add_argument("--workers", type=positive_int, help="processes (default: all cores)")
-        p.add_argument("--engine", choices=("local", "dask"), default="local")
-        p.add_argument("--scheduler", help="Dask scheduler address (default: a LocalCluster)")
+        p.add_argument(
+            "--rules", default="zjh", help="three-card rule preset for zjh hands: " + ", ".join(RULE_PRESETS)
+        )
+        p.add_argument(
+            "--odd-chips", choices=("button", "first_winner"), default="button", help="who gets a split's odd chips"
+        )
+        p.add_argument("--chip-unit", type=positive_int, default=1, help="smallest chip: splits are in its multiples")
+        p.add_argument(
+            "--orphan-chips",
+            choices=("error", "refund"),
+            default="error",
+            help="chips only folded seats reached: set the row aside, or give them back",
+        )
+        p.add_argument("--game", choices=("holdem", "zjh", "team2v2"), help="the game of files without a game column")
+        p.add_argument("--team-model", choices=("seed", "proportional"), default="seed", help="2v2 settlement model")
+        p.add_argument("--workers", type=positive_int, help="worker processes (default: one per core)")
+        p.add_argument("--engine", choices=("local", "dask"), default="local", help="a process pool, or Dask")
+        p.add_argument("--scheduler", help="Dask scheduler address (default: a LocalCluster on this machine)")
         p.add_argument(
             "--batch-rows",
             type=positive_int,
             default=1 << 16,
             help="rows per batch and about per unit of work (bounds memory)",
         )
-        p.add_argument("--quiet", action="store_true")
         p.set_defaults(func=_run, audit=name == "audit")
 
 
 def _run(args: argparse.Namespace) -> int:
     from cardbatch.kernels.threecard import rules_of
 
+    from ..formats import SettleOptions
     from ..runner import InputError, run
 
     if args.rake_pct is not None:
@@ -68,6 +105,7 @@ def _run(args: argparse.Namespace) -> int:
             scheduler=args.scheduler,
             batch_rows=args.batch_rows,
             quiet=args.quiet,
+            verbose=args.verbose,
         )
     except InputError as exc:
         print(f"cardbatch {args.command}: {exc}", file=sys.stderr)
@@ -79,6 +117,7 @@ def _run(args: argparse.Namespace) -> int:
         )
         return EXIT_USAGE
     print_summary(summary, args.quiet, indent=1, sort_keys=True)
+    tell(settle_line(args.command, summary, args.out), args.quiet)
     if args.audit and summary.get("mismatches", 0):
         return EXIT_AUDIT
     return EXIT_OK
