@@ -1,0 +1,91 @@
+"""The command line as a user meets it: help, version, progress and the summary, in real processes."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from cardbatch import __version__
+from cardbatch.batch.cli import build_parser
+from cardbatch.batch.cli.common import MEASURES, RULE_PRESETS
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLES = sorted(str(p) for p in (ROOT / "data").glob("*_sample.parquet"))
+
+
+def cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "cardbatch", *args], capture_output=True, text=True, timeout=600)
+
+
+def test_version():
+    res = cli("--version")
+    assert res.returncode == 0 and res.stdout.strip() == f"cardbatch {__version__}"
+
+
+def test_help_loads_neither_numba_nor_pyarrow():
+    """What keeps --help instant: the parser is built from light modules only."""
+    code = (
+        "import sys; from cardbatch.batch.cli import build_parser; build_parser().format_help(); "
+        "print(sorted(m for m in ('numba', 'pyarrow', 'numpy', 'cardbatch.kernels') if m in sys.modules))"
+    )
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert res.stdout.strip() == "[]"
+
+
+def _subparsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    action = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return dict(action.choices)
+
+
+@pytest.mark.parametrize("command", ["settle", "audit", "generate", "rank-decks", "simulate"])
+def test_every_option_has_help_and_every_epilog_the_exit_codes(command):
+    sub = _subparsers(build_parser())[command]
+    for action in sub._actions:
+        assert action.help, f"{command} {action.option_strings or action.dest} has no help text"
+    text = sub.format_help()
+    for code in ("0 ", "1 ", "2 ", "3 ", "130"):
+        assert f"\n  {code}" in text
+    assert "-q, --quiet" in text and "-v, --verbose" in text
+    if command in ("settle", "audit"):
+        assert "(default: standard)" in text and "(default: 65536)" in text
+
+
+def test_names_the_cli_keeps_equal_the_kernels():
+    from cardbatch.kernels import ranking, threecard
+
+    assert RULE_PRESETS == tuple(threecard.PRESETS)
+    assert MEASURES == ranking.MEASURES
+
+
+def test_settle_tells_people_on_stderr_and_programs_on_stdout(tmp_path):
+    out = tmp_path / "out"
+    res = cli("settle", *SAMPLES, "--out", str(out))
+    assert res.returncode == 0, res.stderr
+    summary = json.loads(res.stdout)
+    lines = res.stderr.strip().splitlines()
+    assert lines[-1].startswith(f"cardbatch settle: {summary['rows_read']:,} rows: {summary['rows_settled']:,} settled")
+    assert f"{summary['mismatches']:,} mismatches" in lines[-1] and str(out) in lines[-1]
+    assert any("parts (100 %)" in line for line in lines[:-1])  # stderr is a pipe: log lines, not a bar
+    assert summary["cardbatch_version"] == __version__
+    assert summary["options"]["policy"] == "standard" and summary["options"]["batch_rows"] == 65536
+    assert [i["path"] for i in summary["inputs"]] == SAMPLES
+    assert sum(i["rows"] for i in summary["inputs"]) == summary["rows_read"]
+    by_game = summary["by_game"]
+    assert set(by_game) == {"holdem", "zjh", "team2v2"}
+    for key in ("rows_read", "rows_settled", "rows_rejected"):
+        assert sum(g[key] for g in by_game.values()) == summary[key]
+    assert summary["workers"] == min(summary["parts"], summary["workers"]) >= 1
+    assert json.loads((out / "summary.json").read_text())["by_game"] == by_game
+
+
+def test_quiet_says_nothing_and_verbose_a_line_per_part(tmp_path):
+    res = cli("settle", *SAMPLES, "--out", str(tmp_path / "q"), "-q")
+    assert res.returncode == 0 and res.stdout == "" and res.stderr == ""
+    res = cli("settle", *SAMPLES, "--out", str(tmp_path / "v"), "-v", "--workers", "1")
+    progress = [line for line in res.stderr.splitlines() if " parts (" in line]
+    assert len(progress) == len(SAMPLES)
