@@ -370,7 +370,7 @@ def _run_locked(units, paths, identities, out, opts, workers, engine, scheduler,
     if (engine == "local" or not scheduler) and len(units) > reused:  # a remote cluster compiles on its own
         from .warmup import compile_ahead
 
-        warm = compile_ahead(settle_table, sorted({u.path for u in units}), opts)
+        warm = compile_ahead(settle_table, sorted({u.path for u in units}), opts, quiet=quiet)
     with progress(total=len(units), desc="settle", unit="part", quiet=quiet, verbose=verbose) as bar:
         if engine == "dask":
             summaries, workers = _run_dask(units, out_dir, opts, workers, scheduler, batch_rows, bar)

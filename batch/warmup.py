@@ -23,6 +23,7 @@ decoders produce; the head rows are the run's own types).
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Callable, Iterable
 
@@ -112,13 +113,19 @@ def _all_cached(settle_table: Settle, tables: list[pa.Table], opts: SettleOption
         return False
 
 
-def compile_ahead(settle_table: Settle, paths: Iterable[str], opts: SettleOptions, processes: int = 2) -> dict:
+def compile_ahead(
+    settle_table: Settle, paths: Iterable[str], opts: SettleOptions, processes: int = 2, quiet: bool = True
+) -> dict:
     """Make sure the kernels that ``settle_table`` calls on ``paths`` are in numba's cache (the run's
     own function is passed in, a module-level one the pool can pickle); returns what it did and how long."""
     t0 = time.perf_counter()
     tables = heads(paths)
     if not tables or _all_cached(settle_table, tables, opts):
         return {"compiled": False, "seconds": round(time.perf_counter() - t0, 3)}
+    if not quiet:  # SPEC §12: a first run says so instead of sitting silent
+        print(
+            "cardbatch: compiling the kernels this run needs (once; cached for later runs)", file=sys.stderr, flush=True
+        )
     with process_pool(max(1, processes), 1) as pool:
         pots_f = pool.submit(_compile_pots, opts.policy)
         rest_f = pool.submit(_compile_rest, settle_table, tables, opts)
