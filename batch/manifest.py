@@ -102,8 +102,8 @@ def prepare(out: Path, identities: list[dict], fingerprint: dict, part_names: se
             old = {}
     same_options = old.get("fingerprint", {}).get("sha256") == fingerprint["sha256"]
     (out / "summary.json").unlink(missing_ok=True)
-    for sub in PART_DIRS:
-        for f in (out / sub).iterdir():
+    for sub in PART_DIRS:  # parts sit in game=G folders below results/ and errors/
+        for f in [p for p in (out / sub).rglob("*") if p.is_file()]:
             stem = f.name.lstrip(".").split(".")[0]
             stale = f.name.startswith(".") or not same_options or stem not in part_names
             if stale:

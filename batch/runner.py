@@ -34,6 +34,7 @@ import pyarrow.parquet as pq
 from . import manifest
 from .formats import GAMES, HAND_REQUIRED, TEAM_REQUIRED, InputError, SettleOptions
 from .lifecycle import init_pool_worker, process_pool
+from .outputs import UNKNOWN_GAME, conform_errors, conform_results, hive_keys, part_path
 
 FAIL_ENV = "CARDBATCH_FAIL_PART"  # testing aid: a unit whose part name matches raises (crash drills)
 
@@ -46,6 +47,7 @@ class Unit:
     file_index: int
     key: str
     row_groups: tuple[int, ...]
+    hive: tuple[tuple[str, str], ...] = ()  # name=value folders of the path, written as columns
 
     @property
     def name(self) -> str:
@@ -135,15 +137,17 @@ def plan(paths: list[str], keys: list[str], batch_rows: int, opts: SettleOptions
             groups.append(g)
             rows += meta.metadata.row_group(g).num_rows
             if rows >= batch_rows:
-                units.append(Unit(path, fi, key, tuple(groups)))
+                units.append(Unit(path, fi, key, tuple(groups), hive_keys(path)))
                 groups, rows = [], 0
         if groups:
-            units.append(Unit(path, fi, key, tuple(groups)))
+            units.append(Unit(path, fi, key, tuple(groups), hive_keys(path)))
     return units
 
 
-def settle_table(table: pa.Table, opts: SettleOptions) -> tuple[pa.Table, pa.Table, dict]:
-    """Settle one Arrow table, splitting it by the ``game`` column when there is one."""
+def settle_by_game(table: pa.Table, opts: SettleOptions) -> tuple[dict[str, pa.Table], dict[str, pa.Table], dict]:
+    """Settle one Arrow table, split by its ``game`` column when there is one: (results by game,
+    errors by game, counters with a ``by_game`` split). Rows of a game we do not know are errors
+    under ``unknown``."""
     from .lists import without_views
 
     table = without_views(table)
@@ -161,7 +165,9 @@ def settle_table(table: pa.Table, opts: SettleOptions) -> tuple[pa.Table, pa.Tab
         return r, e, c
 
     if "game" not in table.column_names:
-        return one(table, infer_game(table.column_names, opts))
+        game = infer_game(table.column_names, opts)
+        r, e, c = one(table, game)
+        return {game: r}, {game: e}, c
     games = table.column("game")
     if isinstance(games, pa.ChunkedArray):
         games = games.combine_chunks()
@@ -169,14 +175,16 @@ def settle_table(table: pa.Table, opts: SettleOptions) -> tuple[pa.Table, pa.Tab
         games = games.dictionary_decode()
     names = [v for v in pc.unique(games).to_pylist()]
     if len(names) == 1 and names[0] in GAMES and games.null_count == 0:
-        return one(table, names[0])  # one game per file: no split, no copy
-    parts_r, parts_e, counters = [], [], []
+        r, e, c = one(table, names[0])  # one game per file: no split, no copy
+        return {names[0]: r}, {names[0]: e}, c
+    results, errors, counters = {}, {}, []
+    unknown = []
     for game in sorted(str(v) for v in names):
         mask = pc.fill_null(pc.equal(games, game), False) if game != "None" else games.is_null()
         rows = np.flatnonzero(mask.to_numpy(zero_copy_only=False))
         sub = table.take(pa.array(rows))
         if game in GAMES:
-            r, e, c = one(sub, game)
+            results[game], errors[game], c = one(sub, game)
         else:
             codes = np.full(len(rows), CODE["unknown_game"], np.int16)
             c = {
@@ -185,15 +193,24 @@ def settle_table(table: pa.Table, opts: SettleOptions) -> tuple[pa.Table, pa.Tab
                 "rows_rejected": len(rows),
                 "rejected_by_reason": {"unknown_game": len(rows)},
             }
-            r, e = None, error_rows(sub, np.arange(len(rows)), codes)
+            unknown.append(error_rows(sub, np.arange(len(rows)), codes))
             c["by_game"] = {game: dict(c)}
-        if r is not None:
-            parts_r.append(r)
-        parts_e.append(e)
         counters.append(c)
-    results = pa.concat_tables(parts_r, promote_options="permissive") if parts_r else pa.table({})
-    errors = pa.concat_tables(parts_e, promote_options="permissive") if parts_e else pa.table({})
+    if unknown:
+        errors[UNKNOWN_GAME] = pa.concat_tables(unknown, promote_options="permissive")
     return results, errors, merge_counters(counters)
+
+
+def settle_table(table: pa.Table, opts: SettleOptions) -> tuple[pa.Table, pa.Table, dict]:
+    """:func:`settle_by_game` with the games' results and errors each in one table (for callers that
+    look at a batch as a whole; the run writes each game apart)."""
+    results, errors, counters = settle_by_game(table, opts)
+
+    def joined(parts: dict[str, pa.Table]) -> pa.Table:
+        tables = [t for t in parts.values() if t.num_columns]
+        return pa.concat_tables(tables, promote_options="permissive") if tables else pa.table({})
+
+    return joined(results), joined(errors), counters
 
 
 def merge_counters(items: list[dict]) -> dict:
@@ -218,6 +235,7 @@ class _PartWriter:
         self.writer: pq.ParquetWriter | None = None
 
     def _open(self, schema: pa.Schema) -> None:
+        self.tmp.parent.mkdir(parents=True, exist_ok=True)
         self.writer = pq.ParquetWriter(
             self.tmp, schema, compression="zstd", use_dictionary=False, write_statistics=False
         )
@@ -280,26 +298,34 @@ def run_unit(unit: Unit, out_dir: str, opts: SettleOptions, batch_rows: int) -> 
     if os.environ.get(FAIL_ENV) in (unit.name, unit.drill_name):
         raise RuntimeError(f"injected failure in {unit.name} ({FAIL_ENV})")
     pf = pq.ParquetFile(unit.path, page_checksum_verification=True)  # where the writer stored CRCs
-    errors, counters = [], []
-    results = _PartWriter(out / "results" / f"{unit.name}.parquet")
+    errors: dict[str, list[pa.Table]] = {}
+    counters = []
+    results: dict[str, _PartWriter] = {}
     try:
         for table in _tables_of(pf, unit.row_groups, batch_rows):
-            r, e, c = settle_table(table, opts)
-            if r.num_columns:
-                results.write(r)
-            if e.num_columns:
-                errors.append(e)
+            r, e, c = settle_by_game(table, opts)
+            for game, part in r.items():
+                if part.num_columns:
+                    if game not in results:
+                        results[game] = _PartWriter(part_path(out, "results", game, unit.name))
+                    results[game].write(conform_results(part, game, unit.hive))
+            for game, part in e.items():
+                if part.num_rows:
+                    errors.setdefault(game, []).append(conform_errors(part, unit.hive))
             counters.append(c)
-        results.close()
+        for writer in results.values():
+            writer.close()
     except InputError as exc:  # a column's type, found while reading: name the file too
-        results.abort()
+        for writer in results.values():
+            writer.abort()
         raise InputError(f"{unit.path}: {exc}") from None
     except BaseException:
-        results.abort()
+        for writer in results.values():
+            writer.abort()
         raise
     summary = merge_counters(counters)
-    if errors and sum(e.num_rows for e in errors):
-        _write_part(pa.concat_tables(errors, promote_options="permissive"), out / "errors" / f"{unit.name}.parquet")
+    for game, parts in errors.items():
+        _write_part(pa.concat_tables(parts, promote_options="permissive"), part_path(out, "errors", game, unit.name))
     summary["seconds"] = round(time.perf_counter() - t0, 4)
     tmp = done.with_name(f".{done.name}.tmp")
     tmp.write_text(json.dumps(summary, sort_keys=True))

@@ -1,0 +1,154 @@
+"""The output datasets: one fixed schema per game, partitioned by game, input partition keys kept.
+
+``DIR/results/game=G/part-….parquet`` and ``DIR/errors/game=G/…``: each folder
+opens as one dataset in DuckDB, Polars, pandas or pyarrow (hive partitioning),
+whatever the types of the inputs, because every part of a game is written in
+that game's schema:
+
+- results: :data:`RESULT_SCHEMAS` (``recorded_payout``/``mismatch`` are null
+  where the input recorded nothing);
+- errors: ``hand_id`` int64, ``reason``, ``message``, then the original row's
+  columns in canonical types (integers as int64, integer lists as
+  list<int64>, text as string, …), so parts from inputs of different types
+  line up by name (``union_by_name``; the set of columns follows the input).
+  The input's ``game`` column becomes ``game_given`` (the partition says the
+  game; for rows of an unknown game, ``game=unknown`` and ``game_given`` the
+  value found).
+
+A value that does not fit its canonical type (an unsigned 64-bit id or
+payout above int64) is written as null; its row was already set aside or
+flagged (``overflow``, ``mismatch``). Hive keys of an input's path
+(``…/date=2026-11-01/…``) become string columns of both datasets.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+_I64 = pa.int64()
+_LIST_I64 = pa.list_(pa.int64())
+_HANDS = [
+    ("hand_id", _I64),
+    ("category", pa.list_(pa.uint8())),
+    ("payout", _LIST_I64),
+    ("net", _LIST_I64),
+    ("rake", _I64),
+    ("pots", pa.int16()),
+    ("recorded_payout", _LIST_I64),
+    ("mismatch", pa.bool_()),
+]
+# score is list<int64> for both card games (SPEC §12 allows it), so their columns line up in one
+# dataset; team2v2's columns have other names.
+RESULT_SCHEMAS: dict[str, pa.Schema] = {
+    "holdem": pa.schema([_HANDS[0], ("score", _LIST_I64), *_HANDS[1:]]),
+    "zjh": pa.schema([_HANDS[0], ("score", _LIST_I64), *_HANDS[1:]]),
+    "team2v2": pa.schema(
+        [
+            ("hand_id", _I64),
+            ("delta", _LIST_I64),
+            ("fee", _LIST_I64),
+            ("recorded_delta", _LIST_I64),
+            ("mismatch", pa.bool_()),
+        ]
+    ),
+}
+UNKNOWN_GAME = "unknown"
+_HIVE = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
+
+
+def hive_keys(path: str) -> tuple[tuple[str, str], ...]:
+    """The ``name=value`` folders of a path, outermost first (a later one of the same name wins)."""
+    found: dict[str, str] = {}
+    for part in Path(path).parts[:-1]:
+        m = _HIVE.match(part)
+        if m and m.group(1) != "game":  # game is our own partition
+            found[m.group(1)] = m.group(2)
+    return tuple(found.items())
+
+
+def _fits_int64(arr: pa.Array) -> pa.Array:
+    """Integers as int64; unsigned values above int64's range become null."""
+    if pa.types.is_uint64(arr.type):
+        arr = pc.if_else(pc.greater(arr, pa.scalar(2**63 - 1, pa.uint64())), pa.scalar(None, arr.type), arr)
+    return arr.cast(_I64)
+
+
+def _canonical_array(arr: pa.Array) -> pa.Array:
+    t = arr.type
+    if pa.types.is_dictionary(t):
+        return _canonical_array(arr.dictionary_decode())
+    if pa.types.is_integer(t):
+        return _fits_int64(arr)
+    if pa.types.is_floating(t):
+        return arr.cast(pa.float64())
+    if pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_string_view(t):
+        return arr.cast(pa.string())
+    if pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t):
+        child = t.value_type
+        target = _I64 if pa.types.is_integer(child) else pa.string() if _is_text(child) else child
+        try:
+            return arr.cast(pa.list_(target))
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):  # a value above int64, or a dictionary
+            lists = arr.cast(pa.list_(child))
+            lengths = pc.fill_null(pc.list_value_length(lists), 0).to_numpy(zero_copy_only=False)
+            offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int32)
+            return pa.ListArray.from_arrays(pa.array(offsets), _canonical_array(lists.flatten()), mask=lists.is_null())
+    return arr
+
+
+def _is_text(t: pa.DataType) -> bool:
+    if pa.types.is_dictionary(t):
+        t = t.value_type
+    return pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_string_view(t)
+
+
+def canonical(col: pa.ChunkedArray | pa.Array) -> pa.Array:
+    """A column in its canonical type (see the module docstring)."""
+    arr = col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col
+    return _canonical_array(arr)
+
+
+def _with_keys(table: pa.Table, keys: tuple[tuple[str, str], ...]) -> pa.Table:
+    for name, value in keys:
+        column = pa.array([value] * table.num_rows, pa.string())
+        if name in table.column_names:  # the input had a column of the key's name: the path wins
+            table = table.set_column(table.column_names.index(name), name, column)
+        else:
+            table = table.append_column(name, column)
+    return table
+
+
+def conform_results(table: pa.Table, game: str, keys: tuple[tuple[str, str], ...] = ()) -> pa.Table:
+    """``table`` in the game's result schema (missing columns null), then the key columns."""
+    schema = RESULT_SCHEMAS[game]
+    columns = []
+    for field in schema:
+        if field.name in table.column_names:
+            col = canonical(table.column(field.name)) if field.type in (_I64, _LIST_I64) else table.column(field.name)
+            columns.append(col.cast(field.type))
+        else:
+            columns.append(pa.nulls(table.num_rows, field.type))
+    return _with_keys(pa.Table.from_arrays(columns, schema=schema), keys)
+
+
+def conform_errors(table: pa.Table, keys: tuple[tuple[str, str], ...] = ()) -> pa.Table:
+    """Rejected rows with every column in its canonical type and ``game`` renamed ``game_given``."""
+    names, columns = [], []
+    for name in table.column_names:
+        col = table.column(name)
+        if name in ("reason", "message"):
+            columns.append(col.cast(pa.string()))
+        else:
+            columns.append(canonical(col))
+        names.append("game_given" if name == "game" else name)
+    return _with_keys(pa.Table.from_arrays(columns, names=names), keys)
+
+
+def part_path(out: Path, kind: str, game: str, name: str) -> Path:
+    """Where a unit's part of one game goes: ``out/kind/game=G/name.parquet``."""
+    return out / kind / f"game={game}" / f"{name}.parquet"
