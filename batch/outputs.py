@@ -5,8 +5,9 @@ opens as one dataset in DuckDB, Polars, pandas or pyarrow (hive partitioning),
 whatever the types of the inputs, because every part of a game is written in
 that game's schema:
 
-- results: :data:`RESULT_SCHEMAS` (``recorded_payout``/``mismatch`` are null
-  where the input recorded nothing);
+- results: :data:`RESULT_SCHEMA`, one for all games (each game's columns
+  null in the others' rows; ``recorded_payout``/``mismatch`` null where the
+  input recorded nothing);
 - errors: ``hand_id`` int64, ``reason``, ``message``, then the original row's
   columns in canonical types (integers as int64, integer lists as
   list<int64>, text as string, …), so parts from inputs of different types
@@ -32,31 +33,59 @@ import pyarrow.compute as pc
 
 _I64 = pa.int64()
 _LIST_I64 = pa.list_(pa.int64())
-_HANDS = [
-    ("hand_id", _I64),
-    ("category", pa.list_(pa.uint8())),
-    ("payout", _LIST_I64),
-    ("net", _LIST_I64),
-    ("rake", _I64),
-    ("pots", pa.int16()),
-    ("recorded_payout", _LIST_I64),
-    ("mismatch", pa.bool_()),
-]
-# score is list<int64> for both card games (SPEC §12 allows it), so their columns line up in one
-# dataset; team2v2's columns have other names.
-RESULT_SCHEMAS: dict[str, pa.Schema] = {
-    "holdem": pa.schema([_HANDS[0], ("score", _LIST_I64), *_HANDS[1:]]),
-    "zjh": pa.schema([_HANDS[0], ("score", _LIST_I64), *_HANDS[1:]]),
-    "team2v2": pa.schema(
-        [
-            ("hand_id", _I64),
-            ("delta", _LIST_I64),
-            ("fee", _LIST_I64),
-            ("recorded_delta", _LIST_I64),
-            ("mismatch", pa.bool_()),
-        ]
-    ),
-}
+# One schema for every game, so that every part in results/ has the same columns and types and
+# any reader opens the folder as one table (pandas and pyarrow take the first file's schema): card
+# games fill the hand columns, team games the 2v2 ones, the others are null. score is list<int64>
+# for both card games (SPEC §12 allows it).
+RESULT_SCHEMA = pa.schema(
+    [
+        ("hand_id", _I64),
+        ("score", _LIST_I64),
+        ("category", pa.list_(pa.uint8())),
+        ("payout", _LIST_I64),
+        ("net", _LIST_I64),
+        ("rake", _I64),
+        ("pots", pa.int16()),
+        ("recorded_payout", _LIST_I64),
+        ("delta", _LIST_I64),
+        ("fee", _LIST_I64),
+        ("recorded_delta", _LIST_I64),
+        ("mismatch", pa.bool_()),
+    ]
+)
+# The errors' columns: ours, then every input column of data/FORMAT.md in one type each. Cards and
+# board come as codes or as text: codes go to ``cards``/``board``, text to ``cards_text`` /
+# ``board_text`` (one string; a list of strings is joined by spaces). Any other input column goes,
+# with its value as JSON, into ``extra``. So every part has these columns in these types, and
+# every reader (pandas included) opens errors/ as one table.
+_LIST_BOOL = pa.list_(pa.bool_())
+ERROR_SCHEMA = pa.schema(
+    [
+        ("hand_id", _I64),
+        ("reason", pa.string()),
+        ("message", pa.string()),
+        ("game_given", pa.string()),
+        ("button", _I64),
+        ("board", _LIST_I64),
+        ("board_text", pa.string()),
+        ("cards", _LIST_I64),
+        ("cards_text", pa.string()),
+        ("contrib", _LIST_I64),
+        ("contrib_street", _LIST_I64),
+        ("folded", _LIST_BOOL),
+        ("payout", _LIST_I64),
+        ("player_id", _LIST_I64),
+        ("balance", _LIST_I64),
+        ("multiplier", _LIST_I64),
+        ("afk", _LIST_BOOL),
+        ("winner", _I64),
+        ("base", _I64),
+        ("double", _I64),
+        ("fee", _I64),
+        ("extra", pa.string()),
+    ]
+)
+_TEXT_TWINS = {"cards": "cards_text", "board": "board_text"}
 UNKNOWN_GAME = "unknown"
 _HIVE = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
 
@@ -123,9 +152,9 @@ def _with_keys(table: pa.Table, keys: tuple[tuple[str, str], ...]) -> pa.Table:
     return table
 
 
-def conform_results(table: pa.Table, game: str, keys: tuple[tuple[str, str], ...] = ()) -> pa.Table:
-    """``table`` in the game's result schema (missing columns null), then the key columns."""
-    schema = RESULT_SCHEMAS[game]
+def conform_results(table: pa.Table, keys: tuple[tuple[str, str], ...] = ()) -> pa.Table:
+    """``table`` in :data:`RESULT_SCHEMA` (the columns of other games null), then the key columns."""
+    schema = RESULT_SCHEMA
     columns = []
     for field in schema:
         if field.name in table.column_names:
@@ -136,17 +165,59 @@ def conform_results(table: pa.Table, game: str, keys: tuple[tuple[str, str], ...
     return _with_keys(pa.Table.from_arrays(columns, schema=schema), keys)
 
 
+def _as_text(col: pa.Array) -> pa.Array:
+    """Card text as one string per row (a list of strings joined by spaces)."""
+    t = col.type
+    if pa.types.is_dictionary(t):
+        return _as_text(col.dictionary_decode())
+    if pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t):
+        return pc.binary_join(col.cast(pa.list_(pa.string())), " ")
+    return col.cast(pa.string())
+
+
 def conform_errors(table: pa.Table, keys: tuple[tuple[str, str], ...] = ()) -> pa.Table:
-    """Rejected rows with every column in its canonical type and ``game`` renamed ``game_given``."""
-    names, columns = [], []
-    for name in table.column_names:
-        col = table.column(name)
-        if name in ("reason", "message"):
-            columns.append(col.cast(pa.string()))
+    """Rejected rows in :data:`ERROR_SCHEMA` (see there), then the key columns."""
+    n = table.num_rows
+    given = {("game_given" if name == "game" else name): canonical(table.column(name)) for name in table.column_names}
+    for name, twin in _TEXT_TWINS.items():  # text cards to their own column
+        if name in given and _is_text_column(given[name].type):
+            given[twin] = _as_text(given.pop(name))
+    columns = []
+    for field in ERROR_SCHEMA:
+        if field.name == "extra":
+            extra = [k for k in given if k not in ERROR_SCHEMA.names]
+            columns.append(_extra_json(table, extra, n))
+        elif field.name in given:
+            columns.append(_cast_or_null(given[field.name], field.type))
         else:
-            columns.append(canonical(col))
-        names.append("game_given" if name == "game" else name)
-    return _with_keys(pa.Table.from_arrays(columns, names=names), keys)
+            columns.append(pa.nulls(n, field.type))
+    return _with_keys(pa.Table.from_arrays(columns, schema=ERROR_SCHEMA), keys)
+
+
+def _is_text_column(t: pa.DataType) -> bool:
+    if pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t):
+        t = t.value_type
+    return _is_text(t)
+
+
+def _cast_or_null(col: pa.Array, target: pa.DataType) -> pa.Array:
+    """A column in the schema's type; one that cannot be (a known name with an unexpected type, which
+    the run's schema check lets through only for optional columns) is written as null."""
+    try:
+        return col.cast(target)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        return pa.nulls(len(col), target)
+
+
+def _extra_json(table: pa.Table, names: list[str], n: int) -> pa.Array:
+    """The input's columns the schema does not name, as one JSON object per row (rejected rows only:
+    few, so a Python round trip is fine here)."""
+    if not names:
+        return pa.nulls(n, pa.string())
+    import json
+
+    rows = table.select([("game" if k == "game_given" else k) for k in names]).to_pylist()
+    return pa.array([json.dumps(r, default=str) for r in rows], pa.string())
 
 
 def part_path(out: Path, kind: str, game: str, name: str) -> Path:

@@ -308,7 +308,7 @@ def run_unit(unit: Unit, out_dir: str, opts: SettleOptions, batch_rows: int) -> 
                 if part.num_columns:
                     if game not in results:
                         results[game] = _PartWriter(part_path(out, "results", game, unit.name))
-                    results[game].write(conform_results(part, game, unit.hive))
+                    results[game].write(conform_results(part, unit.hive))
             for game, part in e.items():
                 if part.num_rows:
                     errors.setdefault(game, []).append(conform_errors(part, unit.hive))

@@ -39,8 +39,9 @@ def holdem_file(tmp_path_factory):
 
 
 def read_dir(path):
-    files = sorted(Path(path).glob("*.parquet"))
-    return pa.concat_tables([pq.read_table(f) for f in files]) if files else None
+    """Every part below ``path`` (parts sit in game=G folders), one table; None if there is none."""
+    files = sorted(Path(path).rglob("*.parquet"))
+    return pa.concat_tables([pq.read_table(f) for f in files], promote_options="permissive") if files else None
 
 
 def test_every_row_accounted_for_and_chips_conserved(holdem_file, tmp_path):
@@ -131,13 +132,13 @@ def test_crash_then_rerun_gives_identical_output(holdem_file, tmp_path):
     assert res.returncode != 0 and "injected failure" in res.stderr
     assert not (crashed / "summary.json").exists()
     failed = f"part-{file_identity(os.path.realpath(path))['key']}-00002"  # the drill's part-00000-00002
-    assert not (crashed / "results" / f"{failed}.parquet").exists()
+    assert not list((crashed / "results").rglob(f"{failed}.parquet"))
     assert (crashed / "_manifest.json").exists()
     res = cli("settle", str(path), "--out", str(crashed), "--workers", "2", "--batch-rows", "700", "--quiet")
     assert res.returncode == 0, res.stderr
     for sub in ("results", "errors"):
-        a = sorted(p.name for p in (clean / sub).glob("*.parquet"))
-        assert a == sorted(p.name for p in (crashed / sub).glob("*.parquet"))
+        a = sorted(str(p.relative_to(clean / sub)) for p in (clean / sub).rglob("*.parquet"))
+        assert a == sorted(str(p.relative_to(crashed / sub)) for p in (crashed / sub).rglob("*.parquet"))
         for name in a:
             assert (clean / sub / name).read_bytes() == (crashed / sub / name).read_bytes()
     assert not list(crashed.rglob(".*tmp"))
@@ -185,8 +186,8 @@ def test_dask_local_cluster_equals_local_engine(holdem_file, tmp_path):
     s = run([str(path)], str(dsk), SettleOptions(), workers=2, engine="dask", batch_rows=1000, quiet=True)
     assert s["engine"] == "dask" and s["rows_read"] == 3000
     for sub in ("results", "errors"):
-        for p in (local / sub).glob("*.parquet"):
-            assert p.read_bytes() == (dsk / sub / p.name).read_bytes()
+        for p in (local / sub).rglob("*.parquet"):
+            assert p.read_bytes() == (dsk / sub / p.relative_to(local / sub)).read_bytes()
 
 
 def test_mixed_games_in_one_file(tmp_path):
@@ -217,11 +218,11 @@ def test_part_widens_when_later_batches_hold_another_game(tmp_path):
         set(range(600))
         - set(
             read_dir(tmp_path / "out" / "errors").column("hand_id").to_pylist()
-            if list((tmp_path / "out" / "errors").glob("*.parquet"))
+            if list((tmp_path / "out" / "errors").rglob("*.parquet"))
             else []
         )
     )
-    assert not list((tmp_path / "out" / "results").glob(".*"))  # no temporary file left
+    assert not list((tmp_path / "out" / "results").rglob(".*"))  # no temporary file left
 
 
 def test_unreachable_scheduler_exits_2(holdem_file, tmp_path):

@@ -29,7 +29,7 @@ def _write(path: Path, seed: int, start: int, n: int = 300) -> Path:
 def _settled(out: Path) -> dict[int, list[int]]:
     """hand_id -> payout over every results part; fails on a hand settled twice."""
     found: dict[int, list[int]] = {}
-    for part in sorted((out / "results").glob("*.parquet")):
+    for part in sorted((out / "results").rglob("*.parquet")):
         t = pq.read_table(part)
         for hid, pay in zip(t.column("hand_id").to_pylist(), t.column("payout").to_pylist()):
             assert hid not in found, f"hand {hid} settled twice"
@@ -123,7 +123,7 @@ def test_relative_and_absolute_paths_are_one_input(tmp_path, folder, monkeypatch
 def test_a_second_run_on_the_same_output_refuses(tmp_path, folder):
     out = tmp_path / "out"
     _again([str(folder)], out)
-    before = sorted(p.name for p in (out / "results").iterdir())
+    before = sorted(p.name for p in (out / "results").rglob("*"))
     lock = Lock(out)  # a run in progress
     try:
         res = subprocess.run(
@@ -135,7 +135,7 @@ def test_a_second_run_on_the_same_output_refuses(tmp_path, folder):
     finally:
         lock.release()
     assert res.returncode == 2 and "another cardbatch run" in res.stderr and str(os.getpid()) in res.stderr
-    assert sorted(p.name for p in (out / "results").iterdir()) == before
+    assert sorted(p.name for p in (out / "results").rglob("*")) == before
     assert (out / "summary.json").exists()  # the first run's output is untouched
 
 
@@ -146,4 +146,4 @@ def test_moving_the_output_keeps_nothing_stale(tmp_path, folder):
     shutil.move(str(folder), str(moved))  # same files, another path: other identities, recomputed
     summary = _again([str(moved)], out)
     assert summary["parts_reused"] == 0 and _settled(out) == _fresh(tmp_path, [str(moved)])[0]
-    assert pa.types.is_int64(pq.read_table(next((out / "results").glob("*.parquet"))).schema.field("hand_id").type)
+    assert pa.types.is_int64(pq.read_table(next((out / "results").rglob("*.parquet"))).schema.field("hand_id").type)
