@@ -1,0 +1,95 @@
+"""The output as data engineers open it: one dataset per folder in DuckDB, Polars and pandas, joined
+back to the input on hand_id, whatever the input types, with input partition keys kept."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+import pytest
+
+from cardbatch.batch.formats import SettleOptions
+from cardbatch.batch.outputs import ERROR_SCHEMA, RESULT_SCHEMA
+from cardbatch.batch.runner import run
+
+duckdb = pytest.importorskip("duckdb")
+pl = pytest.importorskip("polars")
+pd = pytest.importorskip("pandas")
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLES = sorted(str(p) for p in (ROOT / "data").glob("*_sample.parquet"))
+
+
+@pytest.fixture(scope="module")
+def sample_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("sample") / "out"
+    return out, run(SAMPLES, str(out), SettleOptions(), workers=1, quiet=True)
+
+
+def _inputs_sql() -> str:
+    return "read_parquet([" + ", ".join(f"'{p}'" for p in SAMPLES) + "], union_by_name=true)"
+
+
+def test_sample_hand_ids_are_unique_across_the_files():
+    ids = pa.concat_arrays([pq.read_table(p, columns=["hand_id"]).column(0).combine_chunks() for p in SAMPLES])
+    assert len(pc.unique(ids)) == len(ids)
+
+
+def test_duckdb_opens_each_folder_as_one_table_and_joins_back_without_fan_out(sample_run):
+    out, s = sample_run
+    con = duckdb.connect()
+    results = f"read_parquet('{out}/results/**/*.parquet', hive_partitioning=true)"
+    errors = f"read_parquet('{out}/errors/**/*.parquet', hive_partitioning=true)"
+    assert con.execute(f"select count(*) from {results}").fetchone()[0] == s["rows_settled"]
+    assert con.execute(f"select count(*) from {errors}").fetchone()[0] == s["rows_rejected"]
+    by_game = dict(con.execute(f"select game, count(*) from {results} group by game").fetchall())
+    assert by_game == {g: c["rows_settled"] for g, c in s["by_game"].items() if c["rows_settled"]}
+    joined = con.execute(f"select count(*) from {results} r join {_inputs_sql()} i using (hand_id)").fetchone()[0]
+    assert joined == s["rows_settled"]
+    joined = con.execute(f"select count(*) from {errors} e join {_inputs_sql()} i using (hand_id)").fetchone()[0]
+    assert joined == s["rows_rejected"] - con.execute(f"select count(*) from {errors} where hand_id is null").fetchone()[0]
+
+
+def test_polars_and_pandas_read_the_same_tables(sample_run):
+    out, s = sample_run
+    for sub, rows, schema in (
+        ("results", s["rows_settled"], RESULT_SCHEMA),
+        ("errors", s["rows_rejected"], ERROR_SCHEMA),
+    ):
+        lazy = pl.scan_parquet(f"{out}/{sub}/**/*.parquet", hive_partitioning=True)
+        frame = lazy.collect()
+        assert frame.height == rows and set(schema.names) | {"game"} == set(frame.columns)
+        inputs = pl.concat([pl.read_parquet(p, columns=["hand_id"]) for p in SAMPLES])
+        assert frame.join(inputs, on="hand_id").height == frame.filter(pl.col("hand_id").is_not_null()).height
+        df = pd.read_parquet(out / sub)
+        assert len(df) == rows and set(schema.names) <= set(df.columns)
+        assert sorted(df["hand_id"].dropna().astype("int64")) == sorted(frame["hand_id"].drop_nulls().to_list())
+
+
+def test_every_part_has_its_folders_schema_whatever_the_input_types(tmp_path, sample_run):
+    """The holdem sample again with narrow ids, large lists and dictionary cards, in a date= folder."""
+    plain = pq.read_table(ROOT / "data" / "holdem_sample.parquet")
+    odd = plain.set_column(0, "hand_id", plain.column("hand_id").cast(pa.int32()))
+    odd = odd.set_column(
+        odd.column_names.index("contrib"), "contrib", odd.column("contrib").cast(pa.large_list(pa.int32()))
+    )
+    odd = odd.set_column(
+        odd.column_names.index("payout"), "payout", odd.column("payout").cast(pa.large_list(pa.int64()))
+    )
+    folder = tmp_path / "logs" / "date=2026-11-01"
+    folder.mkdir(parents=True)
+    pq.write_table(odd, folder / "odd.parquet")
+    out = tmp_path / "out"
+    s = run([str(tmp_path / "logs")], str(out), SettleOptions(), workers=1, quiet=True)
+    sample_out, _ = sample_run
+    for sub, schema in (("results", RESULT_SCHEMA), ("errors", ERROR_SCHEMA)):
+        for part in list((out / sub).rglob("*.parquet")) + list((sample_out / sub).rglob("*.parquet")):
+            got = pq.read_schema(part)
+            assert got.remove_metadata().equals(
+                pa.schema([*schema, *([("date", pa.string())] if out in part.parents else [])])
+            )
+    table = pq.read_table(next((out / "results").rglob("*.parquet")))
+    assert set(table.column("date").to_pylist()) == {"2026-11-01"}
+    assert table.num_rows == s["rows_settled"]
