@@ -69,7 +69,7 @@ def expand_inputs(inputs: Iterable[str]) -> list[str]:
         for m in matches:
             p = Path(m)
             if p.is_dir():
-                found.extend(str(f) for f in sorted(p.rglob("*.parquet")) if not f.name.startswith((".", "_")))
+                found.extend(_parquet_files(m))
             elif p.exists():
                 found.append(str(p))
             else:
@@ -77,6 +77,23 @@ def expand_inputs(inputs: Iterable[str]) -> list[str]:
     if not found:
         raise InputError("no Parquet files in the inputs")
     return list(dict.fromkeys(found))
+
+
+def _parquet_files(folder: str) -> list[str]:
+    """The Parquet files below ``folder``, through pyarrow's filesystem layer, skipping what
+    pyarrow's dataset readers skip: any file or folder whose name starts with ``.`` or ``_``."""
+    from pyarrow import fs
+
+    local = fs.LocalFileSystem()
+    base = os.path.abspath(folder)
+    infos = local.get_file_info(fs.FileSelector(base, recursive=True))
+    files = []
+    for info in infos:
+        rel = os.path.relpath(info.path, base)
+        if info.type == fs.FileType.File and info.path.endswith(".parquet"):
+            if not any(part.startswith((".", "_")) for part in Path(rel).parts):
+                files.append(os.path.join(folder, rel))
+    return sorted(files)
 
 
 def infer_game(names, opts: SettleOptions) -> str:

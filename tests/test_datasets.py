@@ -49,7 +49,9 @@ def test_duckdb_opens_each_folder_as_one_table_and_joins_back_without_fan_out(sa
     joined = con.execute(f"select count(*) from {results} r join {_inputs_sql()} i using (hand_id)").fetchone()[0]
     assert joined == s["rows_settled"]
     joined = con.execute(f"select count(*) from {errors} e join {_inputs_sql()} i using (hand_id)").fetchone()[0]
-    assert joined == s["rows_rejected"] - con.execute(f"select count(*) from {errors} where hand_id is null").fetchone()[0]
+    assert (
+        joined == s["rows_rejected"] - con.execute(f"select count(*) from {errors} where hand_id is null").fetchone()[0]
+    )
 
 
 def test_polars_and_pandas_read_the_same_tables(sample_run):
@@ -93,3 +95,25 @@ def test_every_part_has_its_folders_schema_whatever_the_input_types(tmp_path, sa
     table = pq.read_table(next((out / "results").rglob("*.parquet")))
     assert set(table.column("date").to_pylist()) == {"2026-11-01"}
     assert table.num_rows == s["rows_settled"]
+
+
+def test_input_discovery_skips_what_pyarrow_skips_and_counts_a_file_once(tmp_path):
+    from cardbatch.batch import manifest
+    from cardbatch.batch.runner import expand_inputs
+
+    table = pa.table({"hand_id": [1]})
+    for rel in (
+        "date=1/a.parquet",
+        "date=2/b.parquet",
+        "date=2/_tmp/c.parquet",
+        ".cache/d.parquet",
+        "date=1/_x.parquet",
+    ):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        pq.write_table(table, tmp_path / rel)
+    (tmp_path / "date=1" / "_SUCCESS").write_text("")
+    (tmp_path / "notes.txt").write_text("not data")
+    found = manifest.resolved(
+        expand_inputs([str(tmp_path), str(tmp_path / "date=1" / "a.parquet"), f"{tmp_path}/date=2/*.parquet"])
+    )
+    assert [Path(p).relative_to(tmp_path).as_posix() for p in found] == ["date=1/a.parquet", "date=2/b.parquet"]
