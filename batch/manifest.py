@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import fcntl
+import functools
 import hashlib
 import json
 import os
@@ -56,10 +57,23 @@ def file_identity(path: str) -> dict:
     return ident
 
 
+@functools.lru_cache(maxsize=1)
+def _code_fingerprint() -> str:
+    """SHA-256 of the kernels' and the batch layer's sources and tables."""
+    import cardbatch.batch
+    import cardbatch.kernels
+    from cardbatch.kernels.caching import fingerprint
+
+    roots = (Path(cardbatch.kernels.__file__).parent, Path(cardbatch.batch.__file__).parent)
+    return hashlib.sha256("".join(fingerprint(r) for r in roots).encode()).hexdigest()
+
+
 def options_fingerprint(opts: SettleOptions, batch_rows: int) -> dict:
     """Everything that changes a part's content or boundaries (``audit`` changes only the exit status)."""
     chosen = {k: v for k, v in dataclasses.asdict(opts).items() if k != "audit"}
-    chosen.update(batch_rows=batch_rows, version=_version())
+    # the code too, not only its version number: parts written by other code (a reinstall of the same
+    # version, another output layout) are recomputed, never mixed with this code's parts
+    chosen.update(batch_rows=batch_rows, version=_version(), code=_code_fingerprint())
     return {"options": chosen, "sha256": hashlib.sha256(json.dumps(chosen, sort_keys=True).encode()).hexdigest()}
 
 
