@@ -56,7 +56,8 @@ RESULT_SCHEMA = pa.schema(
 # The errors' columns: ours, then every input column of data/FORMAT.md in one type each. Cards and
 # board come as codes or as text: codes go to ``cards``/``board``, text to ``cards_text`` /
 # ``board_text`` (one string; a list of strings is joined by spaces). Any other input column goes,
-# with its value as JSON, into ``extra``. So every part has these columns in these types, and
+# with its value as JSON, into ``extra`` (so does a column of a known name whose type
+# cannot be cast to the schema's). So every part has these columns in these types, and
 # every reader (pandas included) opens errors/ as one table.
 _LIST_BOOL = pa.list_(pa.bool_())
 ERROR_SCHEMA = pa.schema(
@@ -182,15 +183,20 @@ def conform_errors(table: pa.Table, keys: tuple[tuple[str, str], ...] = ()) -> p
     for name, twin in _TEXT_TWINS.items():  # text cards to their own column
         if name in given and _is_text_column(given[name].type):
             given[twin] = _as_text(given.pop(name))
+    cast = {}
+    for field in ERROR_SCHEMA:
+        if field.name in given and field.name != "extra":
+            try:
+                cast[field.name] = given[field.name].cast(field.type)
+            except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+                pass  # a known name with another type: its values go to extra, not lost
+    extra = [k for k in given if k not in cast]
     columns = []
     for field in ERROR_SCHEMA:
         if field.name == "extra":
-            extra = [k for k in given if k not in ERROR_SCHEMA.names]
             columns.append(_extra_json(table, extra, n))
-        elif field.name in given:
-            columns.append(_cast_or_null(given[field.name], field.type))
         else:
-            columns.append(pa.nulls(n, field.type))
+            columns.append(cast.get(field.name, pa.nulls(n, field.type)))
     return _with_keys(pa.Table.from_arrays(columns, schema=ERROR_SCHEMA), keys)
 
 
@@ -198,15 +204,6 @@ def _is_text_column(t: pa.DataType) -> bool:
     if pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t):
         t = t.value_type
     return _is_text(t)
-
-
-def _cast_or_null(col: pa.Array, target: pa.DataType) -> pa.Array:
-    """A column in the schema's type; one that cannot be (a known name with an unexpected type, which
-    the run's schema check lets through only for optional columns) is written as null."""
-    try:
-        return col.cast(target)
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-        return pa.nulls(len(col), target)
 
 
 def _extra_json(table: pa.Table, names: list[str], n: int) -> pa.Array:

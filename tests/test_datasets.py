@@ -117,3 +117,33 @@ def test_input_discovery_skips_what_pyarrow_skips_and_counts_a_file_once(tmp_pat
         expand_inputs([str(tmp_path), str(tmp_path / "date=1" / "a.parquet"), f"{tmp_path}/date=2/*.parquet"])
     )
     assert [Path(p).relative_to(tmp_path).as_posix() for p in found] == ["date=1/a.parquet", "date=2/b.parquet"]
+
+
+def test_an_error_row_keeps_every_value_it_came_with():
+    """Known columns in the schema's types; unknown ones, and known names of another type, as JSON."""
+    import json
+
+    from cardbatch.batch.outputs import conform_errors
+
+    given = pa.table(
+        {
+            "hand_id": pa.array([7, None], pa.uint64()),
+            "reason": ["bad_button", "missing_value"],
+            "message": ["m", "m"],
+            "button": ["three", "x"],  # a known name, another type
+            "cards": pa.array([["AsKd", "Qh2c"], None], pa.list_(pa.large_string())),
+            "contrib": pa.array([[1, 2], [3, None]], pa.large_list(pa.int32())),
+            "game": ["poker", "poker"],
+            "table_name": ["east", None],
+        }
+    )
+    got = conform_errors(given)
+    assert got.schema.equals(ERROR_SCHEMA)
+    assert got.column("hand_id").to_pylist() == [7, None]
+    assert got.column("cards_text").to_pylist() == ["AsKd Qh2c", None] and got.column("cards").null_count == 2
+    assert got.column("contrib").to_pylist() == [[1, 2], [3, None]]
+    assert got.column("game_given").to_pylist() == ["poker", "poker"]
+    assert [json.loads(x) for x in got.column("extra").to_pylist()] == [
+        {"button": "three", "table_name": "east"},
+        {"button": "x", "table_name": None},
+    ]
