@@ -22,6 +22,9 @@ import json
 import os
 from pathlib import Path
 
+from pyarrow.fs import FileType
+
+from . import storage
 from .formats import InputError, SettleOptions
 
 MANIFEST = "_manifest.json"
@@ -40,19 +43,19 @@ def _version() -> str:
 def resolved(paths: list[str]) -> list[str]:
     """Real paths, duplicates dropped (the same file given as relative and absolute path, or through a
     link, is one input)."""
-    return list(dict.fromkeys(os.path.realpath(p) for p in paths))
+    return list(dict.fromkeys(p if storage.is_uri(p) else os.path.realpath(p) for p in paths))
 
 
 def file_identity(path: str) -> dict:
     """Resolved path, size, modification time and the SHA-256 of the Parquet footer, with a short key."""
-    st = os.stat(path)
-    with open(path, "rb") as f:
-        f.seek(max(st.st_size - 8, 0))
-        tail = f.read(8)
-        footer_len = int.from_bytes(tail[:4], "little") if len(tail) == 8 else 0
-        f.seek(max(st.st_size - 8 - footer_len, 0))
-        footer = hashlib.sha256(f.read(footer_len + 8)).hexdigest()
-    ident = {"path": path, "size": st.st_size, "mtime_ns": st.st_mtime_ns, "footer_sha256": footer}
+    st = storage.info(path)
+    if st.type != FileType.File:
+        raise FileNotFoundError(2, "No such file", path)
+    size = st.size
+    tail = storage.read_bytes(path, max(size - 8, 0), 8)
+    footer_len = int.from_bytes(tail[:4], "little") if len(tail) == 8 else 0
+    footer = hashlib.sha256(storage.read_bytes(path, max(size - 8 - footer_len, 0), footer_len + 8)).hexdigest()
+    ident = {"path": path, "size": size, "mtime_ns": st.mtime_ns, "footer_sha256": footer}
     ident["key"] = hashlib.sha256(json.dumps(ident, sort_keys=True).encode()).hexdigest()[:12]
     return ident
 
@@ -78,10 +81,14 @@ def options_fingerprint(opts: SettleOptions, batch_rows: int) -> dict:
 
 
 class Lock:
-    """An exclusive advisory lock on ``DIR/.lock`` for the life of a run."""
+    """An exclusive advisory lock on ``DIR/.lock`` for the life of a run (local outputs; an object
+    store has no locks, see :mod:`.storage`)."""
 
-    def __init__(self, out: Path):
-        self.path = out / ".lock"
+    def __init__(self, out: str):
+        self.fd = None
+        if storage.is_uri(out):
+            return
+        self.path = os.path.join(out, ".lock")
         self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
         try:
             fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -95,10 +102,12 @@ class Lock:
         os.pwrite(self.fd, str(os.getpid()).encode(), 0)
 
     def release(self) -> None:
+        if self.fd is None:
+            return
         os.close(self.fd)  # closing drops the lock; the file stays (removing it would race a waiting run)
 
 
-def prepare(out: Path, identities: list[dict], fingerprint: dict, part_names: set[str]) -> int:
+def prepare(out: str, identities: list[dict], fingerprint: dict, part_names: set[str]) -> int:
     """Make ``out`` hold only parts that belong to this run; returns how many finished parts it keeps.
 
     With other options than the manifest's, every part goes; otherwise the
@@ -108,21 +117,23 @@ def prepare(out: Path, identities: list[dict], fingerprint: dict, part_names: se
     is done.
     """
     old = {}
-    manifest = out / MANIFEST
-    if manifest.exists():
+    manifest = storage.join(out, MANIFEST)
+    if storage.exists(manifest):
         try:
-            old = json.loads(manifest.read_text())
+            old = json.loads(storage.read_text(manifest))
         except (OSError, ValueError):
             old = {}
     same_options = old.get("fingerprint", {}).get("sha256") == fingerprint["sha256"]
-    (out / "summary.json").unlink(missing_ok=True)
+    summary = storage.join(out, "summary.json")
+    if storage.exists(summary):
+        storage.delete(summary)
     for sub in PART_DIRS:  # parts sit in game=G folders below results/ and errors/
-        for f in [p for p in (out / sub).rglob("*") if p.is_file()]:
-            stem = f.name.lstrip(".").split(".")[0]
-            stale = f.name.startswith(".") or not same_options or stem not in part_names
-            if stale:
-                f.unlink()
-    tmp = out / f".{MANIFEST}.tmp"
-    tmp.write_text(json.dumps({"version": _version(), "fingerprint": fingerprint, "files": identities}, indent=1))
-    os.replace(tmp, manifest)
-    return sum(1 for name in part_names if (out / "_parts" / f"{name}.json").exists())
+        for path, rel in list(storage.files_below(storage.join(out, sub))):
+            name = rel.replace("\\", "/").split("/")[-1]
+            stem = name.lstrip(".").split(".")[0]
+            if name.startswith(".") or not same_options or stem not in part_names:
+                storage.delete(path)
+    storage.write_text(
+        manifest, json.dumps({"version": _version(), "fingerprint": fingerprint, "files": identities}, indent=1)
+    )
+    return sum(1 for name in part_names if storage.exists(storage.join(out, "_parts", f"{name}.json")))

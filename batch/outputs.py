@@ -25,7 +25,6 @@ flagged (``overflow``, ``mismatch``). Hive keys of an input's path
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
@@ -94,7 +93,7 @@ _HIVE = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
 def hive_keys(path: str) -> tuple[tuple[str, str], ...]:
     """The ``name=value`` folders of a path, outermost first (a later one of the same name wins)."""
     found: dict[str, str] = {}
-    for part in Path(path).parts[:-1]:
+    for part in str(path).split("?")[0].replace("\\", "/").split("/")[:-1]:
         m = _HIVE.match(part)
         if m and m.group(1) != "game":  # game is our own partition
             found[m.group(1)] = m.group(2)
@@ -217,6 +216,8 @@ def _extra_json(table: pa.Table, names: list[str], n: int) -> pa.Array:
     return pa.array([json.dumps(r, default=str) for r in rows], pa.string())
 
 
-def part_path(out: Path, kind: str, game: str, name: str) -> Path:
-    """Where a unit's part of one game goes: ``out/kind/game=G/name.parquet``."""
-    return out / kind / f"game={game}" / f"{name}.parquet"
+def part_path(out: str, kind: str, game: str, name: str) -> str:
+    """Where a unit's part of one game goes: ``out/kind/game=G/name.parquet`` (a path or a URI)."""
+    from .storage import join
+
+    return join(out, kind, f"game={game}", f"{name}.parquet")

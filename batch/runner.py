@@ -24,14 +24,14 @@ import os
 import sys
 import time
 from collections.abc import Iterable
-from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
+from pyarrow.fs import FileType as fs_types
 
-from . import manifest
+from . import manifest, storage
 from .formats import GAMES, HAND_REQUIRED, TEAM_REQUIRED, InputError, SettleOptions
 from .lifecycle import init_pool_worker, process_pool
 from .outputs import UNKNOWN_GAME, conform_errors, conform_results, hive_keys, part_path
@@ -63,15 +63,20 @@ def expand_inputs(inputs: Iterable[str]) -> list[str]:
     """Files, folders (recursively, hive partitions included) and globs, sorted and de-duplicated."""
     found: list[str] = []
     for item in inputs:
-        matches = sorted(glob.glob(item, recursive=True)) if any(ch in item for ch in "*?[") else [item]
+        remote = storage.is_uri(item)
+        globbed = not remote and any(ch in item for ch in "*?[")
+        matches = sorted(glob.glob(item, recursive=True)) if globbed else [item]
         if not matches:
             raise InputError(f"no input matches {item!r}")
         for m in matches:
-            p = Path(m)
-            if p.is_dir():
+            try:
+                kind = storage.info(m).type
+            except (OSError, pa.ArrowException) as exc:
+                raise InputError(f"cannot reach {m!r}: {exc}") from None
+            if kind == fs_types.Directory:
                 found.extend(_parquet_files(m))
-            elif p.exists():
-                found.append(str(p))
+            elif kind == fs_types.File:
+                found.append(m)
             else:
                 raise InputError(f"input {m!r} does not exist")
     if not found:
@@ -80,19 +85,12 @@ def expand_inputs(inputs: Iterable[str]) -> list[str]:
 
 
 def _parquet_files(folder: str) -> list[str]:
-    """The Parquet files below ``folder``, through pyarrow's filesystem layer, skipping what
-    pyarrow's dataset readers skip: any file or folder whose name starts with ``.`` or ``_``."""
-    from pyarrow import fs
-
-    local = fs.LocalFileSystem()
-    base = os.path.abspath(folder)
-    infos = local.get_file_info(fs.FileSelector(base, recursive=True))
+    """The Parquet files below ``folder`` (a path or a URI), through pyarrow's filesystem layer,
+    skipping what pyarrow's dataset readers skip: any file or folder whose name starts with ``.`` or ``_``."""
     files = []
-    for info in infos:
-        rel = os.path.relpath(info.path, base)
-        if info.type == fs.FileType.File and info.path.endswith(".parquet"):
-            if not any(part.startswith((".", "_")) for part in Path(rel).parts):
-                files.append(os.path.join(folder, rel))
+    for path, rel in storage.files_below(folder):
+        if rel.endswith(".parquet") and not any(part.startswith((".", "_")) for part in rel.split("/")):
+            files.append(path if storage.is_uri(folder) else os.path.join(folder, rel))
     return sorted(files)
 
 
@@ -144,7 +142,7 @@ def plan(paths: list[str], keys: list[str], batch_rows: int, opts: SettleOptions
     units = []
     for fi, (path, key) in enumerate(zip(paths, keys)):
         try:
-            meta = pq.ParquetFile(path)
+            meta = storage.parquet_file(path)
         except (OSError, pa.ArrowException) as exc:
             raise InputError(f"cannot read {path}: {exc}") from None
         check_schema(path, meta.schema_arrow, opts)
@@ -244,16 +242,16 @@ def merge_counters(items: list[dict]) -> dict:
 
 class _PartWriter:
     """One output part, written a table at a time (memory holds one batch, not the unit) under a
-    temporary name and renamed by :meth:`close`; nothing is left behind by :meth:`abort`."""
+    temporary name and published by :meth:`close` (see :mod:`.storage`); nothing is left behind by
+    :meth:`abort`."""
 
-    def __init__(self, path: Path):
+    def __init__(self, path: str):
         self.path = path
-        self.tmp = path.with_name(f".{path.name}.tmp")
+        self.tmp = storage.temporary_for(path)
         self.writer: pq.ParquetWriter | None = None
 
     def _open(self, schema: pa.Schema) -> None:
-        self.tmp.parent.mkdir(parents=True, exist_ok=True)
-        self.writer = pq.ParquetWriter(
+        self.writer = storage.parquet_writer(
             self.tmp, schema, compression="zstd", use_dictionary=False, write_statistics=False
         )
 
@@ -262,14 +260,14 @@ class _PartWriter:
             self._open(table.schema)
         elif not table.schema.equals(self.writer.schema):  # games mixed in a file: widen what is written
             self.writer.close()
-            table = pa.concat_tables([pq.read_table(self.tmp), table], promote_options="permissive")
+            table = pa.concat_tables([storage.parquet_file(self.tmp).read(), table], promote_options="permissive")
             self._open(table.schema)
         self.writer.write_table(table)
 
     def close(self) -> None:
         if self.writer is not None:
             self.writer.close()
-            os.replace(self.tmp, self.path)
+            storage.publish(self.tmp, self.path)
 
     def abort(self) -> None:
         try:
@@ -277,10 +275,14 @@ class _PartWriter:
                 self.writer.close()
         except BaseException:
             pass
-        self.tmp.unlink(missing_ok=True)
+        try:
+            if storage.exists(self.tmp):
+                storage.delete(self.tmp)
+        except OSError:
+            pass
 
 
-def _write_part(table: pa.Table, path: Path) -> None:
+def _write_part(table: pa.Table, path: str) -> None:
     """A whole part at once, through :class:`_PartWriter` (whole or absent, a full disk included)."""
     part = _PartWriter(path)
     try:
@@ -307,14 +309,14 @@ def _tables_of(pf: pq.ParquetFile, row_groups: tuple[int, ...], batch_rows: int)
 
 def run_unit(unit: Unit, out_dir: str, opts: SettleOptions, batch_rows: int) -> dict:
     """Settle one unit and write its parts; returns its counters (also saved as the part JSON)."""
-    out = Path(out_dir)
-    done = out / "_parts" / f"{unit.name}.json"
-    if done.exists():
-        return json.loads(done.read_text())
+    out = out_dir
+    done = storage.join(out, "_parts", f"{unit.name}.json")
+    if storage.exists(done):
+        return json.loads(storage.read_text(done))
     t0 = time.perf_counter()
     if os.environ.get(FAIL_ENV) in (unit.name, unit.drill_name):
         raise RuntimeError(f"injected failure in {unit.name} ({FAIL_ENV})")
-    pf = pq.ParquetFile(unit.path, page_checksum_verification=True)  # where the writer stored CRCs
+    pf = storage.parquet_file(unit.path, page_checksum_verification=True)  # where the writer stored CRCs
     errors: dict[str, list[pa.Table]] = {}
     counters = []
     results: dict[str, _PartWriter] = {}
@@ -344,9 +346,7 @@ def run_unit(unit: Unit, out_dir: str, opts: SettleOptions, batch_rows: int) -> 
     for game, parts in errors.items():
         _write_part(pa.concat_tables(parts, promote_options="permissive"), part_path(out, "errors", game, unit.name))
     summary["seconds"] = round(time.perf_counter() - t0, 4)
-    tmp = done.with_name(f".{done.name}.tmp")
-    tmp.write_text(json.dumps(summary, sort_keys=True))
-    os.replace(tmp, done)
+    storage.write_text(done, json.dumps(summary, sort_keys=True))
     return summary
 
 
@@ -377,14 +377,14 @@ def run(
     except OSError as exc:
         raise InputError(f"cannot read {exc.filename}: {exc.strerror}") from None
     units = plan(paths, [i["key"] for i in identities], batch_rows, opts)
-    out = Path(out_dir)
+    out = out_dir
     try:
         for sub in manifest.PART_DIRS:
-            (out / sub).mkdir(parents=True, exist_ok=True)
-        probe = out / "_parts" / ".write-probe"
-        probe.write_text("")
-        probe.unlink()
-    except OSError as exc:
+            storage.mkdir(storage.join(out, sub))
+        probe = storage.join(out, "_parts", ".write-probe")
+        storage.write_text(probe, "")
+        storage.delete(probe)
+    except (OSError, pa.ArrowException) as exc:
         raise InputError(f"cannot write to {out_dir}: {exc}") from None
     lock = manifest.Lock(out)
     try:
@@ -401,7 +401,7 @@ def _run_locked(units, paths, identities, out, opts, workers, engine, scheduler,
     from .progress import progress
 
     quiet, verbose = talk
-    out_dir = str(out)
+    out_dir = out
     fingerprint = manifest.options_fingerprint(opts, batch_rows)
     reused = manifest.prepare(out, identities, fingerprint, {u.name for u in units})
     if reused and not quiet:
@@ -451,7 +451,7 @@ def _run_locked(units, paths, identities, out, opts, workers, engine, scheduler,
                 "scheduler": scheduler,
                 "batch_rows": batch_rows,
             },
-            "inputs": [{"path": p, "rows": pq.ParquetFile(p).metadata.num_rows} for p in paths],
+            "inputs": [{"path": p, "rows": storage.parquet_file(p).metadata.num_rows} for p in paths],
             "hands_per_second": round(total.get("rows_read", 0) / wall) if wall > 0 else None,
         }
     )
@@ -460,9 +460,7 @@ def _run_locked(units, paths, identities, out, opts, workers, engine, scheduler,
     total.setdefault("rejected_by_reason", {})
     if total["rows_read"] != total["rows_settled"] + total["rows_rejected"]:
         raise AssertionError("rows lost: read != settled + rejected")
-    tmp = out / ".summary.json.tmp"
-    tmp.write_text(json.dumps(total, indent=1, sort_keys=True))
-    os.replace(tmp, out / "summary.json")
+    storage.write_text(storage.join(out, "summary.json"), json.dumps(total, indent=1, sort_keys=True))
     return total
 
 

@@ -29,9 +29,9 @@ from collections.abc import Callable, Iterable
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.parquet as pq
 from numba.core import event as ev
 
+from . import storage
 from .formats import SettleOptions
 from .lifecycle import process_pool
 
@@ -44,7 +44,7 @@ def heads(paths: Iterable[str]) -> list[pa.Table]:
     out = []
     for path in paths:
         try:
-            pf = pq.ParquetFile(path)
+            pf = storage.parquet_file(path)
             if pf.metadata.num_rows == 0 or any(pf.schema_arrow.equals(s) for s in seen):
                 continue
             seen.append(pf.schema_arrow)

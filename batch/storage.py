@@ -1,0 +1,142 @@
+"""Where inputs and outputs live: local paths or URIs (``s3://bucket/key``), one interface for both.
+
+Everything goes through pyarrow's filesystem layer (``pyarrow.fs``), so an
+S3-compatible store needs no shared disk: each worker opens the URIs it is
+given. Credentials and endpoint come from the usual environment
+(``AWS_ACCESS_KEY_ID``, ``AWS_SECRET_ACCESS_KEY``, ``AWS_ENDPOINT_URL``, …) or
+from the URI's query (``?endpoint_override=host:port&scheme=http``).
+
+Writes are whole or absent: locally a temporary name renamed into place; on an
+object store the object appears only when its upload completes, so a part is
+written under a temporary key and copied to its name (a server-side copy)
+once it is complete. Object stores have no file locks: two runs writing to
+the same remote ``--out`` at once are not detected.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+from collections.abc import Iterator
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+from pyarrow import fs
+
+
+def is_uri(path: str) -> bool:
+    return "://" in str(path)
+
+
+def resolve(path: str) -> tuple[fs.FileSystem, str]:
+    """The filesystem and the path within it."""
+    path = str(path)
+    if is_uri(path):
+        return fs.FileSystem.from_uri(path)
+    return fs.LocalFileSystem(), os.path.abspath(path)
+
+
+def join(base: str, *parts: str) -> str:
+    """``base/part/…`` for a local path or a URI (keeping a URI's query, if any, at the end)."""
+    base = str(base)
+    if is_uri(base):
+        head, _, query = base.partition("?")
+        joined = posixpath.join(head.rstrip("/"), *parts)
+        return f"{joined}?{query}" if query else joined
+    return os.path.join(base, *parts)
+
+
+def _with_path(like: str, path_in_fs: str) -> str:
+    """A path found inside ``like``'s filesystem, written the way ``like`` is (URI or local)."""
+    if not is_uri(like):
+        return path_in_fs
+    scheme = str(like).split("://", 1)[0]
+    _, _, query = str(like).partition("?")
+    return f"{scheme}://{path_in_fs}" + (f"?{query}" if query else "")
+
+
+def info(path: str) -> fs.FileInfo:
+    filesystem, p = resolve(path)
+    return filesystem.get_file_info(p)
+
+
+def exists(path: str) -> bool:
+    return info(path).type != fs.FileType.NotFound
+
+
+def is_dir(path: str) -> bool:
+    return info(path).type == fs.FileType.Directory
+
+
+def files_below(folder: str) -> Iterator[tuple[str, str]]:
+    """(path written like ``folder``, path relative to it) of every file below ``folder``."""
+    filesystem, base = resolve(folder)
+    for item in filesystem.get_file_info(fs.FileSelector(base, recursive=True, allow_not_found=True)):
+        if item.type == fs.FileType.File:
+            rel = posixpath.relpath(item.path, base) if is_uri(folder) else os.path.relpath(item.path, base)
+            yield _with_path(folder, item.path), rel
+
+
+def mkdir(path: str) -> None:
+    filesystem, p = resolve(path)
+    filesystem.create_dir(p, recursive=True)
+
+
+def read_bytes(path: str, offset: int = 0, length: int | None = None) -> bytes:
+    filesystem, p = resolve(path)
+    with filesystem.open_input_file(p) as f:
+        f.seek(offset)
+        return f.read() if length is None else f.read(length)
+
+
+def read_text(path: str) -> str:
+    return read_bytes(path).decode()
+
+
+def write_text(path: str, text: str) -> None:
+    """Whole or absent (see the module docstring)."""
+    filesystem, p = resolve(path)
+    if isinstance(filesystem, fs.LocalFileSystem):
+        tmp = posixpath.join(posixpath.dirname(p), f".{posixpath.basename(p)}.tmp")
+        with filesystem.open_output_stream(tmp) as f:
+            f.write(text.encode())
+        os.replace(tmp, p)
+    else:
+        with filesystem.open_output_stream(p) as f:  # an object appears when its upload completes
+            f.write(text.encode())
+
+
+def delete(path: str) -> None:
+    filesystem, p = resolve(path)
+    filesystem.delete_file(p)
+
+
+def temporary_for(path: str, tag: str = "") -> str:
+    """The temporary name a file is written under: ``.name{tag}.tmp`` beside it."""
+    head, _, query = str(path).partition("?")
+    d, name = (posixpath if is_uri(path) else os.path).split(head)
+    tmp = (posixpath if is_uri(path) else os.path).join(d, f".{name}{tag}.tmp")
+    return f"{tmp}?{query}" if query else tmp
+
+
+def publish(tmp: str, path: str) -> None:
+    """Move a finished temporary file to its name: a rename, or a server-side copy and a delete."""
+    filesystem, t = resolve(tmp)
+    _, p = resolve(path)
+    if isinstance(filesystem, fs.LocalFileSystem):
+        os.replace(t, p)
+    else:
+        filesystem.copy_file(t, p)
+        filesystem.delete_file(t)
+
+
+def parquet_file(path: str, **kwargs) -> pq.ParquetFile:
+    filesystem, p = resolve(path)
+    return pq.ParquetFile(filesystem.open_input_file(p), **kwargs)
+
+
+def parquet_writer(path: str, schema: pa.Schema, **kwargs) -> pq.ParquetWriter:
+    filesystem, p = resolve(path)
+    if isinstance(filesystem, fs.LocalFileSystem):
+        os.makedirs(os.path.dirname(p), exist_ok=True)
+    return pq.ParquetWriter(p, schema, filesystem=filesystem, **kwargs)
