@@ -137,15 +137,17 @@ def _is_text(t: pa.DataType) -> bool:
     return pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_string_view(t)
 
 
-def plan(paths: list[str], keys: list[str], batch_rows: int, opts: SettleOptions) -> list[Unit]:
-    """Units of consecutive row groups holding about ``batch_rows`` rows each."""
+def plan(paths: list[str], keys: list[str], batch_rows: int, opts: SettleOptions) -> tuple[list[Unit], list[int]]:
+    """Units of consecutive row groups holding about ``batch_rows`` rows each, and each file's rows."""
     units = []
+    file_rows = []
     for fi, (path, key) in enumerate(zip(paths, keys)):
         try:
             meta = storage.parquet_file(path)
         except (OSError, pa.ArrowException) as exc:
             raise InputError(f"cannot read {path}: {exc}") from None
         check_schema(path, meta.schema_arrow, opts)
+        file_rows.append(meta.metadata.num_rows)
         groups: list[int] = []
         rows = 0
         for g in range(meta.metadata.num_row_groups):
@@ -156,7 +158,7 @@ def plan(paths: list[str], keys: list[str], batch_rows: int, opts: SettleOptions
                 groups, rows = [], 0
         if groups:
             units.append(Unit(path, fi, key, tuple(groups), hive_keys(path)))
-    return units
+    return units, file_rows
 
 
 def settle_by_game(table: pa.Table, opts: SettleOptions) -> tuple[dict[str, pa.Table], dict[str, pa.Table], dict]:
@@ -256,11 +258,9 @@ class _PartWriter:
         )
 
     def write(self, table: pa.Table) -> None:
+        """Append ``table``; every table of a part has its folder's fixed schema (:mod:`.outputs`),
+        so a part never needs widening (one of another schema fails loudly in the writer)."""
         if self.writer is None:
-            self._open(table.schema)
-        elif not table.schema.equals(self.writer.schema):  # games mixed in a file: widen what is written
-            self.writer.close()
-            table = pa.concat_tables([storage.parquet_file(self.tmp).read(), table], promote_options="permissive")
             self._open(table.schema)
         self.writer.write_table(table)
 
@@ -376,7 +376,8 @@ def run(
         identities = [manifest.file_identity(p) for p in paths]
     except OSError as exc:
         raise InputError(f"cannot read {exc.filename}: {exc.strerror}") from None
-    units = plan(paths, [i["key"] for i in identities], batch_rows, opts)
+    units, file_rows = plan(paths, [i["key"] for i in identities], batch_rows, opts)
+    inputs = [{"path": p, "rows": n} for p, n in zip(paths, file_rows)]
     out = out_dir
     try:
         for sub in manifest.PART_DIRS:
@@ -389,13 +390,13 @@ def run(
     lock = manifest.Lock(out)
     try:
         return _run_locked(
-            units, paths, identities, out, opts, workers, engine, scheduler, batch_rows, (quiet, verbose), t0
+            units, inputs, identities, out, opts, workers, engine, scheduler, batch_rows, (quiet, verbose), t0
         )
     finally:
         lock.release()
 
 
-def _run_locked(units, paths, identities, out, opts, workers, engine, scheduler, batch_rows, talk, t0) -> dict:
+def _run_locked(units, inputs, identities, out, opts, workers, engine, scheduler, batch_rows, talk, t0) -> dict:
     from cardbatch import __version__
 
     from .progress import progress
@@ -436,7 +437,7 @@ def _run_locked(units, paths, identities, out, opts, workers, engine, scheduler,
     wall = time.perf_counter() - t0
     total.update(
         {
-            "files": len(paths),
+            "files": len(inputs),
             "parts": len(units),
             "parts_reused": reused,
             "engine": engine,
@@ -451,7 +452,7 @@ def _run_locked(units, paths, identities, out, opts, workers, engine, scheduler,
                 "scheduler": scheduler,
                 "batch_rows": batch_rows,
             },
-            "inputs": [{"path": p, "rows": storage.parquet_file(p).metadata.num_rows} for p in paths],
+            "inputs": inputs,
             "hands_per_second": round(total.get("rows_read", 0) / wall) if wall > 0 else None,
         }
     )

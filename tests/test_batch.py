@@ -203,7 +203,8 @@ def test_mixed_games_in_one_file(tmp_path):
 
 
 def test_part_widens_when_later_batches_hold_another_game(tmp_path):
-    """A unit's first batch is Hold'em only (uint32 scores), its second ZJH (int64): one part, every row."""
+    """A unit's first batch is Hold'em only, its second ZJH: one unit, each game's part in its own
+    folder in the one results schema, every row."""
     a = generate_hands("holdem", 300, 1).table
     b = generate_hands("zjh", 300, 2, start=300).table
     t = pa.concat_tables([a, b], promote_options="permissive")

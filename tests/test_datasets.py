@@ -147,3 +147,25 @@ def test_an_error_row_keeps_every_value_it_came_with():
         {"button": "three", "table_name": "east"},
         {"button": "x", "table_name": None},
     ]
+
+
+def test_results_near_int64_limits_and_with_null_records():
+    """A recorded payout read as uint64 above int64 is written as null (its row is flagged), a null
+    cell stays null, int64's extremes pass unchanged."""
+    from cardbatch.batch.outputs import conform_results
+
+    big = 2**63 - 1
+    given = pa.table(
+        {
+            "hand_id": pa.array([big, -(2**63), 3], pa.int64()),
+            "score": pa.array([[1, 2], [3, 4], [5, 6]], pa.list_(pa.uint32())),
+            "recorded_payout": pa.array([[big, 0], None, [2**64 - 1, 1]], pa.list_(pa.uint64())),
+            "mismatch": [False, None, True],
+        }
+    )
+    got = conform_results(given, (("date", "d"),))
+    assert got.schema.equals(pa.schema([*RESULT_SCHEMA, ("date", pa.string())]))
+    assert got.column("hand_id").to_pylist() == [big, -(2**63), 3]
+    assert got.column("recorded_payout").to_pylist() == [[big, 0], None, [None, 1]]
+    assert got.column("mismatch").to_pylist() == [False, None, True]
+    assert got.column("delta").null_count == 3 and got.column("date").to_pylist() == ["d"] * 3

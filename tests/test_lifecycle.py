@@ -41,7 +41,8 @@ def _alive(pid: int) -> bool:
 @pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="reads /proc to find the workers")
 @pytest.mark.parametrize("sig, status", [(signal.SIGINT, 130), (signal.SIGTERM, 143), (signal.SIGKILL, -9)])
 def test_a_stopped_run_leaves_no_worker_behind(tmp_path, sig, status):
-    # an empty numba cache keeps both workers busy compiling for a minute: they are mid-unit when the signal comes
+    # an empty numba cache: the two processes found are the warm-up's, compiling side by side (batch/warmup.py)
+    # when the signal comes, so this is also the stop of a run mid-compilation
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
     inputs = [str(DATA / "holdem_sample.parquet"), str(DATA / "zjh_sample.parquet")]
     out = tmp_path / "out"
