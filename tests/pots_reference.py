@@ -1,7 +1,8 @@
 """Slow, plain-Python settlement written from SPEC §5 and §6, for tests only.
 
 Each table is lists of ints/bools; the functions raise Orphan when a layer has
-no live contributor and refunds are off.
+no live contributor (``standard``, ``presence``) or a street has chips but no
+live contributor (``ratio_rank``, ``hybrid``) and refunds are off.
 """
 
 from __future__ import annotations
@@ -164,17 +165,20 @@ def street_policy(
     out = [0] * S
     for c in streets:
         pots = layers(c, live)
-        if any(p["kind"] == "orphan" for p in pots) and not refund:
-            raise Orphan
-        for p in pots:
-            if p["kind"] == "orphan":
-                for s in range(S):
-                    out[s] += min(max(c[s] - p["lo"], 0), p["hi"] - p["lo"])
-        pots = [p for p in pots if p["kind"] != "orphan"]
+        live_contributors = {s for s in live_seats if c[s] > 0}
+        # orphan layers: presence's problem per layer; ratio_rank's and hybrid's only without any live contributor
+        orphans_scoped = policy != "presence" and live_contributors
+        if not orphans_scoped:
+            if any(p["kind"] == "orphan" for p in pots) and not refund:
+                raise Orphan
+            for p in pots:
+                if p["kind"] == "orphan":
+                    for s in range(S):
+                        out[s] += min(max(c[s] - p["lo"], 0), p["hi"] - p["lo"])
+            pots = [p for p in pots if p["kind"] != "orphan"]
         T = sum(p["amount"] for p in pots)
         if T == 0:
             continue
-        live_contributors = {s for s in live_seats if c[s] > 0}
         if policy == "ratio_rank":
             stake = [sum(min(c[i], c[j]) for j in range(S)) for i in range(S)]
             remaining = T
@@ -197,6 +201,9 @@ def street_policy(
         rest_total = 0
         for p in pots:
             share = [min(max(c[s] - p["lo"], 0), p["hi"] - p["lo"]) for s in range(S)]
+            if p["kind"] == "orphan":  # hybrid, street-scoped: what is left after the losers goes to the best
+                rest_total += p["amount"]
+                continue
             won = p["eligible"] & W
             if won:
                 out = add(out, split_equal(p["amount"], won, button, S, unit, first_winner))

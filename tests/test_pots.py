@@ -388,3 +388,37 @@ def test_out_buffer_is_filled_and_checked(rng):
     ):
         with pytest.raises(ValueError, match="out must be"):
             pots.settle(contrib, live, score, button, out=bad)
+
+
+@pytest.mark.parametrize("policy", pots.POLICIES)
+def test_orphan_scope_minimal_case(policy):
+    """SPEC §6: one street [3, 2], seat 0 folded, seat 1 live: the street's live contributor takes all."""
+    args = ([[[3, 2]]], [[False, True]], [[0, 0]], 0)
+    expect = {"ratio_rank": [0, 5], "hybrid": [0, 5]}
+    if policy in expect:
+        assert pots.settle(*args, policy).tolist() == [expect[policy]]
+        got = ref.street_policy(policy, [[3, 2]], [False, True], [0, 0], 0)
+        assert got == expect[policy]
+    else:
+        assert pots.validate(*args, policy).tolist() == [pots.ORPHAN_CHIPS]
+
+
+@pytest.mark.parametrize("policy", ["ratio_rank", "hybrid"])
+def test_street_without_live_contributor_is_orphan(policy):
+    # street 2: only seat 0 (folded) bet; seat 1 is live but all in on street 1
+    args = ([[[5, 5], [7, 0]]], [[False, True]], [[0, 0]], 0)
+    assert pots.validate(*args, policy).tolist() == [pots.ORPHAN_CHIPS]
+    refunded = pots.settle(*args, policy, orphan_chips="refund")
+    assert refunded.tolist() == [[7, 10]]
+
+
+def test_orphan_scope_is_common_in_random_tables(rng):
+    """With the street scope most tables with folded top layers settle; chips are conserved."""
+    contrib, live, score, button = random_tables(rng, 3000, 9, 4, fold_p=0.5)
+    for policy in ("ratio_rank", "hybrid"):
+        d = pots.settle_detailed(contrib, live, score, button, policy, raise_on_error=False)
+        scoped = (d.pot_kind == pots.POT_ORPHAN).any(axis=(1, 2)) & (d.status == 0)
+        assert scoped.sum() > 300
+        ok = d.status == 0
+        assert (d.payout[ok].sum(axis=1) == contrib[ok].sum(axis=(1, 2))).all()
+        assert (d.payout[ok][~live[ok]] == 0).all()

@@ -6,7 +6,9 @@
   pot family; the hand's winners W (the live seats with the best score) take
   the pots or the stakes they reached, the other live seats ("losers", in
   groups of equal score) what is left, and chips no one could take go to the
-  best live contributors of that layer or street.
+  best live contributors of that layer (``presence``) or street (the other
+  two, orphan layers included: only a street no live seat put chips in is
+  ``orphan_chips``).
 
 Each policy is a routine for one table (``standard``) or one street of one
 table (``street``) over the scratch arrays of the driver (as separate
@@ -105,13 +107,19 @@ def _to_loser_groups(remaining, weights, losers, score, button, first_winner, ou
 
 
 @njit(cache=True, inline="always")
+def _live_contributors(c, live):
+    """Mask of the live seats that put chips in the street."""
+    contributors = np.uint64(0)
+    for s in range(c.shape[0]):
+        contributors |= np.uint64(live[s] & (c[s] > 0)) << np.uint64(s)
+    return contributors
+
+
+@njit(cache=True, inline="always")
 def _rest_to_best(remaining, c, live, score, button, unit, first_winner, out):
     """Chips no winner or loser group could take go to the best live seats that put chips in the street."""
     if remaining > 0:
-        contributors = np.uint64(0)
-        for s in range(c.shape[0]):
-            contributors |= np.uint64(live[s] & (c[s] > 0)) << np.uint64(s)
-        split_equal(remaining, best_of(contributors, score), button, unit, first_winner, out)
+        split_equal(remaining, best_of(_live_contributors(c, live), score), button, unit, first_winner, out)
 
 
 @njit(cache=True, inline="always")
@@ -147,9 +155,12 @@ def street(
     npots = called_pot_count(c, live) if policy == RATIO_RANK and not detail else -1
     if npots < 0:
         npots = layer(c, live, score, special, False, 0, False, lo, hi, amt, mask, best, kind)
+        # an orphan layer is the layer's problem under presence, the street's under the other two:
+        # they hand it to the street's best live contributors, so only a street with none is invalid
+        street_scoped = policy != PRESENCE and _live_contributors(c, live) != 0
         for p in range(npots):
             pot_won[p] = 0
-            if kind[p] == POT_ORPHAN:
+            if kind[p] == POT_ORPHAN and not street_scoped:
                 if not refund:
                     return ORPHAN_CHIPS, npots
                 for s in range(S):
@@ -197,6 +208,9 @@ def street(
     folded_rest = np.int64(0)
     for p in range(npots):
         if kind[p] == POT_ORPHAN:
+            if pot_won[p] == 0:  # street-scoped (hybrid): the street's best live contributors take it
+                folded_rest += amt[p]
+                pot_won[p] = best_of(_live_contributors(c, live), score)
             continue
         won = mask[p] & winners
         if won:
