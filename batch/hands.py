@@ -77,6 +77,23 @@ def _cards_matrix(col, per: int, width: int) -> tuple[np.ndarray, np.ndarray]:
     return scatter(vals, starts, lengths, width, 255, np.uint8), lengths
 
 
+def _dead_matrix(table: pa.Table, codes: np.ndarray, seats: np.ndarray, S: int) -> np.ndarray | None:
+    """The optional ``dead`` column (SPEC §5 step 7) as ``int64[T, S]``, or None without one.
+
+    Optional, but not guessed: a null cell or element is ``missing_value``
+    (write 0 for no dead chips), a list of another length ``seat_count``.
+    The kernel checks ``0 <= dead <= contrib`` and the policy.
+    """
+    if "dead" not in table.column_names:
+        return None
+    col = table.column("dead")
+    mark(codes, missing_rows(col), "missing_value")
+    vals, starts, lengths, big = int_list_parts(col, "dead")
+    mark(codes, lengths != seats, "seat_count")
+    mark(codes, big, "overflow")
+    return scatter(vals, starts, lengths, S, 0, np.int64)
+
+
 def settle_hands(table: pa.Table, game: str, opts: SettleOptions) -> tuple[pa.Table, pa.Table, dict]:
     """Settle every valid hand of ``table`` (one game); returns (results, errors, counters)."""
     T = table.num_rows
@@ -114,6 +131,7 @@ def settle_hands(table: pa.Table, game: str, opts: SettleOptions) -> tuple[pa.Ta
     # before any sum: a row whose chips do not fit int64 would wrap in every sum below
     overflow = contrib_big | sums_overflow(contrib)
     contrib_total = contrib.sum(axis=1)
+    dead = _dead_matrix(table, codes, seats, S)
 
     per = CARDS_PER_SEAT[game]
     hole, ncards = _cards_matrix(table.column("cards"), per, S * per)
@@ -166,6 +184,7 @@ def settle_hands(table: pa.Table, game: str, opts: SettleOptions) -> tuple[pa.Ta
             orphan_chips=opts.orphan_chips,
             special=special,
             trips_floor=threecard.trips_floor(rules) if special is not None else None,
+            dead=dead,
             raise_on_error=False,
             detail=False,
         )

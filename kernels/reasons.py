@@ -26,6 +26,8 @@ REASONS: tuple[str, ...] = (
     "bad_stake",  # team2v2: base or double below 1
     "negative_fee",  # team2v2: fee below zero
     "overflow",  # a value or a sum that cannot be settled exactly in int64
+    "bad_dead_money",  # dead chips below zero or above the seat's contribution
+    "dead_money_policy",  # dead chips under a per-street policy, which has no rule for them
 )
 (
     OK,
@@ -44,6 +46,8 @@ REASONS: tuple[str, ...] = (
     BAD_STAKE,
     NEGATIVE_FEE,
     OVERFLOW,
+    BAD_DEAD_MONEY,
+    DEAD_MONEY_POLICY,
 ) = range(len(REASONS))
 CODE: dict[str, int] = {name: code for code, name in enumerate(REASONS)}
 
@@ -63,4 +67,6 @@ MESSAGES: dict[str, str] = {
     "bad_stake": "base or double is below 1",
     "negative_fee": "the fee is below zero",
     "overflow": "a value or a sum of chips does not fit a 64-bit integer, so it cannot be settled exactly",
+    "bad_dead_money": "dead chips are below zero or above the seat's contribution",
+    "dead_money_policy": "dead chips are defined for the standard policy only (SPEC §5 step 7)",
 }

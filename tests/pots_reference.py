@@ -109,10 +109,20 @@ def standard(
     refund=False,
     special=None,
     trips_floor=None,
+    dead=None,
 ):
-    """Returns (payout, rake)."""
+    """Returns (payout, rake). ``dead``: SPEC §5 step 7, the dead chips' pot first."""
     S = len(contrib)
-    pots = layers(contrib, live)
+    dead = dead or [0] * S
+    pots = layers([c - d for c, d in zip(contrib, dead)], live)
+    if sum(dead):
+        eligible = {s for s in range(S) if live[s] and contrib[s] > 0}
+        posted = {s for s in range(S) if dead[s] > 0}
+        kind = "orphan" if not eligible else ("uncalled" if eligible == posted and len(eligible) == 1 else "normal")
+        if pots and kind != "orphan" and pots[0]["kind"] == kind and pots[0]["eligible"] == eligible:
+            pots[0]["amount"] += sum(dead)
+        else:
+            pots.insert(0, {"lo": 0, "hi": 0, "amount": sum(dead), "eligible": eligible or posted, "kind": kind})
     if any(p["kind"] == "orphan" for p in pots) and not refund:
         raise Orphan
     raked = sum(p["amount"] for p in pots if p["kind"] == "normal")
@@ -125,7 +135,8 @@ def standard(
         amount = p["amount"]
         if p["kind"] == "orphan":
             for s in range(S):
-                out[s] += min(max(contrib[s] - p["lo"], 0), p["hi"] - p["lo"])
+                live_chips = contrib[s] - dead[s]
+                out[s] += min(max(live_chips - p["lo"], 0), p["hi"] - p["lo"]) if p["hi"] else dead[s]
             continue
         if p["kind"] == "uncalled":
             out = add(out, split_equal(amount, p["eligible"], button, S, unit, first_winner))

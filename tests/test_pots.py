@@ -422,3 +422,73 @@ def test_orphan_scope_is_common_in_random_tables(rng):
         ok = d.status == 0
         assert (d.payout[ok].sum(axis=1) == contrib[ok].sum(axis=(1, 2))).all()
         assert (d.payout[ok][~live[ok]] == 0).all()
+
+
+def test_dead_money_examples_of_the_spec():
+    # WSOP 2023 Event #43: SB 75,000 folds; BB 225,000 dead ante + 3,350,000 all in; the button calls and wins
+    contrib = [[75_000, 3_575_000, 3_350_000]]
+    live, score = [[False, True, True]], [[0, 5, 9]]
+    dead = [[0, 225_000, 0]]
+    assert pots.settle(contrib, live, score, 2, dead=dead).tolist() == [[0, 0, 7_000_000]]
+    assert pots.settle(contrib, live, score, 2).tolist() == [[0, 225_000, 6_775_000]]  # without: an uncalled bet
+    d = pots.settle_detailed(contrib, live, score, 2, dead=dead)
+    assert d.pot_count.tolist() == [[1]]  # the dead pot merged into the main pot
+    # second example: the seat whose chips are all dead wins the dead pot only
+    c2, l2, s2 = [[242, 5, 149]], [[True, True, True]], [[8, 9, 7]]
+    d = pots.settle_detailed(c2, l2, s2, 0, dead=[[0, 5, 0]])
+    assert d.payout.tolist() == [[391, 5, 0]]
+    assert d.pot_amount[0, 0, :3].tolist() == [5, 298, 93]
+    assert d.pot_kind[0, 0, :3].tolist() == [pots.POT_NORMAL, pots.POT_NORMAL, pots.POT_UNCALLED]
+    assert d.pot_levels[0, 0, 0].tolist() == [0, 0]
+    for got, expect in ((d.payout[0].tolist(), ref.standard(c2[0], l2[0], s2[0], 0, dead=[0, 5, 0])[0]),):
+        assert got == expect
+
+
+def test_dead_money_is_checked_and_standard_only():
+    c, live, score = [[10, 10]], [[True, True]], [[1, 2]]
+    assert pots.validate(c, live, score, 0, dead=[[11, 0]]).tolist() == [pots.REASONS.index("bad_dead_money")]
+    assert pots.validate(c, live, score, 0, dead=[[-1, 0]]).tolist() == [pots.REASONS.index("bad_dead_money")]
+    for policy in ("presence", "ratio_rank", "hybrid"):
+        code = pots.validate([[c[0]]], live, score, 0, policy, dead=[[1, 0]])
+        assert code.tolist() == [pots.REASONS.index("dead_money_policy")]
+        assert pots.validate([[c[0]]], live, score, 0, policy, dead=[[0, 0]]).tolist() == [0]
+    with pytest.raises(ValueError, match="dead_money_policy"):
+        pots.settle([[c[0]]], live, score, 0, "hybrid", dead=[[1, 0]])
+    with pytest.raises(ValueError, match="dead must be integers"):
+        pots.settle(c, live, score, 0, dead=[[1.5, 0]])
+
+
+@pytest.mark.parametrize("rake", [None, "0.05"])
+def test_dead_money_matches_reference_on_random_tables(rng, rake):
+    contrib, live, score, button = random_tables(rng, 4000, 9, 1, fold_p=0.3)
+    c = contrib[:, 0, :]
+    # dead chips: a part of some seats' chips, sometimes all of them (a live seat with only dead chips)
+    dead = np.where(rng.random(c.shape) < 0.25, rng.integers(0, 6, c.shape), 0)
+    dead = np.minimum(dead, c)
+    all_dead = rng.random(c.shape) < 0.05
+    dead = np.where(all_dead, c, dead)
+    kw = {"rake_pct": rake, "rake_cap": 7} if rake else {}
+    ref_kw = {"rake_num": 1, "rake_den": 20, "rake_cap": 7} if rake else {}
+    for refund in (False, True):
+        d = pots.settle_detailed(
+            c, live, score, button, raise_on_error=False, dead=dead, orphan_chips="refund" if refund else "error", **kw
+        )
+        settled = 0
+        for t in range(len(c)):
+            try:
+                expect = ref.standard(
+                    c[t].tolist(), live[t].tolist(), score[t].tolist(), int(button[t]), dead=dead[t].tolist(),
+                    refund=refund, **ref_kw,
+                )
+            except ref.Orphan:
+                assert d.status[t] == pots.ORPHAN_CHIPS, t
+                continue
+            assert d.status[t] == 0, (t, pots.REASONS[d.status[t]])
+            assert (d.payout[t].tolist(), int(d.rake[t])) == (expect[0], expect[1]), (t, c[t], dead[t], live[t])
+            settled += 1
+        assert settled > 1500
+        ok = d.status == 0
+        assert (d.payout[ok].sum(axis=1) + d.rake[ok] == c[ok].sum(axis=1)).all()
+        # a live seat whose chips are all dead never wins more than the table's dead chips
+        only_dead = ok[:, None] & live & (c > 0) & (dead == c)
+        assert (d.payout[only_dead] <= np.broadcast_to(dead.sum(axis=1)[:, None], c.shape)[only_dead]).all()

@@ -193,6 +193,18 @@ def _prepare(contrib: Any, live: Any, score: Any, button: Any):
     )
 
 
+def _dead_of(dead: Any, T: int, S: int) -> np.ndarray:
+    """``int64[T, S]`` dead chips, or ``[1, 0]`` for none (the kernels skip them)."""
+    if dead is None:
+        return np.zeros((1, 0), np.int64)
+    d = np.asarray(dead)
+    if d.shape != (T, S) or d.dtype.kind not in "ui":
+        raise ValueError(f"dead must be integers [T, S] = {(T, S)}, got {d.dtype} {d.shape}")
+    if d.dtype == np.uint64 and (d > _MAX64).any():
+        raise ValueError("dead does not fit int64")
+    return np.ascontiguousarray(d, dtype=np.int64)
+
+
 def _payout_buffer(out: np.ndarray | None, T: int, S: int) -> np.ndarray:
     if out is None:
         return np.empty((T, S), np.int64)
@@ -211,6 +223,7 @@ def settle_detailed(
     no_flop_no_drop: Any = None,
     special: Any = None,
     trips_floor: int | None = None,
+    dead: Any = None,
     raise_on_error: bool = True,
     detail: bool = True,
     out: np.ndarray | None = None,
@@ -243,11 +256,13 @@ def settle_detailed(
     else:
         sp = np.zeros((1, S), np.bool_)
         trips_floor = 0
+    dd = _dead_of(dead, T, S)
     payout = _payout_buffer(out, T, S)
     status = np.zeros(T, np.uint8)
     rake = np.zeros(T, np.int64)
     npots = np.zeros(T, np.int64)
-    shape = (T, 1 if opts.policy == Policy.STANDARD else K, S) if detail else (1, 1, 1)
+    standard = opts.policy == Policy.STANDARD
+    shape = (T, 1 if standard else K, S + 1 if standard else S) if detail else (1, 1, 1)
     pot_out = (
         np.zeros(shape, np.int64),
         np.zeros(shape, np.int64),
@@ -257,9 +272,9 @@ def settle_detailed(
         np.zeros(shape, np.int64),
         np.zeros(shape, np.int64),
     )
-    tables = (c, lv, sc, bt, sp, nfnd)
+    tables = (c, lv, sc, bt, sp, nfnd, dd)
     rules = opts.lower(use_special, trips_floor, detail)
-    if opts.policy == Policy.STANDARD:
+    if standard:
         settle_standard_kernel(tables, rules, (payout, status, rake, npots), pot_out)
     else:
         settle_streets_kernel(np.int64(opts.policy), tables, rules, (payout, status, rake, npots), pot_out)
@@ -286,8 +301,8 @@ def settle_detailed(
             _contrib_total=None,
         )
     pot_amount, pot_rake, pot_mask, pot_won, pot_kind, pot_lo, pot_hi = pot_out
-    # pots are packed from slot 0 and every used pot has a positive upper level
-    pot_count = (pot_hi > 0).sum(axis=2)
+    # pots are packed from slot 0 and every used pot has seats (eligible ones, or contributors)
+    pot_count = (pot_mask != 0).sum(axis=2)
     return Settlement(
         payout=payout,
         rake=rake,
@@ -327,21 +342,33 @@ def settle(
     ``orphan_chips`` = ``"error"`` | ``"refund"``. Per-table data:
     ``no_flop_no_drop`` (bool per table: no rake where True); ``special``
     (bool ``[T, S]``, off-suit 2-3-5 hands) with ``trips_floor`` (smallest
-    trips value) for the three-card rule that 2-3-5 beats trips. ``out``: an
+    trips value) for the three-card rule that 2-3-5 beats trips; ``dead``
+    (int ``[T, S]``, ``0 <= dead <= contrib``: the part of each seat's chips
+    no one had to match, such as a big-blind ante; standard policy only,
+    SPEC §5 step 7) — its pot goes to the best live seat that put chips in,
+    and a seat whose chips are all dead wins nothing else. ``out``: an
     ``int64[T, S]`` array to write the payouts into (numpy-style; reuse it
     across batches). Raises ``ValueError`` naming the first invalid table and
     its reason code.
 
     >>> settle([[100, 100, 50]], [[True, True, False]], [[7, 9, 0]], 0).tolist()
     [[0, 250, 0]]
+    >>> settle([[242, 5, 149]], [[True, True, True]], [[8, 9, 7]], 0, dead=[[0, 5, 0]]).tolist()
+    [[391, 5, 0]]
     """
     return settle_detailed(contrib, live, score, button, policy, detail=False, out=out, **options).payout
 
 
 def validate(
-    contrib: Any, live: Any, score: Any, button: Any, policy: str = "standard", orphan_chips: str = "error"
+    contrib: Any,
+    live: Any,
+    score: Any,
+    button: Any,
+    policy: str = "standard",
+    orphan_chips: str = "error",
+    dead: Any = None,
 ) -> np.ndarray:
     """Reason code per table (index into :data:`REASONS`; 0 = ok), without raising."""
     return settle_detailed(
-        contrib, live, score, button, policy, orphan_chips=orphan_chips, raise_on_error=False, detail=False
+        contrib, live, score, button, policy, orphan_chips=orphan_chips, dead=dead, raise_on_error=False, detail=False
     ).status

@@ -14,6 +14,13 @@ top, a lone live seat's excess splits off as its uncalled bet; above the
 highest live contribution each layer is an orphan of its own. Most tables
 have one live level and no orphan layer, so the first pass settles them.
 
+Dead money (SPEC §5 step 7) is a pot of its own, set before the layers by
+:func:`add_dead_pot` once :func:`layer` has layered the live chips
+(``contrib - dead``): its eligible seats are the live seats that put any chip
+in, so a seat whose chips are all dead can win it and nothing else; it merges
+into the main pot when both have the same kind and eligible seats. Its levels
+are ``(0, 0)``: it spans no live level.
+
 Pots are written into scratch arrays, one slot per pot: ``lo``, ``hi``
 (levels), ``amount``, ``mask`` (eligible seats), ``best`` (winners),
 ``kind``. They travel as separate arguments, not as one tuple: a tuple of
@@ -28,7 +35,7 @@ import numpy as np
 from numba import njit
 
 from ..bits import popcount64
-from .winners import winners_at
+from .winners import best_score, winners_at
 
 POT_NORMAL, POT_UNCALLED, POT_ORPHAN = 0, 1, 2
 _MIN64 = np.iinfo(np.int64).min
@@ -260,3 +267,34 @@ def called_pot_count(c, live):
 def share_in(c, lo, hi):
     """What a seat with contribution c put into the pot spanning levels (lo, hi]."""
     return min(max(c - lo, 0), hi - lo)
+
+
+@njit(cache=True, inline="always")
+def add_dead_pot(
+    c, dead, dead_total, live, score, special, use_special, trips_floor, npots, lo, hi, amt, mask, won, kind
+):
+    """Put the dead chips (``dead_total`` > 0; ``c`` holds the live chips) in front of the ``npots``
+    pots of :func:`layer`, or into its main pot when they agree; returns the new pot count.
+
+    Kind: an orphan when no live seat put chips in (its mask: the seats with
+    dead chips); uncalled when its one eligible seat is the only one with dead
+    chips (its own chips back, never raked); else a normal pot.
+    """
+    elig = np.int64(0)
+    posted = np.int64(0)
+    for s in range(c.shape[0]):
+        elig |= (np.int64(live[s]) & np.int64(c[s] + dead[s] > 0)) << s
+        posted |= np.int64(dead[s] > 0) << s
+    e = np.uint64(elig)
+    if elig == 0:
+        k, e, w = POT_ORPHAN, np.uint64(posted), np.uint64(0)
+    else:
+        k = POT_UNCALLED if elig == posted and popcount64(e) == 1 else POT_NORMAL
+        w = winners_at(e, score, best_score(e, score), special, use_special, trips_floor)
+        if npots > 0 and kind[0] == k and mask[0] == e:
+            amt[0] += dead_total
+            return npots
+    for p in range(npots, 0, -1):
+        _put_pot(p, lo[p - 1], hi[p - 1], amt[p - 1], mask[p - 1], won[p - 1], kind[p - 1], lo, hi, amt, mask, won, kind)
+    _put_pot(0, 0, 0, dead_total, e, w, k, lo, hi, amt, mask, won, kind)
+    return npots + 1

@@ -1,7 +1,8 @@
 """The four distribution policies: what each pot (or street) pays to whom.
 
 - ``standard`` (SPEC §5): each pot to its best eligible hands, with rake;
-  an uncalled bet goes back to its seat.
+  an uncalled bet goes back to its seat; dead chips are a pot of their own
+  (step 7), in front of the others or merged into the main pot.
 - ``presence``, ``ratio_rank``, ``hybrid`` (SPEC §6): every street is its own
   pot family; the hand's winners W (the live seats with the best score) take
   the pots or the stakes they reached, the other live seats ("losers", in
@@ -26,7 +27,7 @@ from numba import njit
 
 from ..bits import popcount64, seat_bit, seat_in, trailing_zeros64
 from ..reasons import OK, ORPHAN_CHIPS
-from .layering import POT_NORMAL, POT_ORPHAN, POT_UNCALLED, called_pot_count, layer, share_in
+from .layering import POT_NORMAL, POT_ORPHAN, POT_UNCALLED, add_dead_pot, called_pot_count, layer, share_in
 from .splitting import muldiv, split_equal, split_proportional
 from .winners import best_of
 
@@ -46,10 +47,22 @@ STANDARD, PRESENCE, RATIO_RANK, HYBRID = (int(p) for p in Policy)
 
 
 @njit(cache=True, inline="always")
-def standard(c, live, score, special, button, no_rake, rules, lo, hi, amt, mask, won, kind, pot_rake, out):
-    """One table, SPEC §5. Returns (status, rake, npots); the pot arrays and ``pot_rake`` hold the detail."""
+def standard(c, live, score, special, button, no_rake, rules, dead, lo, hi, amt, mask, won, kind, pot_rake, out):
+    """One table, SPEC §5. Returns (status, rake, npots); the pot arrays and ``pot_rake`` hold the detail.
+
+    ``dead``: the seats' dead chips (step 7; empty when the input has none),
+    part of ``c``, which this turns into the live chips.
+    """
     use_special, trips_floor, unit, first_winner, refund, rake_num, rake_den, rake_cap, _ = rules
+    dead_total = np.int64(0)
+    for s in range(dead.shape[0]):
+        dead_total += dead[s]
+        c[s] -= dead[s]
     npots = layer(c, live, score, special, use_special, trips_floor, True, lo, hi, amt, mask, won, kind)
+    if dead_total > 0:
+        npots = add_dead_pot(
+            c, dead, dead_total, live, score, special, use_special, trips_floor, npots, lo, hi, amt, mask, won, kind
+        )
     raked_total = np.int64(0)
     for p in range(npots):
         if kind[p] == POT_ORPHAN and not refund:
@@ -74,9 +87,9 @@ def standard(c, live, score, special, button, no_rake, rules, lo, hi, amt, mask,
         elif kind[p] == POT_UNCALLED:
             split_equal(amt[p], mask[p], button, unit, first_winner, out)
             won[p] = mask[p]
-        else:  # an orphan layer, refunded to its contributors, folded ones included
+        else:  # an orphan layer (or dead pot, at no level), refunded to its contributors, folded ones included
             for s in range(c.shape[0]):
-                out[s] += share_in(c[s], lo[p], hi[p])
+                out[s] += share_in(c[s], lo[p], hi[p]) if hi[p] > 0 else dead[s]
             won[p] = mask[p]
     return OK, rake, npots
 

@@ -21,11 +21,11 @@ _ONE = np.uint64(1)
 @njit(cache=True, inline="always")
 def best_of(mask, score):
     """Bitmask of the seats in ``mask`` with the highest score."""
-    return _seats_at(mask, score, _best_score(mask, score))
+    return _seats_at(mask, score, best_score(mask, score))
 
 
 @njit(cache=True, inline="always")
-def _best_score(mask, score):
+def best_score(mask, score):
     low = np.int64(_MIN64)
     best = low
     for s in range(score.shape[0]):
@@ -67,4 +67,4 @@ def hand_winners(live, score, special, use_special, trips_floor):
     lm = np.uint64(0)
     for s in range(S):
         lm |= np.uint64(live[s]) << np.uint64(s)
-    return winners_at(lm, score, _best_score(lm, score), special, use_special, trips_floor), lm
+    return winners_at(lm, score, best_score(lm, score), special, use_special, trips_floor), lm
