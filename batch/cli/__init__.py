@@ -12,13 +12,14 @@ import argparse
 import sys
 
 from ..lifecycle import Terminated, install_parent_handlers, stop_message
-from . import generate, rank_decks, settle, simulate
+from . import generate, phh_import, rank_decks, settle, simulate
 from .common import EXIT_CODES, EXIT_USAGE, Formatter, internal_error
 
 DESCRIPTION = """Settle, audit and rank card-game logs in bulk.
 
   cardbatch settle 'logs/*.parquet' --out DIR   settle recorded hands, set bad rows aside
   cardbatch audit  'logs/*.parquet' --out DIR   the same, exit 3 if a recorded payout differs
+  cardbatch import 'hands/*.phhs' --out F       PHH hand histories to a Parquet file of hands
   cardbatch generate --game holdem --out F      synthetic logs to try it on
   cardbatch rank-decks --decks N --out F        deal and rank decks
   cardbatch simulate --game zjh --out DIR       a room's coin economy over many rounds
@@ -36,7 +37,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"cardbatch {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for command in (settle, generate, rank_decks, simulate):
+    for command in (settle, phh_import, generate, rank_decks, simulate):
         command.register(sub)
     return parser
 

@@ -1,0 +1,43 @@
+"""``cardbatch import``: PHH hand histories to Parquet (the job: :mod:`cardbatch.batch.importer`)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from .common import EXIT_OK, EXIT_USAGE, add_subcommand, options_from, positive_int, print_summary, tell
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = add_subcommand(
+        sub,
+        "import",
+        "turn PHH hand histories (.phh, .phhs) into a Parquet file to settle or audit",
+        "Replay every no-limit and fixed-limit Hold'em hand of the inputs into the settle format "
+        "(per-street contributions, dead antes, folds, cards, the recorded payout); other variants "
+        "and malformed hands go to OUT's .errors.parquet with a reason. Amounts become integer "
+        "chips by one factor per run (--chip, or the smallest that makes every amount whole).",
+    )
+    p.add_argument("inputs", nargs="+", metavar="PHH", help=".phh/.phhs files, folders or globs")
+    p.add_argument("--out", required=True, metavar="FILE", help="the Parquet file of hands to write")
+    p.add_argument("--chip", type=positive_int, help="chips per unit of the files' amounts (default: found)")
+    p.add_argument("--workers", type=positive_int, default=1, help="processes parsing files")
+    p.set_defaults(func=_run)
+
+
+def _run(args: argparse.Namespace) -> int:
+    from ..formats import InputError
+    from ..importer import ImportOptions, run_import
+
+    try:
+        summary = run_import(args.inputs, args.out, options_from(ImportOptions, args))
+    except (InputError, OSError) as exc:  # unreadable input or a failing disk: nothing is published
+        print(f"cardbatch import: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    print_summary(summary, args.quiet, indent=1)
+    tell(
+        f"cardbatch import: {summary['hands_imported']:,} of {summary['hands_read']:,} hands to {summary['out']}"
+        f" ({summary['hands_rejected']:,} set aside in {summary['errors']}), chip factor {summary['chip_factor']}",
+        args.quiet,
+    )
+    return EXIT_OK

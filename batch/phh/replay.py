@@ -1,0 +1,347 @@
+"""Replay one PHH Hold'em hand (no-limit ``NT`` or fixed-limit ``FT``) into the SPEC §8 columns.
+
+The replay follows the chips, not the strategy: who must act next, what each
+action puts in on which street, who folded, which cards were dealt or shown.
+
+- **Seats** are the PHH players in order (``p1`` first); the button is the
+  last player. Heads-up, ``p1`` posts the big blind and ``p2`` (the button)
+  the small blind, and the antes swap the same way (as pokerkit does).
+- **Forced bets** go in on street 0: each ante, then each blind or straddle,
+  each capped at what the seat has. With ``ante_trimming_status = false``
+  the antes are dead money (``dead``, SPEC §5 step 7: a big-blind ante is the
+  usual case); with ``true`` they are live chips that every seat calls.
+- **Turn order.** Pre-flop the first to act follows the largest blind or
+  straddle (the later seat on a tie); after the flop, the first seat still
+  in. A seat must act while it has chips, has not folded, and has either not
+  acted in this round or not matched the largest bet. A round also ends when
+  at most one seat could still act and it has matched. An action by any
+  other seat is ``illegal_action``.
+- **Uncalled bets** are returned when a round ends (or everyone else folds):
+  the top bettor's excess over the next largest bet of that street leaves
+  ``contrib_street``, as the dealer hands it back. So ``contrib`` holds the
+  chips that stayed in the pot, and a showdown muck of the larger stack
+  never leaves chips no live seat can win.
+- **Showdown.** ``pN sm CARDS`` shows (and fills ``????`` cards);
+  ``pN sm`` mucks, which is a fold for settlement. Hole cards never shown stay
+  255 (unknown).
+- **Recorded result.** ``payout = finishing_stacks - starting_stacks +
+  contrib`` (chips received), or ``winnings`` when that is what the hand
+  records; none when it records neither.
+
+Not checked, because they never change who owns a chip: minimum raise
+sizes, fixed-limit increments and the raise cap. Checked, because they do:
+amounts above a seat's stack, a raise that does not raise (unless all in),
+actions out of turn or after the hand ended, a hand that stops mid-round,
+more than two hole cards or five board cards.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from decimal import Decimal
+from fractions import Fraction
+from typing import Any
+
+from .notation import Malformed
+
+SUPPORTED = ("NT", "FT")
+STREETS = 4
+MAX_SEATS = 23
+UNKNOWN = 255
+_RANKS = "23456789TJQKA"
+_SUITS = "cdhs"
+
+
+class Rejected(ValueError):
+    """A hand set aside: ``reason`` (a code for the errors file) and the message."""
+
+    def __init__(self, reason: str, message: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
+@dataclasses.dataclass
+class Hand:
+    """One hand in the SPEC §8 layout (seat lists in PHH player order)."""
+
+    seats: int
+    contrib_street: list[int]  # STREETS x seats, street-major
+    dead: list[int]
+    folded: list[bool]
+    cards: list[int]  # 2 per seat, 255 unknown
+    board: list[int]  # 5, 255 never dealt
+    payout: list[int] | None
+    variant: str
+    players: list[str] | None
+
+
+def _card_codes() -> dict[str, int]:
+    from cardbatch.kernels import cards
+
+    return {r + s: int(cards.parse(r + s)[0]) for r in _RANKS for s in _SUITS}
+
+
+_CODES: dict[str, int] = {}
+
+
+def parse_cards(text: str) -> list[int]:
+    """``"AsKd"`` to codes; ``"??"`` is 255. Raises :class:`Rejected` (``bad_card``)."""
+    if not _CODES:
+        _CODES.update(_card_codes())
+    if len(text) % 2:
+        raise Rejected("bad_card", f"cards {text!r} are not two characters each")
+    out = []
+    for i in range(0, len(text), 2):
+        c = text[i : i + 2]
+        if c == "??":
+            out.append(UNKNOWN)
+            continue
+        code = _CODES.get(c[0].upper() + c[1].lower())
+        if code is None:
+            raise Rejected("bad_card", f"{c!r} is not a card")
+        out.append(code)
+    return out
+
+
+def _chips(value: Any, factor: int, name: str) -> int:
+    """An amount in chips: ``value * factor`` exactly, or ``fractional_chips``."""
+    if isinstance(value, str):
+        try:
+            value = Fraction(value.replace(",", "").replace("_", ""))
+        except (ValueError, ZeroDivisionError):
+            raise Rejected("malformed", f"{name}: {value!r} is not an amount") from None
+    elif isinstance(value, bool) or not (isinstance(value, int) or isinstance(value, Decimal) and value.is_finite()):
+        raise Rejected("malformed", f"{name}: {value!r} is not an amount")
+    scaled = Fraction(value) * factor
+    if scaled.denominator != 1:
+        raise Rejected("fractional_chips", f"{name}: {value} x {factor} is not a whole number of chips")
+    if scaled < 0:
+        raise Rejected("malformed", f"{name}: {value} is negative")
+    return int(scaled)
+
+
+def _per_seat(fields: dict, name: str, n: int, factor: int, default: int | None = None) -> list[int]:
+    value = fields.get(name, default)
+    if value is None:
+        raise Rejected("malformed", f"the field {name!r} is missing")
+    if not isinstance(value, list):
+        return [_chips(value, factor, name)] * n
+    if len(value) != n:
+        raise Rejected("seat_count", f"{name} has {len(value)} entries for {n} players")
+    return [_chips(v, factor, name) for v in value]
+
+
+class _Table:
+    """The betting state of one hand."""
+
+    def __init__(self, n: int, stacks: list[int]) -> None:
+        self.n = n
+        self.stack = stacks
+        self.bet = [0] * n  # this street's bets
+        self.contrib = [[0] * n for _ in range(STREETS)]
+        self.folded = [False] * n
+        self.acted = [False] * n
+        self.street = 0
+
+    def put(self, seat: int, amount: int) -> None:
+        self.stack[seat] -= amount
+        self.bet[seat] += amount
+        self.contrib[self.street][seat] += amount
+
+    def in_hand(self) -> int:
+        return self.n - sum(self.folded)
+
+    def can_act(self, s: int) -> bool:
+        return not self.folded[s] and self.stack[s] > 0
+
+    def must_act(self, s: int) -> bool:
+        return self.can_act(s) and (not self.acted[s] or self.bet[s] < max(self.bet))
+
+    def round_over(self) -> bool:
+        if self.in_hand() <= 1:
+            return True
+        able = [s for s in range(self.n) if self.can_act(s)]
+        if len(able) <= 1 and all(self.bet[s] >= max(self.bet) for s in able):
+            return True
+        return not any(self.must_act(s) for s in able)
+
+    def next_actor(self, start: int) -> int | None:
+        if self.round_over():
+            return None
+        for k in range(self.n):
+            s = (start + k) % self.n
+            if self.must_act(s):
+                return s
+        return None
+
+    def return_uncalled(self) -> None:
+        """End of a round: the top bettor's excess over the next largest bet goes back to it."""
+        top = max(self.bet)
+        if top == 0:
+            return
+        leaders = [s for s in range(self.n) if self.bet[s] == top]
+        if len(leaders) == 1:
+            s = leaders[0]
+            excess = top - max(b for i, b in enumerate(self.bet) if i != s)
+            self.stack[s] += excess
+            self.bet[s] -= excess
+            self.contrib[self.street][s] -= excess
+
+    def next_street(self) -> None:
+        self.return_uncalled()
+        self.street += 1
+        self.bet = [0] * self.n
+        self.acted = [False] * self.n
+
+
+def replay(fields: dict, factor: int = 1) -> Hand:
+    """The :class:`Hand` of one PHH hand's fields, amounts times ``factor``; raises :class:`Rejected`."""
+    variant = fields.get("variant")
+    if variant not in SUPPORTED:
+        raise Rejected("unsupported_variant", f"variant {variant!r}: only NT and FT (Hold'em) are imported")
+    starting = fields.get("starting_stacks")
+    if not isinstance(starting, list) or not starting:
+        raise Rejected("malformed", "starting_stacks is missing or empty")
+    n = len(starting)
+    if not 2 <= n <= MAX_SEATS:
+        raise Rejected("seat_count", f"{n} players: Hold'em takes 2..{MAX_SEATS}")
+    stacks = [_chips(v, factor, "starting_stacks") for v in starting]
+    antes = _per_seat(fields, "antes", n, factor, default=0)
+    blinds = _per_seat(fields, "blinds_or_straddles", n, factor)
+    actions = fields.get("actions")
+    if not isinstance(actions, list) or not all(isinstance(a, str) for a in actions):
+        raise Rejected("malformed", "actions must be a list of strings")
+    trimming = fields.get("ante_trimming_status", False)
+    if not isinstance(trimming, bool):
+        raise Rejected("malformed", "ante_trimming_status must be true or false")
+    if n == 2:  # heads-up: the button (p2) posts the small blind and p1 the big one
+        antes, blinds = antes[::-1], blinds[::-1]
+
+    table = _Table(n, list(stacks))
+    dead = [0] * n
+    for s in range(n):
+        a = min(antes[s], table.stack[s])
+        table.stack[s] -= a
+        table.contrib[0][s] += a
+        if not trimming:
+            dead[s] = a
+    for s in range(n):
+        table.put(s, min(blinds[s], table.stack[s]))
+    opener = (max(range(n), key=lambda s: (table.bet[s] if blinds[s] > 0 else 0, s)) + 1) % n
+    actor = table.next_actor(opener)
+
+    hole: list[list[int]] = [[] for _ in range(n)]
+    board: list[int] = []
+    shown: list[list[int] | None] = [None] * n
+    ended = False  # everyone else folded
+    for index, raw in enumerate(actions):
+        words = raw.split("#", 1)[0].split()
+        where = f"action {index + 1} ({raw!r})"
+        if not words:
+            continue
+        if words[0] == "d":
+            if len(words) == 4 and words[1] == "dh":
+                seat = _seat(words[2], n, where)
+                hole[seat].extend(parse_cards(words[3]))
+                if len(hole[seat]) > 2:
+                    raise Rejected("illegal_action", f"{where}: more than two hole cards for {words[2]}")
+            elif len(words) == 3 and words[1] == "db":
+                if actor is not None or ended:
+                    raise Rejected("illegal_action", f"{where}: the board is dealt while a bet is open")
+                cards = parse_cards(words[2])
+                if len(cards) != (3 if not board else 1) or table.street >= STREETS - 1:
+                    raise Rejected("illegal_action", f"{where}: {len(cards)} board cards after {len(board)}")
+                board.extend(cards)
+                table.next_street()
+                actor = table.next_actor(0)
+            else:
+                raise Rejected("illegal_action", f"{where}: not a dealing action of Hold'em")
+            continue
+        seat = _seat(words[0], n, where)
+        verb = words[1] if len(words) > 1 else ""
+        if verb == "sm":
+            if len(words) > 3 or table.folded[seat]:
+                raise Rejected("illegal_action", f"{where}: a folded seat cannot show")
+            if len(words) == 2:
+                table.folded[seat] = True  # a muck
+            elif words[2] != "-":
+                cards = parse_cards(words[2])
+                if len(cards) != 2:
+                    raise Rejected("illegal_action", f"{where}: Hold'em shows two cards")
+                shown[seat] = cards
+            continue
+        if verb not in ("f", "cc", "cbr"):
+            raise Rejected("illegal_action", f"{where}: {verb!r} is not a Hold'em betting action")
+        if seat != actor:
+            expected = "nobody" if actor is None else f"p{actor + 1}"
+            raise Rejected("illegal_action", f"{where}: out of turn ({expected} was to act)")
+        top = max(table.bet)
+        if verb == "f":
+            if len(words) != 2:
+                raise Rejected("illegal_action", f"{where}: a fold takes no amount")
+            table.folded[seat] = True
+        elif verb == "cc":
+            if len(words) != 2:
+                raise Rejected("illegal_action", f"{where}: a check or call takes no amount")
+            table.put(seat, min(top - table.bet[seat], table.stack[seat]))
+        else:
+            if len(words) != 3:
+                raise Rejected("illegal_action", f"{where}: a bet or raise takes one amount")
+            to = _chips(words[2], factor, where)
+            add = to - table.bet[seat]
+            if add > table.stack[seat]:
+                raise Rejected("illegal_action", f"{where}: raises to {to}, more than the seat has")
+            if to <= top and add < table.stack[seat]:
+                raise Rejected("illegal_action", f"{where}: a raise to {to} does not raise {top}")
+            table.put(seat, add)
+        table.acted[seat] = True
+        if table.in_hand() == 1:
+            table.return_uncalled()
+            ended, actor = True, None
+        else:
+            actor = table.next_actor(seat + 1)
+    if actor is not None:
+        raise Rejected("incomplete", f"the actions stop while p{actor + 1} is to act")
+    if not ended and table.in_hand() > 1 and len(board) < 5:  # a complete hand deals the board, all in or not
+        raise Rejected("incomplete", f"the actions stop after {len(board)} board cards with seats still in")
+    table.return_uncalled()
+
+    cards: list[int] = []
+    for s in range(n):
+        own = (hole[s] + [UNKNOWN, UNKNOWN])[:2]
+        if shown[s] is not None:
+            if any(c != UNKNOWN and c != v for c, v in zip(own, shown[s])):
+                raise Rejected("bad_card", f"p{s + 1} shows {shown[s]} but was dealt {own}")
+            own = shown[s]
+        cards.extend(own)
+    contrib_street = [v for street in table.contrib for v in street]
+    return Hand(
+        seats=n,
+        contrib_street=contrib_street,
+        dead=dead,
+        folded=list(table.folded),
+        cards=cards,
+        board=(board + [UNKNOWN] * 5)[:5],
+        payout=_recorded(fields, n, factor, stacks, table),
+        variant=variant,
+        players=[str(p) for p in fields["players"]] if isinstance(fields.get("players"), list) else None,
+    )
+
+
+def _seat(label: str, n: int, where: str) -> int:
+    if len(label) < 2 or label[0] != "p" or not label[1:].isdigit() or not 1 <= int(label[1:]) <= n:
+        raise Rejected("illegal_action", f"{where}: {label!r} is not one of p1..p{n}")
+    return int(label[1:]) - 1
+
+
+def _recorded(fields: dict, n: int, factor: int, starting: list[int], table: _Table) -> list[int] | None:
+    contrib = [sum(table.contrib[k][s] for k in range(STREETS)) for s in range(n)]
+    if "finishing_stacks" in fields:
+        finishing = _per_seat(fields, "finishing_stacks", n, factor)
+        return [finishing[s] - starting[s] + contrib[s] for s in range(n)]
+    if "winnings" in fields:
+        return _per_seat(fields, "winnings", n, factor)
+    return None
+
+
+__all__ = ["SUPPORTED", "Hand", "Malformed", "Rejected", "parse_cards", "replay"]
