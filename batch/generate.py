@@ -174,6 +174,8 @@ def _generate_chunk(
                 first_dead = np.argmax(~live[rows] & (np.arange(S)[None, :] < seats[rows, None]), axis=1)
                 seat = np.where(nlive >= 2, first_live, first_dead)
                 live[rows, seat] = False
+                if contrib.shape[1] > 1:  # its last street its own: an orphan under every policy (SPEC §6 scope)
+                    contrib[rows, -1, :] = 0
                 top = contrib[rows].sum(axis=1).max(axis=1)
                 contrib[rows, -1, seat] += top + 10 - contrib[rows, :, seat].sum(axis=1)
             elif reason == "bad_button":

@@ -151,8 +151,14 @@ def import_file(task: tuple[str, str, int]) -> tuple[pa.Table, pa.Table]:
             source_hand = fields.get("hand", name)
             for key, value in zip(
                 ERRORS_SCHEMA.names,
-                (rel, position, None if source_hand is None else str(source_hand),
-                 getattr(exc, "reason", "malformed"), str(exc), section),
+                (
+                    rel,
+                    position,
+                    None if source_hand is None else str(source_hand),
+                    getattr(exc, "reason", "malformed"),
+                    str(exc),
+                    section,
+                ),
             ):
                 bad[key].append(value)
             continue

@@ -17,10 +17,11 @@ from __future__ import annotations
 
 import math
 import re
-import tomllib
 from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any
+
+import tomllib
 
 _HEADER = re.compile(r"^\[\s*([^\[\]]+?)\s*\]\s*(#.*)?$")
 AMOUNT_FIELDS = (

