@@ -251,21 +251,11 @@ def _pokerkit_loads(text: str) -> bool:
     return True
 
 
-@pytest.mark.xfail(
-    reason="open (issue #17): our settlement differs from pokerkit's final stacks in about 0.3 % of random "
-    "hands without antes and more with them, and the readers disagree on some turns around seats all in "
-    "from posting; kept running to show the gap until it is explained",
-    strict=False,
-)
 @pytest.mark.parametrize("with_antes", [False, True])
 def test_pokerkit_replays_agree(tmp_path, rng, with_antes):
-    """Thousands of random hands played by pokerkit and written as PHH: our replay's per-street
-    contributions equal pokerkit's collected bets, and our settlement equals its final stacks.
-
-    pokerkit's writer emits some hands its own loader refuses; we set those aside too. Where the two
-    readers disagree it is whether a seat gets a turn when others are all in from posting: we reject
-    such a hand as ``illegal_action`` rather than guess (open: see the README).
-    """
+    """Thousands of random hands played by pokerkit and written as PHH: we import exactly the hands
+    pokerkit's own loader takes; our per-street contributions equal its collected bets at every
+    showdown, and our settlement its final stacks (up to where it puts a split's odd chip)."""
     hands, streets = [], []
     for _ in range(2000):
         hh, st = _random_pokerkit_hand(rng, with_antes)
@@ -281,7 +271,7 @@ def test_pokerkit_replays_agree(tmp_path, rng, with_antes):
     position = {hid: i for i, hid in enumerate(hand_id("random.phhs", i) for i in range(2000))}
     imported = np.zeros(2000, bool)
     imported[[position[h] for h in table.column("hand_id").to_pylist()]] = True
-    assert (imported != loadable).sum() <= 0.01 * 2000, ((imported != loadable).sum(), s["rejected_by_reason"])
+    assert (imported == loadable).all(), s["rejected_by_reason"]
     assert set(s["rejected_by_reason"]) <= {"illegal_action"}
     assert (imported & loadable).sum() > 1800
     ours = table.column("contrib_street").to_pylist()
@@ -290,17 +280,25 @@ def test_pokerkit_replays_agree(tmp_path, rng, with_antes):
     for t, got in enumerate(ours):
         i = position[table.column("hand_id")[t].as_py()]
         h = hands[i]
-        if not any(" sm " in a for a in h.actions) or 0 in h.finishing_stacks or any(h.antes):
-            # pokerkit's bet collections are not its streets' contributions there: won by folds it
-            # never collects the last bets, and untrimmed antes and all-ins are collected on other
-            # streets. Those hands' totals are checked by the audit below.
-            continue
+        if not any(" sm " in a for a in h.actions):  # won by folds, pokerkit never collects the last
+            continue  # bets; those hands' totals are checked by the audit below
         compared += 1
         assert got == [v for st in streets[i] for v in st], t
-    assert compared > 80
+    assert compared > 300
     results, errs, counters = settle_table(table, SettleOptions(audit=True))
     assert errs.num_rows == 0, errs.column("reason").to_pylist()[:5]
-    assert counters["mismatches"] == 0
+    # pokerkit hands a split pot's odd chip to another winner than SPEC §5.4's TDA rule (the first
+    # winner left of the button): those hands may differ by an odd chip per pot, no more
+    odd = 0
+    for ours_t, rec, npots in zip(
+        results.column("payout").to_pylist(),
+        results.column("recorded_payout").to_pylist(),
+        results.column("pots").to_pylist(),
+    ):
+        diff = np.subtract(ours_t, rec)
+        assert diff.sum() == 0 and np.abs(diff).max() <= npots, (ours_t, rec)
+        odd += bool(diff.any())
+    assert odd <= 0.01 * len(results) and counters["mismatches"] == odd
     shapes = {
         "all-in": sum(1 for h in hands if 0 in h.finishing_stacks),
         "showdown": sum(1 for h in hands if any(" sm " in a for a in h.actions)),

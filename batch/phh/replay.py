@@ -7,17 +7,20 @@ action puts in on which street, who folded, which cards were dealt or shown.
   last player. Heads-up, ``p1`` posts the big blind and ``p2`` (the button)
   the small blind, and the antes swap the same way (as pokerkit does).
 - **Forced bets** go in on street 0: each ante, then each blind or straddle,
-  each capped at what the seat has. With ``ante_trimming_status = false``
-  the antes are dead money (``dead``, SPEC §5 step 7: a big-blind ante is the
-  usual case); with ``true`` they are live chips that every seat calls.
-- **Turn order.** Pre-flop the first to act follows the largest blind or
-  straddle (the later seat on a tie); after the flop, the first seat still
-  in. A seat must act while it has chips, has not folded, and has either not
-  acted in this round or not matched the largest bet. A round that starts
-  with at most one seat able to act, and that seat matched, is skipped (the
-  all-in run-out); a round that starts gives every able seat its turn, the
-  last one included (a straddler's option). An action by any other seat is
-  ``illegal_action``.
+  each capped at what the seat has (a blind at the stack less the ante).
+  With ``ante_trimming_status = false`` the antes are dead money (``dead``,
+  SPEC §5 step 7: a big-blind ante is the usual case); with ``true`` they
+  are live chips, and the largest ante's excess over the next largest goes
+  back at once (a lone big-blind ante comes back whole), as pokerkit does.
+- **Turn order** (pokerkit's, which the PHH files are written by). Each
+  round has a queue of seats to act. Pre-flop it starts after the largest
+  blind or straddle (the later seat on a tie); after the flop at ``p1``. It
+  holds the seats, in order, that have chips and could be called (some other
+  seat in the hand has more chips than the seat's bet); a round whose queue
+  is one seat that has matched is skipped (an all-in run-out). Each action
+  takes its seat off the queue; a bet or raise queues every other seat with
+  chips again, in order after it. The round ends when the queue is empty.
+  An action by any other seat is ``illegal_action``.
 - **Uncalled bets** are returned when a round ends (or everyone else folds):
   the top bettor's excess over the next largest bet of that street leaves
   ``contrib_street``, as the dealer hands it back. So ``contrib`` holds the
@@ -40,6 +43,7 @@ more than two hole cards or five board cards.
 from __future__ import annotations
 
 import dataclasses
+from collections import deque
 from decimal import Decimal
 from fractions import Fraction
 from typing import Any
@@ -134,7 +138,8 @@ def _per_seat(fields: dict, name: str, n: int, factor: int, default: int | None 
 
 
 class _Table:
-    """The betting state of one hand."""
+    """The betting state of one hand: stacks, this street's bets, contributions per street, and
+    the queue of seats still to act in this round."""
 
     def __init__(self, n: int, stacks: list[int]) -> None:
         self.n = n
@@ -142,7 +147,7 @@ class _Table:
         self.bet = [0] * n  # this street's bets
         self.contrib = [[0] * n for _ in range(STREETS)]
         self.folded = [False] * n
-        self.acted = [False] * n
+        self.queue: deque[int] = deque()
         self.street = 0
 
     def put(self, seat: int, amount: int) -> None:
@@ -153,59 +158,50 @@ class _Table:
     def in_hand(self) -> int:
         return self.n - sum(self.folded)
 
-    def can_act(self, s: int) -> bool:
-        return not self.folded[s] and self.stack[s] > 0
+    def _can_be_called(self, s: int) -> bool:
+        """Another seat in the hand has chips (bet and stack) above this seat's bet."""
+        others = [self.bet[o] + self.stack[o] for o in range(self.n) if o != s and not self.folded[o]]
+        return bool(others) and max(others) > self.bet[s]
 
-    def must_act(self, s: int) -> bool:
-        if not self.can_act(s) or self.bet[s] < max(self.bet):
-            return self.can_act(s)
-        if self.acted[s]:
-            return False
-        if any(self.can_act(o) for o in range(self.n) if o != s):
-            return True
-        # the only seat left with chips has its option only when another seat's bet equals its own; above
-        # every other bet (a short all-in call) there is nothing to answer (pokerkit agrees on both)
-        return self.bet[s] == max(b for o, b in enumerate(self.bet) if o != s)
+    def start_round(self, opener: int) -> None:
+        """The round's queue: the seats from ``opener`` on that have chips and could be called; none
+        when only one is left and it has matched (an all-in run-out)."""
+        order = ((opener + k) % self.n for k in range(self.n))
+        self.queue = deque(s for s in order if not self.folded[s] and self.stack[s] > 0 and self._can_be_called(s))
+        if len(self.queue) == 1 and self.bet[self.queue[0]] >= max(self.bet):
+            self.queue.clear()
 
-    def start_round(self) -> None:
-        """A round with at most one seat able to act that has matched is skipped (an all-in run-out);
-        once a round runs, every able seat acts in it, even the last one (pokerkit agrees)."""
-        able = [s for s in range(self.n) if self.can_act(s)]
-        self.skipped = len(able) <= 1 and all(self.bet[s] >= max(self.bet) for s in able)
+    def actor(self) -> int | None:
+        return self.queue[0] if self.queue and self.in_hand() > 1 else None
 
-    def round_over(self) -> bool:
-        if self.skipped or self.in_hand() <= 1:
-            return True
-        return not any(self.must_act(s) for s in range(self.n))
-
-    def next_actor(self, start: int) -> int | None:
-        if self.round_over():
-            return None
-        for k in range(self.n):
-            s = (start + k) % self.n
-            if self.must_act(s):
-                return s
-        return None
+    def acted(self, seat: int, raised: bool) -> None:
+        """``seat`` acted: off the queue; a raise queues every other seat with chips, in order after it."""
+        self.queue.popleft()
+        if raised:
+            order = ((seat + k) % self.n for k in range(1, self.n))
+            self.queue = deque(s for s in order if not self.folded[s] and self.stack[s] > 0)
 
     def return_uncalled(self) -> None:
         """End of a round: the top bettor's excess over the next largest bet goes back to it."""
-        top = max(self.bet)
-        if top == 0:
-            return
-        leaders = [s for s in range(self.n) if self.bet[s] == top]
-        if len(leaders) == 1:
-            s = leaders[0]
-            excess = top - max(b for i, b in enumerate(self.bet) if i != s)
-            self.stack[s] += excess
-            self.bet[s] -= excess
-            self.contrib[self.street][s] -= excess
+        _return_excess(self.bet, self.stack, self.contrib[self.street])
 
     def next_street(self) -> None:
         self.return_uncalled()
         self.street += 1
         self.bet = [0] * self.n
-        self.acted = [False] * self.n
-        self.start_round()
+        self.start_round(0)
+
+
+def _return_excess(bets: list[int], stack: list[int], contrib: list[int]) -> None:
+    """The one largest of ``bets`` down to the next largest, the difference back to its stack."""
+    top = max(bets)
+    leaders = [s for s, b in enumerate(bets) if b == top]
+    if top > 0 and len(leaders) == 1:
+        s = leaders[0]
+        excess = top - max(b for i, b in enumerate(bets) if i != s)
+        stack[s] += excess
+        bets[s] -= excess
+        contrib[s] -= excess
 
 
 def replay(fields: dict, factor: int = 1) -> Hand:
@@ -232,18 +228,17 @@ def replay(fields: dict, factor: int = 1) -> Hand:
         antes, blinds = antes[::-1], blinds[::-1]
 
     table = _Table(n, list(stacks))
-    dead = [0] * n
+    posted = [min(antes[s], stacks[s]) for s in range(n)]
+    dead = [0] * n if trimming else posted
     for s in range(n):
-        a = min(antes[s], table.stack[s])
-        table.stack[s] -= a
-        table.contrib[0][s] += a
-        if not trimming:
-            dead[s] = a
-    for s in range(n):
-        table.put(s, min(blinds[s], table.stack[s]))
-    table.start_round()
-    opener = (max(range(n), key=lambda s: (table.bet[s] if blinds[s] > 0 else 0, s)) + 1) % n
-    actor = table.next_actor(opener)
+        table.stack[s] -= posted[s]
+        table.contrib[0][s] += posted[s]
+    if trimming:  # live antes: the top one's excess over the next is returned at once, like an uncalled bet
+        _return_excess(list(posted), table.stack, table.contrib[0])
+    for s in range(n):  # a blind is capped by the stack less the whole ante, trimmed or not (as pokerkit)
+        table.put(s, min(blinds[s], stacks[s] - posted[s]))
+    table.start_round((max(range(n), key=lambda s: (table.bet[s] if blinds[s] > 0 else 0, s)) + 1) % n)
+    actor = table.actor()
 
     hole: list[list[int]] = [[] for _ in range(n)]
     board: list[int] = []
@@ -268,7 +263,7 @@ def replay(fields: dict, factor: int = 1) -> Hand:
                     raise Rejected("illegal_action", f"{where}: {len(cards)} board cards after {len(board)}")
                 board.extend(cards)
                 table.next_street()
-                actor = table.next_actor(0)
+                actor = table.actor()
             else:
                 raise Rejected("illegal_action", f"{where}: not a dealing action of Hold'em")
             continue
@@ -309,12 +304,11 @@ def replay(fields: dict, factor: int = 1) -> Hand:
             if to <= top and add < table.stack[seat]:
                 raise Rejected("illegal_action", f"{where}: a raise to {to} does not raise {top}")
             table.put(seat, add)
-        table.acted[seat] = True
+        table.acted(seat, verb == "cbr")
         if table.in_hand() == 1:
             table.return_uncalled()
-            ended, actor = True, None
-        else:
-            actor = table.next_actor(seat + 1)
+            ended = True
+        actor = table.actor()
     if actor is not None:
         raise Rejected("incomplete", f"the actions stop while p{actor + 1} is to act")
     if not ended and table.in_hand() > 1 and len(board) < 5:  # a complete hand deals the board, all in or not
