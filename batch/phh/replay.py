@@ -111,6 +111,9 @@ def parse_cards(text: str) -> list[int]:
 
 def _chips(value: Any, factor: int, name: str) -> int:
     """An amount in chips: ``value * factor`` exactly, or ``fractional_chips``."""
+    if type(value) is int or type(value) is str and value.isdigit():  # the common case, without Fraction
+        chips = int(value) * factor
+        return chips
     if isinstance(value, str):
         try:
             value = Fraction(value.replace(",", "").replace("_", ""))
@@ -158,16 +161,20 @@ class _Table:
     def in_hand(self) -> int:
         return self.n - sum(self.folded)
 
-    def _can_be_called(self, s: int) -> bool:
-        """Another seat in the hand has chips (bet and stack) above this seat's bet."""
-        others = [self.bet[o] + self.stack[o] for o in range(self.n) if o != s and not self.folded[o]]
-        return bool(others) and max(others) > self.bet[s]
-
     def start_round(self, opener: int) -> None:
-        """The round's queue: the seats from ``opener`` on that have chips and could be called; none
-        when only one is left and it has matched (an all-in run-out)."""
+        """The round's queue: the seats from ``opener`` on that have chips and could be called
+        (another seat in the hand has more chips, bet and stack, than their bet); none when only
+        one is left and it has matched (an all-in run-out)."""
+        totals = sorted((self.bet[o] + self.stack[o], o) for o in range(self.n) if not self.folded[o])
         order = ((opener + k) % self.n for k in range(self.n))
-        self.queue = deque(s for s in order if not self.folded[s] and self.stack[s] > 0 and self._can_be_called(s))
+        self.queue = deque(
+            s
+            for s in order
+            if not self.folded[s]
+            and self.stack[s] > 0
+            and len(totals) > 1
+            and (totals[-1] if totals[-1][1] != s else totals[-2])[0] > self.bet[s]
+        )
         if len(self.queue) == 1 and self.bet[self.queue[0]] >= max(self.bet):
             self.queue.clear()
 
@@ -337,10 +344,14 @@ def replay(fields: dict, factor: int = 1) -> Hand:
     )
 
 
+_LABELS = {f"p{i + 1}": i for i in range(MAX_SEATS)}
+
+
 def _seat(label: str, n: int, where: str) -> int:
-    if len(label) < 2 or label[0] != "p" or not label[1:].isdigit() or not 1 <= int(label[1:]) <= n:
+    seat = _LABELS.get(label, n)
+    if seat >= n:
         raise Rejected("illegal_action", f"{where}: {label!r} is not one of p1..p{n}")
-    return int(label[1:]) - 1
+    return seat
 
 
 def _recorded(fields: dict, n: int, factor: int, starting: list[int], table: _Table) -> list[int] | None:
