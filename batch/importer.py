@@ -1,14 +1,15 @@
 """``cardbatch import``: PHH hand histories (files, folders, globs) to one Parquet file of hands.
 
-Two passes over the inputs. The first finds the chip factor F (SPEC §8.1:
-the smallest integer that makes every amount of every hand whole, unless
-``--chip`` gives it) by scanning the amount fields' text, without parsing.
-The second parses and replays each hand (:mod:`.phh.replay`), one file per
-task (in worker processes with ``workers > 1``, at most two files each in
-flight, written in input order), and streams row groups to
+Two passes over the inputs. The first, line by line, finds the chip factor F
+(SPEC §8.1: the smallest integer that makes every amount of every hand whole,
+unless ``--chip`` gives it) by scanning the amount fields' text, without
+parsing, and cuts each file into units of at most :data:`UNIT_HANDS` hands
+at section headers. The second parses and replays each unit's hands
+(:mod:`.phh.replay`; in worker processes with ``workers > 1``, at most two
+units each in flight, written in input order) and streams row groups to
 ``OUT`` and the hands it sets aside to ``OUT``'s ``.errors.parquet``, both
-under temporary names renamed when complete. Memory is bounded by the
-largest input file.
+under temporary names renamed when complete. Memory is bounded by a unit,
+whatever the size of a file.
 
 ``hand_id`` is the first 63 bits of a BLAKE2b digest of the file's path
 relative to its input root and the hand's position in the file: the same
@@ -114,21 +115,70 @@ def find_inputs(inputs: list[str]) -> list[tuple[str, str]]:
     return sorted(found.items(), key=lambda item: (item[1], item[0]))
 
 
-def chip_factor(files: list[tuple[str, str]]) -> int:
-    """The smallest integer F that makes every amount of every file whole (pass one)."""
-    factor = 1
-    for path, _ in files:
-        den = notation.denominators(_read(path))
-        factor = factor * den // math.gcd(factor, den)
-    return factor
+UNIT_HANDS = 20_000  # hands per work unit: a worker's memory, whatever the file's size
 
 
-def _read(path: str) -> str:
+@dataclasses.dataclass(frozen=True)
+class Unit:
+    """A run of hands of one file: bytes ``[start, end)`` (``end`` -1: to the end), the first
+    hand's position in the file, and the chip factor."""
+
+    path: str
+    rel: str
+    start: int
+    end: int
+    first: int
+    factor: int = 1
+
+
+def scan(path: str, rel: str, with_factor: bool) -> tuple[int, list[Unit]]:
+    """Pass one over a file, line by line: the smallest chip factor its amounts need (1 unless
+    ``with_factor``) and its units of at most :data:`UNIT_HANDS` hands, cut at section headers."""
+    multi = path.endswith(".phhs")
+    den, offset, hands, preamble = 1, 0, 0, False
+    starts = [(0, 0)]
     try:
-        with open(path, encoding="utf-8") as f:
-            return f.read()
+        with open(path, "rb") as f:
+            for raw in f:
+                line = raw.decode("utf-8")
+                if with_factor and ("cbr" in line or "=" in line and "." in line):
+                    d = notation.denominators(line)
+                    den = den * d // math.gcd(den, d)
+                if multi and line.startswith("[") and notation.is_header(line):
+                    if hands and hands % UNIT_HANDS == 0:
+                        starts.append((offset, hands))
+                    hands += 1
+                elif multi and not hands and line.strip():
+                    preamble = True
+                offset += len(raw)
     except UnicodeDecodeError as exc:
         raise InputError(f"{path}: not UTF-8 text ({exc.reason})") from None
+    # a non-blank preamble before the first header is a hand of its own (position 0)
+    shift = 1 if preamble else 0
+    bounds = [*(start for start, _ in starts[1:]), -1]
+    units = [Unit(path, rel, start, end, first + shift if start else 0) for (start, first), end in zip(starts, bounds)]
+    return den, units
+
+
+def plan(files: list[tuple[str, str]], chip: int | None) -> tuple[int, list[Unit]]:
+    """The run's chip factor (``chip``, or the smallest every amount needs) and its work units."""
+    factor, units = 1, []
+    for path, rel in files:
+        den, found = scan(path, rel, chip is None)
+        factor = factor * den // math.gcd(factor, den)
+        units.extend(found)
+    factor = chip if chip is not None else factor
+    return factor, [dataclasses.replace(u, factor=factor) for u in units]
+
+
+def _read(unit: Unit) -> str:
+    try:
+        with open(unit.path, "rb") as f:
+            f.seek(unit.start)
+            data = f.read() if unit.end < 0 else f.read(unit.end - unit.start)
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{unit.path}: not UTF-8 text ({exc.reason})") from None
 
 
 def hand_id(rel: str, position: int) -> int:
@@ -136,13 +186,13 @@ def hand_id(rel: str, position: int) -> int:
     return int.from_bytes(digest, "little") >> 1
 
 
-def import_file(task: tuple[str, str, int]) -> tuple[pa.Table, pa.Table]:
-    """One file's hands and rejected hands as two tables (a worker's unit)."""
-    path, rel, factor = task
-    text = _read(path)
+def import_unit(unit: Unit) -> tuple[pa.Table, pa.Table]:
+    """One unit's hands and rejected hands as two tables (a worker's task)."""
+    rel, factor = unit.rel, unit.factor
+    text = _read(unit)
     rows: dict[str, list] = {name: [] for name in HANDS_SCHEMA.names}
     bad: dict[str, list] = {name: [] for name in ERRORS_SCHEMA.names}
-    for position, name, section in notation.sections(text, path.endswith(".phhs")):
+    for position, name, section in notation.sections(text, unit.path.endswith(".phhs"), unit.first):
         fields: dict = {}
         try:
             fields = notation.parse(section)
@@ -194,26 +244,22 @@ def _table(columns: dict[str, list], schema: pa.Schema) -> pa.Table:
     return pa.Table.from_arrays(arrays, schema=schema)
 
 
-def _results(tasks: list[tuple[str, str, int]], workers: int) -> Iterator[tuple[pa.Table, pa.Table]]:
-    """Each task's tables, in task order; with workers, a bounded window of tasks in flight."""
-    if workers <= 1 or len(tasks) <= 1:
-        for task in tasks:
-            yield import_file(task)
+def _results(units: list[Unit], workers: int) -> Iterator[tuple[pa.Table, pa.Table]]:
+    """Each unit's tables, in order; with workers, at most two units each in flight."""
+    if workers <= 1 or len(units) <= 1:
+        for unit in units:
+            yield import_unit(unit)
         return
     from .lifecycle import process_pool
 
     with process_pool(workers, 1) as pool:
-        window: list[cf.Future] = []
-        queue = iter(tasks)
-        for task in queue:
-            window.append(pool.submit(import_file, task))
-            if len(window) >= 2 * workers:
-                break
+        queue = iter(units)
+        window: list[cf.Future] = [pool.submit(import_unit, u) for u, _ in zip(queue, range(2 * workers))]
         while window:
             done = window.pop(0).result()
             nxt = next(queue, None)
             if nxt is not None:
-                window.append(pool.submit(import_file, nxt))
+                window.append(pool.submit(import_unit, nxt))
             yield done
 
 
@@ -225,7 +271,7 @@ def run_import(inputs: list[str], out: str, options: ImportOptions = ImportOptio
     files = find_inputs(inputs)
     if options.chip is not None and (isinstance(options.chip, bool) or options.chip < 1):
         raise ValueError(f"--chip must be a positive integer, got {options.chip}")
-    factor = options.chip if options.chip is not None else chip_factor(files)
+    factor, units = plan(files, options.chip)
     os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
     err_out = errors_path(out)
     tmp, err_tmp = _temporary(out), _temporary(err_out)
@@ -237,10 +283,9 @@ def run_import(inputs: list[str], out: str, options: ImportOptions = ImportOptio
         with (
             pq.ParquetWriter(tmp, HANDS_SCHEMA.with_metadata(metadata)) as writer,
             pq.ParquetWriter(err_tmp, ERRORS_SCHEMA.with_metadata(metadata)) as err_writer,
-            progress(len(files), "import", "file", options.quiet, options.verbose) as bar,
+            progress(None, "import", "hand", options.quiet, options.verbose) as bar,
         ):
-            tasks = [(path, rel, factor) for path, rel in files]
-            for hands, bad in _results(tasks, options.workers):
+            for hands, bad in _results(units, options.workers):
                 if hands.num_rows:
                     writer.write_table(hands)
                     ids.append(hands.column("hand_id").to_numpy())
@@ -249,7 +294,7 @@ def run_import(inputs: list[str], out: str, options: ImportOptions = ImportOptio
                     reasons.update(bad.column("reason").to_pylist())
                 read += hands.num_rows + bad.num_rows
                 imported += hands.num_rows
-                bar.update(1)
+                bar.update(hands.num_rows + bad.num_rows)
         all_ids = np.concatenate(ids) if ids else np.zeros(0, np.int64)
         if np.unique(all_ids).size != all_ids.size:
             raise InputError("two hands got the same hand_id (a 63-bit digest collision): rename one file")

@@ -145,17 +145,26 @@ def test_bad_hands_are_set_aside_with_a_reason(tmp_path, change, reason):
     assert err["source"] == "bad.phh" and err["text"] == text and err["message"]
 
 
-def test_phhs_sections_positions_and_stable_ids(tmp_path):
-    hands = [HU.format(sb=1, bb=2, s1=100, s2=100, r=3, hand=h, f1=103, f2=97) for h in (5, 5, 9)]
+def test_phhs_sections_positions_and_stable_ids(tmp_path, monkeypatch):
+    hands = [HU.format(sb=1, bb=2, s1=100, s2=100, r=3, hand=h, f1=103, f2=97) for h in (5, 5, 9, 9, 4)]
     text = "".join(f"[{i + 1}]\n{h}\n" for i, h in enumerate(hands))
     f = _write(tmp_path / "many.phhs", text)
     s1 = run_import([f], str(tmp_path / "a.parquet"), quiet())
+    # in units of two hands, cut inside the file, on two workers: the same output
+    monkeypatch.setattr("cardbatch.batch.importer.UNIT_HANDS", 2)
     s2 = run_import([str(tmp_path / "*.phhs")], str(tmp_path / "b.parquet"), quiet(workers=2))
-    assert s1["hands_imported"] == s2["hands_imported"] == 3
+    assert s1["hands_imported"] == s2["hands_imported"] == 5
     a, b = pq.read_table(tmp_path / "a.parquet"), pq.read_table(tmp_path / "b.parquet")
     assert a.equals(b)
-    assert a.column("source_hand").to_pylist() == ["5", "5", "9"]  # the file's own numbers repeat
-    assert a.column("hand_id").to_pylist() == [hand_id("many.phhs", i) for i in range(3)]
+    assert pq.ParquetFile(tmp_path / "b.parquet").num_row_groups == 3
+    assert a.column("source_hand").to_pylist() == ["5", "5", "9", "9", "4"]  # the file's own numbers repeat
+    assert a.column("hand_id").to_pylist() == [hand_id("many.phhs", i) for i in range(5)]
+    # a hand before the first header is position 0, and the units after it count it
+    _write(tmp_path / "pre.phhs", hands[0] + "\n" + text)
+    run_import([str(tmp_path / "pre.phhs")], str(tmp_path / "c.parquet"), quiet())
+    assert pq.read_table(tmp_path / "c.parquet").column("hand_id").to_pylist() == [
+        hand_id("pre.phhs", i) for i in range(6)
+    ]
     assert [p for _, _, p in notation.sections(text, True)][1].strip().startswith("variant")
 
 

@@ -44,19 +44,24 @@ class Malformed(ValueError):
     """A hand whose text is not a PHH hand this reader can take (bad TOML, a missing field)."""
 
 
-def sections(text: str, multi: bool) -> Iterator[tuple[int, str | None, str]]:
-    """``(position, section name, text)`` of each hand of a file: one for ``.phh``, one per
-    ``[name]`` header for ``.phhs`` (text before the first header, if any, is a hand too only when
-    it is not blank)."""
+def is_header(line: str) -> bool:
+    """A ``.phhs`` section header line (``[1]``, ``["name"]``), not an array-of-tables line."""
+    return not line.startswith("[[") and _HEADER.match(line.rstrip("\r\n")) is not None
+
+
+def sections(text: str, multi: bool, first: int = 0) -> Iterator[tuple[int, str | None, str]]:
+    """``(position, section name, text)`` of each hand of a file (or of a run of its sections whose
+    first hand is at ``first``): one for ``.phh``, one per ``[name]`` header for ``.phhs`` (text
+    before the first header, if any, is a hand too only when it is not blank)."""
     if not multi:
-        yield 0, None, text
+        yield first, None, text
         return
-    position = 0
+    position = first
     name: str | None = None
     lines: list[str] = []
     for line in text.splitlines(keepends=True):
-        m = _HEADER.match(line) if line.startswith("[") else None
-        if m and not line.startswith("[["):
+        m = _HEADER.match(line.rstrip("\r\n")) if line.startswith("[") and not line.startswith("[[") else None
+        if m:
             if name is not None or "".join(lines).strip():
                 yield position, name, "".join(lines)
                 position += 1
