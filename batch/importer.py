@@ -128,6 +128,7 @@ class Unit:
     start: int
     end: int
     first: int
+    hands: int = 1
     factor: int = 1
 
 
@@ -153,10 +154,14 @@ def scan(path: str, rel: str, with_factor: bool) -> tuple[int, list[Unit]]:
                 offset += len(raw)
     except UnicodeDecodeError as exc:
         raise InputError(f"{path}: not UTF-8 text ({exc.reason})") from None
-    # a non-blank preamble before the first header is a hand of its own (position 0)
-    shift = 1 if preamble else 0
-    bounds = [*(start for start, _ in starts[1:]), -1]
-    units = [Unit(path, rel, start, end, first + shift if start else 0) for (start, first), end in zip(starts, bounds)]
+    shift = 1 if preamble else 0  # a non-blank preamble before the first header is a hand (position 0)
+    total = hands + shift if multi else 1
+    units = []
+    for k, (start, header) in enumerate(starts):
+        first = header + shift if k else 0
+        last = starts[k + 1][1] + shift if k + 1 < len(starts) else total
+        end = starts[k + 1][0] if k + 1 < len(starts) else -1
+        units.append(Unit(path, rel, start, end, first, last - first))
     return den, units
 
 
@@ -254,7 +259,9 @@ def _results(units: list[Unit], workers: int) -> Iterator[tuple[pa.Table, pa.Tab
 
     with process_pool(workers, 1) as pool:
         queue = iter(units)
-        window: list[cf.Future] = [pool.submit(import_unit, u) for u, _ in zip(queue, range(2 * workers))]
+        # range first: zip takes from its arguments in order, and a unit taken after the range ran out
+        # would be dropped
+        window: list[cf.Future] = [pool.submit(import_unit, u) for _, u in zip(range(2 * workers), queue)]
         while window:
             done = window.pop(0).result()
             nxt = next(queue, None)
@@ -295,6 +302,9 @@ def run_import(inputs: list[str], out: str, options: ImportOptions = ImportOptio
                 read += hands.num_rows + bad.num_rows
                 imported += hands.num_rows
                 bar.update(hands.num_rows + bad.num_rows)
+        expected = sum(u.hands for u in units)
+        if read != expected:  # a bug of ours, never the input's: nothing may be lost
+            raise AssertionError(f"import read {read} hands of the {expected} the first pass found")
         all_ids = np.concatenate(ids) if ids else np.zeros(0, np.int64)
         if np.unique(all_ids).size != all_ids.size:
             raise InputError("two hands got the same hand_id (a 63-bit digest collision): rename one file")

@@ -159,6 +159,10 @@ def test_phhs_sections_positions_and_stable_ids(tmp_path, monkeypatch):
     assert pq.ParquetFile(tmp_path / "b.parquet").num_row_groups == 3
     assert a.column("source_hand").to_pylist() == ["5", "5", "9", "9", "4"]  # the file's own numbers repeat
     assert a.column("hand_id").to_pylist() == [hand_id("many.phhs", i) for i in range(5)]
+    # more units than the workers' window (two each), one hand per unit: every hand once, in order
+    monkeypatch.setattr("cardbatch.batch.importer.UNIT_HANDS", 1)
+    s3 = run_import([f], str(tmp_path / "d.parquet"), quiet(workers=2))
+    assert s3["hands_read"] == 5 and pq.read_table(tmp_path / "d.parquet").equals(a)
     # a hand before the first header is position 0, and the units after it count it
     _write(tmp_path / "pre.phhs", hands[0] + "\n" + text)
     run_import([str(tmp_path / "pre.phhs")], str(tmp_path / "c.parquet"), quiet())
