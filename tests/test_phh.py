@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -329,3 +331,40 @@ def test_replay_reads_amounts_exactly():
     assert exc.value.reason == "fractional_chips"
     h = replay.replay(notation.parse(HU.format(sb="0.5", bb=1, s1=100, s2=100, r=3, hand=1, f1=103, f2=97)), 2)
     assert h.contrib_street[:2] == [6, 6] and np.sum(h.contrib_street) == 12
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="reads /proc to find the workers")
+@pytest.mark.parametrize("sig, status", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_an_interrupted_import_publishes_nothing_and_leaves_no_worker(tmp_path, sig, status):
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    from phh_corpus import write_corpus
+
+    write_corpus(150_000, 8, str(tmp_path / "in"))
+    out = tmp_path / "h.parquet"
+    cmd = [sys.executable, "-m", "cardbatch", "import", str(tmp_path / "in"), "--out", str(out), "--workers", "2"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    children: list[int] = []
+    deadline = time.time() + 60
+    while len(children) < 2 and time.time() < deadline:
+        time.sleep(0.1)
+        children = [
+            int(c)
+            for task in os.listdir(f"/proc/{proc.pid}/task")
+            for c in Path(f"/proc/{proc.pid}/task/{task}/children").read_text().split()
+        ]
+    assert len(children) >= 2, "the workers never started"
+    time.sleep(1)
+    proc.send_signal(sig)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == status, err
+    assert "interrupted" in err
+    time.sleep(1)
+    assert not [c for c in children if Path(f"/proc/{c}").exists() and "State:\tZ" not in _status(c)]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in"]  # no output, no temporary file
+
+
+def _status(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/status").read_text()
+    except FileNotFoundError:
+        return "State:\tZ"

@@ -165,16 +165,17 @@ class _Table:
         """The round's queue: the seats from ``opener`` on that have chips and could be called
         (another seat in the hand has more chips, bet and stack, than their bet); none when only
         one is left and it has matched (an all-in run-out)."""
-        totals = sorted((self.bet[o] + self.stack[o], o) for o in range(self.n) if not self.folded[o])
-        order = ((opener + k) % self.n for k in range(self.n))
-        self.queue = deque(
-            s
-            for s in order
-            if not self.folded[s]
-            and self.stack[s] > 0
-            and len(totals) > 1
-            and (totals[-1] if totals[-1][1] != s else totals[-2])[0] > self.bet[s]
-        )
+        n, bet, stack, folded = self.n, self.bet, self.stack, self.folded
+        totals = sorted(bet[o] + stack[o] for o in range(n) if not folded[o])
+        top, second = totals[-1], totals[-2] if len(totals) > 1 else -1
+        self.queue = queue = deque()
+        for k in range(n):
+            s = (opener + k) % n
+            if folded[s] or not stack[s]:
+                continue
+            other = top if bet[s] + stack[s] != top else second  # the most any other seat has
+            if other > bet[s]:
+                queue.append(s)
         if len(self.queue) == 1 and self.bet[self.queue[0]] >= max(self.bet):
             self.queue.clear()
 
@@ -252,64 +253,63 @@ def replay(fields: dict, factor: int = 1) -> Hand:
     shown: list[list[int] | None] = [None] * n
     ended = False  # everyone else folded
     for index, raw in enumerate(actions):
-        words = raw.split("#", 1)[0].split()
-        where = f"action {index + 1} ({raw!r})"
+        words = (raw.split("#", 1)[0] if "#" in raw else raw).split()
         if not words:
             continue
         if words[0] == "d":
             if len(words) == 4 and words[1] == "dh":
-                seat = _seat(words[2], n, where)
+                seat = _seat(words[2], n, index, raw)
                 hole[seat].extend(parse_cards(words[3]))
                 if len(hole[seat]) > 2:
-                    raise Rejected("illegal_action", f"{where}: more than two hole cards for {words[2]}")
+                    raise Rejected("illegal_action", f"{_at(index, raw)}: more than two hole cards for {words[2]}")
             elif len(words) == 3 and words[1] == "db":
                 if actor is not None or ended:
-                    raise Rejected("illegal_action", f"{where}: the board is dealt while a bet is open")
+                    raise Rejected("illegal_action", f"{_at(index, raw)}: the board is dealt while a bet is open")
                 cards = parse_cards(words[2])
                 if len(cards) != (3 if not board else 1) or table.street >= STREETS - 1:
-                    raise Rejected("illegal_action", f"{where}: {len(cards)} board cards after {len(board)}")
+                    raise Rejected("illegal_action", f"{_at(index, raw)}: {len(cards)} board cards after {len(board)}")
                 board.extend(cards)
                 table.next_street()
                 actor = table.actor()
             else:
-                raise Rejected("illegal_action", f"{where}: not a dealing action of Hold'em")
+                raise Rejected("illegal_action", f"{_at(index, raw)}: not a dealing action of Hold'em")
             continue
-        seat = _seat(words[0], n, where)
+        seat = _seat(words[0], n, index, raw)
         verb = words[1] if len(words) > 1 else ""
         if verb == "sm":
             if len(words) > 3 or table.folded[seat]:
-                raise Rejected("illegal_action", f"{where}: a folded seat cannot show")
+                raise Rejected("illegal_action", f"{_at(index, raw)}: a folded seat cannot show")
             if len(words) == 2:
                 table.folded[seat] = True  # a muck
             elif words[2] != "-":
                 cards = parse_cards(words[2])
                 if len(cards) != 2:
-                    raise Rejected("illegal_action", f"{where}: Hold'em shows two cards")
+                    raise Rejected("illegal_action", f"{_at(index, raw)}: Hold'em shows two cards")
                 shown[seat] = cards
             continue
         if verb not in ("f", "cc", "cbr"):
-            raise Rejected("illegal_action", f"{where}: {verb!r} is not a Hold'em betting action")
+            raise Rejected("illegal_action", f"{_at(index, raw)}: {verb!r} is not a Hold'em betting action")
         if seat != actor:
             expected = "nobody" if actor is None else f"p{actor + 1}"
-            raise Rejected("illegal_action", f"{where}: out of turn ({expected} was to act)")
+            raise Rejected("illegal_action", f"{_at(index, raw)}: out of turn ({expected} was to act)")
         top = max(table.bet)
         if verb == "f":
             if len(words) != 2:
-                raise Rejected("illegal_action", f"{where}: a fold takes no amount")
+                raise Rejected("illegal_action", f"{_at(index, raw)}: a fold takes no amount")
             table.folded[seat] = True
         elif verb == "cc":
             if len(words) != 2:
-                raise Rejected("illegal_action", f"{where}: a check or call takes no amount")
+                raise Rejected("illegal_action", f"{_at(index, raw)}: a check or call takes no amount")
             table.put(seat, min(top - table.bet[seat], table.stack[seat]))
         else:
             if len(words) != 3:
-                raise Rejected("illegal_action", f"{where}: a bet or raise takes one amount")
-            to = _chips(words[2], factor, where)
+                raise Rejected("illegal_action", f"{_at(index, raw)}: a bet or raise takes one amount")
+            to = _chips(words[2], factor, _at(index, raw))
             add = to - table.bet[seat]
             if add > table.stack[seat]:
-                raise Rejected("illegal_action", f"{where}: raises to {to}, more than the seat has")
+                raise Rejected("illegal_action", f"{_at(index, raw)}: raises to {to}, more than the seat has")
             if to <= top and add < table.stack[seat]:
-                raise Rejected("illegal_action", f"{where}: a raise to {to} does not raise {top}")
+                raise Rejected("illegal_action", f"{_at(index, raw)}: a raise to {to} does not raise {top}")
             table.put(seat, add)
         table.acted(seat, verb == "cbr")
         if table.in_hand() == 1:
@@ -344,13 +344,18 @@ def replay(fields: dict, factor: int = 1) -> Hand:
     )
 
 
+def _at(index: int, raw: str) -> str:
+    """``action K ('text')``, for messages (built only when one is raised)."""
+    return f"action {index + 1} ({raw!r})"
+
+
 _LABELS = {f"p{i + 1}": i for i in range(MAX_SEATS)}
 
 
-def _seat(label: str, n: int, where: str) -> int:
+def _seat(label: str, n: int, index: int, raw: str) -> int:
     seat = _LABELS.get(label, n)
     if seat >= n:
-        raise Rejected("illegal_action", f"{where}: {label!r} is not one of p1..p{n}")
+        raise Rejected("illegal_action", f"{_at(index, raw)}: {label!r} is not one of p1..p{n}")
     return seat
 
 
