@@ -79,4 +79,7 @@ def test_pokerkit_loader(benchmark, throughput, corpus, replay):
                         pass
 
     what = "loads_all and the replay of each hand's states" if replay else "loads_all (parse only)"
-    throughput(benchmark, "PHH import", f"pokerkit {pokerkit.__name__} {what} (1 process)", PEER_HANDS, load, rounds=3)
+    from importlib.metadata import version
+
+    name = f"pokerkit {version('pokerkit')} {what} (1 process)"
+    throughput(benchmark, "PHH import", name, PEER_HANDS, load, rounds=3)
