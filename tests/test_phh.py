@@ -368,3 +368,20 @@ def _status(pid: int) -> str:
         return Path(f"/proc/{pid}/status").read_text()
     except FileNotFoundError:
         return "State:\tZ"
+
+
+def test_recorded_result_from_winnings_or_none(tmp_path):
+    """``winnings`` is the chips received; a hand recording neither it nor finishing stacks is
+    settled and not compared."""
+    good = HU.format(sb=1, bb=2, s1=100, s2=100, r=3, hand=1, f1=103, f2=97)
+    d = tmp_path / "in"
+    d.mkdir()
+    _write(d / "a.phh", good.replace("finishing_stacks = [103, 97]", "winnings = [6, 0]"))
+    _write(d / "b.phh", good.replace("finishing_stacks = [103, 97]", ""))
+    _write(d / "c.phh", good.replace("finishing_stacks = [103, 97]", "winnings = [0, 6]"))  # recorded wrongly
+    run_import([str(d)], str(tmp_path / "h.parquet"), quiet())
+    hands = pq.read_table(tmp_path / "h.parquet")
+    assert hands.column("payout").to_pylist() == [[6, 0], None, [0, 6]]
+    results, _, counters = settle_table(hands, SettleOptions(audit=True))
+    assert results.column("mismatch").to_pylist() == [False, None, True]
+    assert counters["mismatches"] == 1
