@@ -131,6 +131,10 @@ def test_chip_factor_found_given_and_refused(tmp_path):
         (lambda t: t.replace("actions = [", "actions = "), "malformed"),
         (lambda t: t.replace("blinds_or_straddles", "blinds"), "malformed"),
         (lambda t: t.replace("'p2 cbr 3'", "'p2 cbr 1'"), "illegal_action"),  # a raise that does not raise
+        (lambda t: t.replace("[100, 100]", f"[{2**62}, {2**62}]"), "overflow"),
+        (lambda t: t.replace("[103, 97]", f"[{2**64}, 97]"), "overflow"),
+        (lambda t: t.replace("min_bet = 2", "min_bet = 2\nantes = true"), "malformed"),  # a key twice
+        (lambda t: t.replace("antes = [0, 0]", "antes = [0, true]"), "malformed"),
     ],
 )
 def test_bad_hands_are_set_aside_with_a_reason(tmp_path, change, reason):

@@ -35,7 +35,7 @@ action puts in on which street, who folded, which cards were dealt or shown.
 
 Not checked, because they never change who owns a chip: minimum raise
 sizes, fixed-limit increments and the raise cap. Checked, because they do:
-amounts above a seat's stack, a raise that does not raise (unless all in),
+chips that do not fit int64 (``overflow``), amounts above a seat's stack, a raise that does not raise (unless all in),
 actions out of turn or after the hand ended, a hand that stops mid-round,
 more than two hole cards or five board cards.
 """
@@ -51,6 +51,7 @@ from typing import Any
 from .notation import Malformed
 
 SUPPORTED = ("NT", "FT")
+_MAX64 = 2**63 - 1
 STREETS = 4
 MAX_SEATS = 23
 UNKNOWN = 255
@@ -224,6 +225,8 @@ def replay(fields: dict, factor: int = 1) -> Hand:
     if not 2 <= n <= MAX_SEATS:
         raise Rejected("seat_count", f"{n} players: Hold'em takes 2..{MAX_SEATS}")
     stacks = [_chips(v, factor, "starting_stacks") for v in starting]
+    if sum(stacks) > _MAX64:  # every contribution and payout is at most the table's chips
+        raise Rejected("overflow", f"the starting stacks, {sum(stacks)} chips, do not fit a 64-bit integer")
     antes = _per_seat(fields, "antes", n, factor, default=0)
     blinds = _per_seat(fields, "blinds_or_straddles", n, factor)
     actions = fields.get("actions")
@@ -363,10 +366,14 @@ def _recorded(fields: dict, n: int, factor: int, starting: list[int], table: _Ta
     contrib = [sum(table.contrib[k][s] for k in range(STREETS)) for s in range(n)]
     if "finishing_stacks" in fields:
         finishing = _per_seat(fields, "finishing_stacks", n, factor)
-        return [finishing[s] - starting[s] + contrib[s] for s in range(n)]
-    if "winnings" in fields:
-        return _per_seat(fields, "winnings", n, factor)
-    return None
+        recorded = [finishing[s] - starting[s] + contrib[s] for s in range(n)]
+    elif "winnings" in fields:
+        recorded = _per_seat(fields, "winnings", n, factor)
+    else:
+        return None
+    if any(abs(v) > _MAX64 for v in recorded):
+        raise Rejected("overflow", "the recorded result does not fit a 64-bit integer")
+    return recorded
 
 
 __all__ = ["SUPPORTED", "Hand", "Malformed", "Rejected", "parse_cards", "replay"]
