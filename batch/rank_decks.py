@@ -11,6 +11,7 @@ when complete.
 from __future__ import annotations
 
 import dataclasses
+import io
 import os
 import time
 from collections.abc import Iterator
@@ -19,7 +20,7 @@ import numpy as np
 import pyarrow as pa
 
 from cardbatch.kernels import decks as kdecks
-from cardbatch.kernels import ranking, threecard
+from cardbatch.kernels import holdem, ranking, readable, threecard
 
 from . import storage
 from .progress import progress
@@ -39,30 +40,57 @@ def _dealt_cards(deck_rows: np.ndarray, game: str, players: int) -> dict[str, pa
     return {"hands": _fixed(deck_rows[:, hole.reshape(-1)]), "board": _fixed(deck_rows[:, board])}
 
 
+def _names(codes: np.ndarray, names: tuple[str, ...]) -> pa.DictionaryArray:
+    return pa.DictionaryArray.from_arrays(pa.array(codes.astype(np.int8)), pa.array(list(names), pa.string()))
+
+
 def ranking_table(
-    r: ranking.DeckRanking, rows: np.ndarray, deck_rows: np.ndarray | None, game: str, players: int
+    r: ranking.DeckRanking,
+    rows: np.ndarray,
+    deck_rows: np.ndarray | None,
+    game: str,
+    players: int,
+    rules: str = "zjh",
 ) -> pa.Table:
     """The output rows (one per deck) for the selected ``rows`` of a ranked slice: the deck, each
-    seat's value and the deck-level measures; with ``deck_rows`` (``--detail``) also the cards
-    dealt and every seat's category, ranks and whether it won."""
+    seat's value and the deck-level measures with their readable forms (the best hand's category
+    name, the margin in hand classes); with ``deck_rows`` (``--detail``) also the cards dealt, as
+    codes and as text, and every seat's category (code and name), ranks and whether it won."""
+    names = readable.category_names(game, rules)
     cols = {"deck": pa.array(r.start + rows, pa.int64())}
     if deck_rows is not None:
-        cols.update(_dealt_cards(deck_rows, game, players))
+        dealt = _dealt_cards(deck_rows, game, players)
+        cols.update(dealt)
+        cols["hands_text"] = pa.array(
+            readable.cards_text(
+                dealt["hands"].flatten().to_numpy().reshape(len(rows), -1), 2 if game == "holdem" else 3
+            ),
+            pa.string(),
+        )
+        if game == "holdem":
+            cols["board_text"] = pa.array(
+                readable.cards_text(dealt["board"].flatten().to_numpy().reshape(len(rows), -1), 5), pa.string()
+            )
     cols["value"] = _fixed(r.values[rows])
     if deck_rows is not None:
+        cats = r.categories[rows]
         cols.update(
             {
-                "category": _fixed(r.categories[rows]),
+                "category": _fixed(cats),
+                "category_name": pa.FixedSizeListArray.from_arrays(_names(cats.reshape(-1), names), players),
                 "rank_in_deck": _fixed(r.rank_in_deck[rows]),
                 "global_rank": _fixed(r.global_rank[rows]),
                 "winners": _fixed(r.winners[rows]),
             }
         )
+    best, second = r.best[rows], r.second[rows]
     cols.update(
         {
-            "best": pa.array(r.best[rows].astype(np.int64)),
-            "second": pa.array(r.second[rows].astype(np.int64)),
+            "best": pa.array(best.astype(np.int64)),
+            "best_category": _names(readable.categories(best, game, rules), names),
+            "second": pa.array(second.astype(np.int64)),
             "margin": pa.array(r.margin[rows]),
+            "margin_classes": pa.array(readable.margin_classes(best, second, game, rules)),
         }
     )
     return pa.table(cols)
@@ -87,6 +115,7 @@ class RankDecksOptions:
     top: int | None = None
     by: str = "best"
     detail: bool = False
+    plot: bool = False
 
 
 class _Source:
@@ -149,12 +178,15 @@ def run(args: RankDecksOptions, quiet: bool = False, verbose: bool = False) -> d
     tmp = storage.temporary_for(out, f".{os.getpid()}")
     written = 0
     writer = None
+    shown = _Shown(args) if args.plot else None
     try:
         with progress(total=source.total, desc="rank-decks: writing", unit="deck", quiet=quiet, verbose=verbose) as bar:
             for start, hands, given in source.slices():
                 n = hands.keys.shape[0]
                 # without --detail no global rank is written: any counts will do, none are gathered
                 r = ranking.rank(hands, counts if counts is not None else np.zeros(hands.domain, np.int64))
+                if shown is not None:
+                    shown.add(r, source.decks_of(start, n, given) if given is not None else None)
                 if args.top is None:
                     rows = np.arange(n)
                 else:
@@ -162,7 +194,7 @@ def run(args: RankDecksOptions, quiet: bool = False, verbose: bool = False) -> d
                     rows = np.sort(chosen - start)
                 if len(rows):
                     deck_rows = source.decks_of(start, n, given)[rows] if args.detail else None
-                    table = ranking_table(r, rows, deck_rows, args.game, args.players)
+                    table = ranking_table(r, rows, deck_rows, args.game, args.players, args.rules)
                     # dictionary pages kept: these columns repeat (10 M decks, lean: 4.7 s and 127 MB with
                     # them, 4.9 s and 164 MB without; --detail 13.3 s and 374 MB against 15.9 s and 538 MB)
                     if writer is None:
@@ -184,10 +216,117 @@ def run(args: RankDecksOptions, quiet: bool = False, verbose: bool = False) -> d
         if storage.exists(tmp):
             storage.delete(tmp)
     elapsed = time.perf_counter() - t0
-    return {
+    summary = {
         "decks": source.total,
         "rows_written": written,
         "seconds": round(elapsed, 3),
         "decks_per_second": round(source.total / elapsed) if elapsed else None,
         "out": str(out),
     }
+    if shown is not None:
+        summary["plot"] = shown.draw(os.path.splitext(str(out))[0] + ".png")
+    return summary
+
+
+class _Shown:
+    """What ``--plot`` draws, gathered slice by slice: the best hands' categories, the margins in
+    hand classes, and the top decks by ``--by`` (``--top`` of them, or ten)."""
+
+    def __init__(self, args: RankDecksOptions) -> None:
+        self.args = args
+        self.names = readable.category_names(args.game, args.rules)
+        self.categories = np.zeros(len(self.names), np.int64)
+        self.margins = np.zeros(1, np.int64)
+        self.k = args.top if args.top is not None else 10
+        self.top = (np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64))
+        self.given: dict[int, np.ndarray] = {}
+
+    def add(self, r: ranking.DeckRanking, given: np.ndarray | None) -> None:
+        a = self.args
+        cats = readable.categories(r.best, a.game, a.rules)
+        self.categories += np.bincount(cats, minlength=len(self.names))
+        m = readable.margin_classes(r.best, r.second, a.game, a.rules)
+        counts = np.bincount(m)
+        if len(counts) > len(self.margins):
+            self.margins = np.concatenate([self.margins, np.zeros(len(counts) - len(self.margins), np.int64)])
+        self.margins[: len(counts)] += counts
+        measure, deck = self.top[0], self.top[1]
+        # margins compare in hand classes here (a packed difference means nothing across categories)
+        merged = (
+            np.concatenate([measure, m.astype(np.int64) if a.by == "margin" else r.measure(a.by)]),
+            np.concatenate([deck, r.start + np.arange(len(r.best))]),
+            np.concatenate([self.top[2], r.best.astype(np.int64)]),
+            np.concatenate([self.top[3], m.astype(np.int64)]),
+        )
+        keep = np.lexsort((merged[1], -merged[0]))[: self.k]
+        self.top = tuple(x[keep] for x in merged)
+        if given is not None:
+            for d in self.top[1]:
+                if r.start <= d < r.start + len(given):
+                    self.given[int(d)] = given[d - r.start]
+
+    def draw(self, path: str) -> str:
+        """The figure, written to ``path``; or why it was not."""
+        try:
+            import matplotlib
+
+            matplotlib.use("Agg")
+            import matplotlib.pyplot as plt
+            import matplotlib.ticker
+        except ImportError:
+            return "skipped: matplotlib is not installed (pip install 'cardbatch[plots]')"
+        a = self.args
+        total = int(self.categories.sum())
+        source = f"decks of {a.input}" if a.input else f"decks, seed {a.seed}"
+        rules = "" if a.game == "holdem" else f" ({a.rules} rules)"
+        fig = plt.figure(figsize=(16, 6.2), dpi=100, layout="constrained")
+        grid = fig.add_gridspec(1, 3, width_ratios=[1, 1, 1.45])
+        fig.suptitle(f"rank-decks: {a.game}{rules}, {a.players} players, {total:,} {source}", fontsize=15)
+        ax = fig.add_subplot(grid[0])
+        share = 100 * self.categories / max(total, 1)
+        ax.barh(range(len(self.names)), share, color="tab:blue")
+        ax.set_yticks(range(len(self.names)), self.names, fontsize=11)
+        ax.set_xscale("log")
+        ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+        ax.set_xlabel("share of decks, % (log scale)", fontsize=11)
+        ax.set_title("Category of each deck's best hand", fontsize=13)
+        for i, v in enumerate(share):
+            if v > 0:
+                ax.text(v, i, f" {v:.3g} %", va="center", fontsize=10)
+        ax = fig.add_subplot(grid[1])
+        classes = np.flatnonzero(self.margins)
+        ax.bar(classes, self.margins[classes], width=max(1, len(self.margins) / 120), color="tab:orange")
+        ax.set_yscale("log")
+        ax.set_xlabel("margin: hand classes between best and runner-up (0 = tie)", fontsize=11)
+        ax.set_ylabel("decks (log scale)", fontsize=11)
+        ties = 100 * self.margins[0] / max(total, 1)
+        ax.set_title(f"Margin of the best hand ({ties:.2g} % ties)", fontsize=13)
+        ax = fig.add_subplot(grid[2])
+        ax.axis("off")
+        describe = (
+            (lambda v: holdem.describe(int(v)))
+            if a.game == "holdem"
+            else (lambda v: threecard.describe(int(v), a.rules))
+        )
+        rows = [
+            [str(i + 1), f"{int(d):,}", describe(b), str(int(m))]
+            for i, (d, b, m) in enumerate(zip(self.top[1], self.top[2], self.top[3]))
+        ]
+        if rows:
+            table = ax.table(
+                cellText=rows,
+                colLabels=["#", "deck", "best hand", "margin (classes)"],
+                loc="upper center",
+                colWidths=[0.05, 0.13, 0.55, 0.22],
+                cellLoc="left",
+            )
+            table.auto_set_font_size(False)
+            table.set_fontsize(10)
+            table.scale(1, 1.35)
+        by = "margin (hand classes)" if a.by == "margin" else a.by
+        ax.set_title(f"Top {len(rows)} decks by {by}", fontsize=13)
+        buf = io.BytesIO()
+        fig.savefig(buf, format="png")
+        plt.close(fig)
+        storage.write_bytes(path, buf.getvalue())
+        return path

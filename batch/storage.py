@@ -95,15 +95,20 @@ def read_text(path: str) -> str:
 
 def write_text(path: str, text: str) -> None:
     """Whole or absent (see the module docstring)."""
+    write_bytes(path, text.encode())
+
+
+def write_bytes(path: str, data: bytes) -> None:
+    """Whole or absent (see the module docstring)."""
     filesystem, p = resolve(path)
     if isinstance(filesystem, fs.LocalFileSystem):
         tmp = posixpath.join(posixpath.dirname(p), f".{posixpath.basename(p)}.tmp")
         with filesystem.open_output_stream(tmp) as f:
-            f.write(text.encode())
+            f.write(data)
         os.replace(tmp, p)
     else:
         with filesystem.open_output_stream(p) as f:  # an object appears when its upload completes
-            f.write(text.encode())
+            f.write(data)
 
 
 def delete(path: str) -> None:

@@ -277,6 +277,18 @@ def category_of(values: Any, rules: str | Rules = "zjh") -> np.ndarray:
     return cats
 
 
+def category_names(rules: str | Rules = "zjh") -> tuple[str, ...]:
+    """The category names of a rule set, indexed by the codes :func:`category_of` returns."""
+    return _CATEGORY_NAMES[rules_of(rules).names]
+
+
+@functools.lru_cache(maxsize=32)
+def distinct_values(rules: Rules) -> np.ndarray:
+    """Every distinct value the 22,100 hands take under these rules, ascending (``int64``)."""
+    table, _ = _tables(rules)
+    return np.unique(table).astype(np.int64)
+
+
 def is_235(cards: Any) -> np.ndarray:
     """True where a hand is an off-suit 2-3-5 (numbers 2, 3, 5, not all one suit)."""
     arr = check_card_array(cards, (3,), "is_235")

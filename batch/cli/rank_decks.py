@@ -41,6 +41,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="also write every seat's cards, category, rank in its deck, global rank and win flag "
         "(about 3x the output of the default: deck, each seat's value, best, second, margin)",
     )
+    p.add_argument(
+        "--plot",
+        action="store_true",
+        help="also draw OUT's .png: the best hands' categories, the margins and the top decks (cardbatch[plots])",
+    )
     p.set_defaults(func=_run)
 
 
