@@ -188,14 +188,31 @@ def simulate(room: Room, out_dir: str | None = None, quiet: bool = True, verbose
         out.mkdir(parents=True, exist_ok=True)
         pq.write_table(series, out / "rounds.parquet")
         pq.write_table(pa.table({"player": np.arange(room.players), "balance": balance}), out / "players.parquet")
-        summary["plots"] = _plots(series, balance, out)
+        summary["plots"] = _plots(series, balance, out, room, start_total)
         (out / "summary.json").write_text(json.dumps(summary, indent=1))
     summary["_balance"] = balance
     summary["_series"] = series
     return summary
 
 
-def _plots(series: pa.Table, balance: np.ndarray, out: Path) -> list[str] | str:
+def _room_line(room: Room) -> str:
+    """The room's parameters in one line, for a figure's title."""
+    stakes = f"base {room.base:,}"
+    if room.game == "team2v2":
+        stakes += f", double {room.double}, fee {room.fee:,}"
+    elif room.rake_pct:
+        stakes += f", rake {float(room.rake_pct):.3g}" + (f" (cap {room.rake_cap:,})" if room.rake_cap else "")
+    rules = f" ({room.rules} rules)" if room.game == "zjh" else ""
+    return (
+        f"{room.game}{rules}: {room.players:,} players starting with {room.start_balance:,} coins, "
+        f"{room.tables_per_round:,} tables x {room.seats if room.game != 'team2v2' else 4} seats per round, "
+        f"{stakes}, {'rebuy' if room.rebuy else 'no rebuy'}, seed {room.seed}"
+    )
+
+
+def _plots(series: pa.Table, balance: np.ndarray, out: Path, room: Room, start_total: int) -> list[str] | str:
+    """``economy.png``: six panels that stand alone (title with the room, units on every axis,
+    shares where a share is what matters, log scales where a distribution is skewed)."""
     try:
         import matplotlib
 
@@ -203,23 +220,49 @@ def _plots(series: pa.Table, balance: np.ndarray, out: Path) -> list[str] | str:
         import matplotlib.pyplot as plt
     except ImportError:
         return "skipped: matplotlib is not installed (pip install 'cardbatch[plots]')"
-    rounds = series.column("round").to_numpy()
-    fig, axes = plt.subplots(1, 4, figsize=(19, 4))
-    axes[3].hist(balance, bins=60)
-    axes[3].set(title="final balance distribution", xlabel="coins", ylabel="players")
-    axes[0].plot(rounds, series.column("top1pct_balance").to_numpy(), label="top 1 %")
-    axes[0].plot(rounds, series.column("median_balance").to_numpy(), label="median")
-    axes[0].set(title="balance distribution over time", xlabel="round", ylabel="coins")
-    axes[0].legend()
-    axes[1].plot(rounds, series.column("fees_collected").to_numpy())
-    axes[1].set(title="cumulative fee / rake sink", xlabel="round", ylabel="coins")
-    axes[2].plot(rounds, series.column("bankrupt").to_numpy(), color="tab:red")
-    axes[2].set(title="bankrupt players and Gini", xlabel="round", ylabel="bankrupt players")
-    twin = axes[2].twinx()
-    twin.plot(rounds, series.column("gini").to_numpy(), color="tab:gray", linestyle="--")
-    twin.set(ylabel="Gini coefficient (dashed)", ylim=(0, 1))
-    fig.tight_layout()
+    col = {name: series.column(name).to_numpy() for name in series.column_names}
+    rounds = col["round"]
+    supply = start_total + col["rebuys"]  # every coin that ever entered the room
+    plt.rcParams.update({"font.size": 11, "axes.titlesize": 13})
+    fig, axes = plt.subplots(2, 3, figsize=(17, 9.5), dpi=100, layout="constrained")
+    fig.suptitle(f"cardbatch simulate — {_room_line(room)}", fontsize=14)
+    ax = axes[0, 0]
+    ax.plot(rounds, col["top1pct_balance"], label="top 1 % of players")
+    ax.plot(rounds, col["median_balance"], label="median player")
+    ax.axhline(room.start_balance, color="gray", linestyle=":", label=f"starting balance ({room.start_balance:,})")
+    ax.set(title="Player balances", xlabel="round", ylabel="coins")
+    ax.legend()
+    ax = axes[0, 1]
+    ax.plot(rounds, 100 * col["fees_collected"] / supply, color="tab:purple")
+    ax.set(title="Fee and rake sink", xlabel="round", ylabel="collected, % of the coin supply")
+    ax = axes[0, 2]
+    ax.plot(rounds, 100 * col["coins_in_play"] / start_total, label="coins in play")
+    ax.plot(rounds, 100 * col["rebuys"] / start_total, label="coins rebought (cumulative)")
+    ax.set(title="Coins in play and rebuys", xlabel="round", ylabel="% of the starting coins")
+    ax.legend()
+    ax = axes[1, 0]
+    if room.rebuy:
+        per_round = np.diff(col["rebuys"], prepend=0)
+        ax.plot(rounds, per_round, color="tab:red")
+        ax.set(title="Rebuys per round (bankrupt players rebuy)", xlabel="round", ylabel="coins rebought")
+    else:
+        ax.plot(rounds, 100 * col["bankrupt"] / room.players, color="tab:red")
+        ax.set(title="Bankrupt players", xlabel="round", ylabel="% of players")
+    ax = axes[1, 1]
+    ax.plot(rounds, col["gini"], color="tab:gray")
+    ax.set(
+        title="Inequality of balances",
+        xlabel="round",
+        ylabel="Gini coefficient (0 equal, 1 one holds all)",
+        ylim=(0, 1),
+    )
+    ax = axes[1, 2]
+    ax.hist(balance, bins=60, color="tab:blue")
+    ax.set_yscale("log")
+    ax.axvline(room.start_balance, color="black", linestyle="--", label="starting balance")
+    ax.set(title=f"Final balances after {len(rounds)} rounds", xlabel="coins", ylabel="players (log scale)")
+    ax.legend()
     path = out / "economy.png"
-    fig.savefig(path, dpi=80)
+    fig.savefig(path)
     plt.close(fig)
     return [str(path)]

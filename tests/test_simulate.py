@@ -110,3 +110,7 @@ def test_command_writes_outputs(tmp_path):
     assert pq.read_table(tmp_path / "players.parquet").num_rows == 400
     plots = summary["plots"]
     assert (isinstance(plots, list) and (tmp_path / "economy.png").exists()) or plots.startswith("skipped")
+    if isinstance(plots, list):  # six panels at 100 dpi: 1700 x 950 px, legible at 100 % zoom
+        png = (tmp_path / "economy.png").read_bytes()
+        assert png[:8] == b"\x89PNG\r\n\x1a\n"
+        assert (int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")) == (1700, 950)
