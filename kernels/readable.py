@@ -5,8 +5,9 @@ packed scores subtracted). So a margin is also counted in *hand classes*: the
 difference of the two hands' dense ranks, 0 for a tie, 1 when the runner-up
 holds the next weaker class. Hold'em has 7,462 classes (phevaluator's dense
 rank); a three-card rule set has as many as its 22,100 hands have distinct
-values. Plain numpy over whole columns: lookups, one ``searchsorted``, and
-elementwise string concatenation over object arrays for the card text.
+values. Plain numpy over whole columns: table lookups (Hold'em's through
+:func:`cardbatch.kernels.holdem.dense_rank`), and elementwise string
+concatenation over object arrays for the card text.
 """
 
 from __future__ import annotations
