@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
+from processes import alive, children
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 
@@ -19,23 +20,6 @@ DATA = Path(__file__).resolve().parents[1] / "data"
 def _said(err: str) -> list[str]:
     """What a stopped run printed on stderr, less the first run's compile note: one line, no traceback."""
     return [line for line in err.strip().splitlines() if not line.startswith("cardbatch: compiling the kernels")]
-
-
-def _children(pid: int) -> list[int]:
-    found = []
-    try:
-        for task in os.listdir(f"/proc/{pid}/task"):
-            found += [int(c) for c in Path(f"/proc/{pid}/task/{task}/children").read_text().split()]
-    except FileNotFoundError:
-        pass
-    return found
-
-
-def _alive(pid: int) -> bool:
-    try:
-        return "State:\tZ" not in Path(f"/proc/{pid}/status").read_text()
-    except FileNotFoundError:
-        return False
 
 
 @pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="reads /proc to find the workers")
@@ -49,9 +33,9 @@ def test_a_stopped_run_leaves_no_worker_behind(tmp_path, sig, status):
     cmd = [sys.executable, "-m", "cardbatch", "settle", *inputs, "--out", str(out), "--workers", "2"]
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.time() + 60
-    while len(_children(proc.pid)) < 2 and time.time() < deadline:
+    while len(children(proc.pid)) < 2 and time.time() < deadline:
         time.sleep(0.1)
-    workers = _children(proc.pid)
+    workers = children(proc.pid)
     assert len(workers) >= 2, "the workers never started"
     time.sleep(2)
     proc.send_signal(sig)
@@ -60,9 +44,9 @@ def test_a_stopped_run_leaves_no_worker_behind(tmp_path, sig, status):
     if sig != signal.SIGKILL:
         assert _said(err) == ["interrupted; run the same command again to resume"]
     deadline = time.time() + 10
-    while any(_alive(w) for w in workers) and time.time() < deadline:
+    while any(alive(w) for w in workers) and time.time() < deadline:
         time.sleep(0.2)
-    assert not [w for w in workers if _alive(w)], "a worker outlived its parent"
+    assert not [w for w in workers if alive(w)], "a worker outlived its parent"
     assert not (out / "summary.json").exists()
     assert not list((out / "results").rglob("*.parquet"))
 
@@ -155,7 +139,7 @@ def test_no_writable_cache_compiles_into_a_temporary_folder(tmp_path):
 
 def _tree(pid: int) -> list[int]:
     found = []
-    for child in _children(pid):
+    for child in children(pid):
         found += [child, *_tree(child)]
     return found
 
@@ -190,6 +174,6 @@ def test_a_stopped_dask_run_takes_its_local_cluster_along(tmp_path, sig, status)
     assert proc.returncode == status, err
     assert _said(err) == ["interrupted; run the same command again to resume"]
     deadline = time.time() + 15
-    while any(_alive(p) for p in processes) and time.time() < deadline:
+    while any(alive(p) for p in processes) and time.time() < deadline:
         time.sleep(0.2)
-    assert not [p for p in processes if _alive(p)], "a cluster process outlived the run"
+    assert not [p for p in processes if alive(p)], "a cluster process outlived the run"

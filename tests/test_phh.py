@@ -15,6 +15,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from processes import alive, children
 
 from cardbatch.batch.formats import SettleOptions
 from cardbatch.batch.importer import ImportOptions, errors_path, hand_id, run_import
@@ -347,45 +348,16 @@ def test_an_interrupted_import_publishes_nothing_and_leaves_no_worker(tmp_path, 
     out = tmp_path / "h.parquet"
     cmd = [sys.executable, "-m", "cardbatch", "import", str(tmp_path / "in"), "--out", str(out), "--workers", "2"]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    children: list[int] = []
     deadline = time.time() + 60
-    while len(children) < 2 and time.time() < deadline:
+    while len(children(proc.pid)) < 2 and time.time() < deadline:
         time.sleep(0.1)
-        children = [
-            int(c)
-            for task in os.listdir(f"/proc/{proc.pid}/task")
-            for c in Path(f"/proc/{proc.pid}/task/{task}/children").read_text().split()
-        ]
-    assert len(children) >= 2, "the workers never started"
+    workers = children(proc.pid)
+    assert len(workers) >= 2, "the workers never started"
     time.sleep(1)
     proc.send_signal(sig)
     _, err = proc.communicate(timeout=30)
     assert proc.returncode == status, err
     assert "interrupted" in err
     time.sleep(1)
-    assert not [c for c in children if Path(f"/proc/{c}").exists() and "State:\tZ" not in _status(c)]
+    assert not [w for w in workers if alive(w)], "a worker outlived its parent"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in"]  # no output, no temporary file
-
-
-def _status(pid: int) -> str:
-    try:
-        return Path(f"/proc/{pid}/status").read_text()
-    except FileNotFoundError:
-        return "State:\tZ"
-
-
-def test_recorded_result_from_winnings_or_none(tmp_path):
-    """``winnings`` is the chips received; a hand recording neither it nor finishing stacks is
-    settled and not compared."""
-    good = HU.format(sb=1, bb=2, s1=100, s2=100, r=3, hand=1, f1=103, f2=97)
-    d = tmp_path / "in"
-    d.mkdir()
-    _write(d / "a.phh", good.replace("finishing_stacks = [103, 97]", "winnings = [6, 0]"))
-    _write(d / "b.phh", good.replace("finishing_stacks = [103, 97]", ""))
-    _write(d / "c.phh", good.replace("finishing_stacks = [103, 97]", "winnings = [0, 6]"))  # recorded wrongly
-    run_import([str(d)], str(tmp_path / "h.parquet"), quiet())
-    hands = pq.read_table(tmp_path / "h.parquet")
-    assert hands.column("payout").to_pylist() == [[6, 0], None, [0, 6]]
-    results, _, counters = settle_table(hands, SettleOptions(audit=True))
-    assert results.column("mismatch").to_pylist() == [False, None, True]
-    assert counters["mismatches"] == 1
