@@ -136,6 +136,7 @@ def test_chip_factor_found_given_and_refused(tmp_path):
         (lambda t: t.replace("[103, 97]", f"[{2**64}, 97]"), "overflow"),
         (lambda t: t.replace("min_bet = 2", "min_bet = 2\nantes = true"), "malformed"),  # a key twice
         (lambda t: t.replace("antes = [0, 0]", "antes = [0, true]"), "malformed"),
+        (lambda t: t.replace("'p2 cbr 3'", "'p2 cbr ²'"), "malformed"),  # a digit int() refuses
     ],
 )
 def test_bad_hands_are_set_aside_with_a_reason(tmp_path, change, reason):

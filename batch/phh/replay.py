@@ -112,7 +112,8 @@ def parse_cards(text: str) -> list[int]:
 
 def _chips(value: Any, factor: int, name: str) -> int:
     """An amount in chips: ``value * factor`` exactly, or ``fractional_chips``."""
-    if type(value) is int or type(value) is str and value.isdigit():  # the common case, without Fraction
+    # the common case, without Fraction (isascii: str.isdigit also takes "²", which int() refuses)
+    if type(value) is int or type(value) is str and value.isascii() and value.isdigit():
         chips = int(value) * factor
         return chips
     if isinstance(value, str):
