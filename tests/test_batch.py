@@ -302,3 +302,30 @@ def test_dead_money_column(dead_type):
     assert counters["chips_in"] == counters["chips_paid"] == 14_000_000
     _, errors, _ = settle_table(table.slice(0, 2), SettleOptions(game="holdem", policy="ratio_rank"))
     assert errors.column("reason").to_pylist() == ["dead_money_policy"] * 2
+
+
+def test_dead_money_null_elements_and_int64_limits():
+    """A null element of ``dead`` rejects its row only; a dead value beyond int64 is ``overflow``; dead
+    chips at int64's limit settle exactly."""
+    from cardbatch.batch.runner import settle_table
+
+    base = _dead_money_table(pa.int64()).slice(0, 1)
+    big = 2**62 - 1  # the table holds 2**63 - 1 chips: int64 at its very limit
+    rows = pa.concat_tables([base] * 3).to_pydict()
+    rows["hand_id"] = [1, 2, 3]
+    rows["contrib"] = [[75_000, 3_575_000, 3_350_000], [0, big + 1, big], [75_000, 3_575_000, 3_350_000]]
+    rows["folded"] = [[True, False, False]] * 3
+    rows["dead"] = [[0, None, 0], [0, 1, 0], [0, 2**63, 0]]
+    table = pa.table(
+        {
+            k: pa.array(v, base.schema.field(k).type) if k != "dead" else pa.array(v, pa.list_(pa.uint64()))
+            for k, v in rows.items()
+        }
+    )
+    results, errors, counters = settle_table(table, SettleOptions(game="holdem"))
+    assert dict(zip(errors.column("hand_id").to_pylist(), errors.column("reason").to_pylist())) == {
+        1: "missing_value",
+        3: "overflow",
+    }
+    assert results.column("payout").to_pylist() == [[0, 0, 2 * big + 1]]  # the button wins it all, exactly
+    assert counters["chips_in"] == counters["chips_paid"] == 2 * big + 1

@@ -362,3 +362,20 @@ def test_an_interrupted_import_publishes_nothing_and_leaves_no_worker(tmp_path, 
     time.sleep(1)
     assert not [w for w in workers if alive(w)], "a worker outlived its parent"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in"]  # no output, no temporary file
+
+
+def test_a_rerun_after_the_input_or_the_chip_factor_changed(tmp_path):
+    """The output is the last run's whole: a changed hand and a new --chip show, nothing stale stays."""
+    d = tmp_path / "in"
+    d.mkdir()
+    f = _write(d / "a.phh", HU.format(sb=1, bb=2, s1=100, s2=100, r=3, hand=1, f1=103, f2=97))
+    out = str(tmp_path / "h.parquet")
+    run_import([str(d)], out, quiet())
+    _write(d / "a.phh", HU.format(sb=1, bb=2, s1=100, s2=100, r=5, hand=1, f1=105, f2=95))
+    _write(d / "b.phh", "variant = 'PO'\n")
+    s = run_import([str(d)], out, quiet(chip=10))
+    assert s["hands_read"] == 2 and s["chip_factor"] == 10
+    assert pq.read_table(out).column("contrib_street").to_pylist() == [[50, 50] + [0] * 6]
+    assert pq.read_metadata(out).metadata[b"cardbatch.chip_factor"] == b"10"
+    assert pq.read_table(errors_path(out)).column("source").to_pylist() == ["b.phh"]
+    assert f and sorted(p.name for p in tmp_path.iterdir()) == ["h.errors.parquet", "h.parquet", "in"]
