@@ -409,19 +409,20 @@ def _run_locked(units, inputs, identities, out, opts, workers, engine, scheduler
         print(f"cardbatch: reusing {reused} of {len(units)} finished parts of an earlier run", file=sys.stderr)
     asked = workers
     workers = workers or os.cpu_count() or 1
-    summaries: list[dict] = []
+    summaries: list[tuple[Unit, dict]] = []
     warm = None
     if (engine == "local" or not scheduler) and len(units) > reused:  # a remote cluster compiles on its own
         from .warmup import compile_ahead
 
         warm = compile_ahead(settle_table, sorted({u.path for u in units}), opts, quiet=quiet)
+    t_settle = time.perf_counter()
     with progress(total=len(units), desc="settle", unit="part", quiet=quiet, verbose=verbose) as bar:
         if engine == "dask":
             summaries, workers = _run_dask(units, out_dir, opts, workers, scheduler, batch_rows, bar)
         elif workers == 1 or len(units) <= 1:
             workers = 1  # in this process
             for u in units:
-                summaries.append(run_unit(u, out_dir, opts, batch_rows))
+                summaries.append((u, run_unit(u, out_dir, opts, batch_rows)))
                 bar.update(1)
         else:
             import concurrent.futures as cf
@@ -429,12 +430,16 @@ def _run_locked(units, inputs, identities, out, opts, workers, engine, scheduler
             threads = max(1, (os.cpu_count() or 1) // workers)
             workers = min(workers, len(units))  # the pool starts no more processes than units
             with process_pool(workers, threads) as pool:
-                futures = [pool.submit(run_unit, u, out_dir, opts, batch_rows) for u in units]
+                futures = {pool.submit(run_unit, u, out_dir, opts, batch_rows): u for u in units}
                 for f in cf.as_completed(futures):
-                    summaries.append(f.result())
+                    summaries.append((futures[f], f.result()))
                     bar.update(1)
-    total = merge_counters([{k: v for k, v in s.items() if k != "seconds"} for s in summaries])
-    wall = time.perf_counter() - t0
+    settled_at = time.perf_counter()
+    total = merge_counters([_counters(s) for _, s in summaries])
+    by_input: dict[str, list[dict]] = {}
+    for u, s in summaries:
+        by_input.setdefault(u.path, []).append(_counters(s))
+    wall = settled_at - t0
     total.update(
         {
             "files": len(inputs),
@@ -452,8 +457,19 @@ def _run_locked(units, inputs, identities, out, opts, workers, engine, scheduler
                 "scheduler": scheduler,
                 "batch_rows": batch_rows,
             },
-            "inputs": inputs,
+            "inputs": [{**i, **_input_totals(by_input.get(i["path"], []))} for i in inputs],
             "hands_per_second": round(total.get("rows_read", 0) / wall) if wall > 0 else None,
+            "timings": {
+                "compile_ahead_seconds": (warm or {}).get("seconds", 0.0),
+                "settle_seconds": round(settled_at - t_settle, 3),
+                "parts": sorted(
+                    (
+                        {"part": u.name, "path": u.path, "row_groups": len(u.row_groups), "seconds": s.get("seconds")}
+                        for u, s in summaries
+                    ),
+                    key=lambda p: p["part"],
+                ),
+            },
         }
     )
     for key in ("rows_read", "rows_settled", "rows_rejected", "chips_in", "chips_paid", "chips_raked", "mismatches"):
@@ -461,11 +477,27 @@ def _run_locked(units, inputs, identities, out, opts, workers, engine, scheduler
     total.setdefault("rejected_by_reason", {})
     if total["rows_read"] != total["rows_settled"] + total["rows_rejected"]:
         raise AssertionError("rows lost: read != settled + rejected")
+    from .report import write_report
+
+    total["report"] = write_report(out, total)
+    total["wall_seconds"] = round(time.perf_counter() - t0, 3)
     storage.write_text(storage.join(out, "summary.json"), json.dumps(total, indent=1, sort_keys=True))
     return total
 
 
-def _run_dask(units, out_dir, opts, workers, scheduler, batch_rows, bar) -> tuple[list[dict], int]:
+def _counters(part: dict) -> dict:
+    """A part's counters without its timing (which is not added up)."""
+    return {k: v for k, v in part.items() if k != "seconds"}
+
+
+def _input_totals(parts: list[dict]) -> dict:
+    """One input's rows and chips, added up over its parts (every game together)."""
+    t = merge_counters(parts)
+    keys = ("rows_settled", "rows_rejected", "mismatches", "chips_in", "chips_paid", "chips_raked")
+    return {k: t.get(k, 0) for k in keys}
+
+
+def _run_dask(units, out_dir, opts, workers, scheduler, batch_rows, bar) -> tuple[list[tuple[Unit, dict]], int]:
     from dask.distributed import Client, LocalCluster, as_completed
 
     cluster = None
@@ -487,9 +519,10 @@ def _run_dask(units, out_dir, opts, workers, scheduler, batch_rows, bar) -> tupl
         threads = max(1, (os.cpu_count() or 1) // workers)
         client.run(init_pool_worker, threads, False)
         futures = client.map(run_unit, units, out_dir=out_dir, opts=opts, batch_rows=batch_rows, pure=False)
+        unit_of = dict(zip(futures, units))
         out = []
         for f in as_completed(futures):
-            out.append(f.result())
+            out.append((unit_of[f], f.result()))
             bar.update(1)
         return out, len(client.scheduler_info()["workers"])  # the cluster's, not this machine's
     except BaseException:  # interrupted or failed: the cluster's shutdown chatter is not the user's news

@@ -1,0 +1,334 @@
+"""``DIR/report.html``: what a settle or audit run did, on one self-contained page.
+
+Whoever checks last night's run opens one file: no server, no network, no
+script. Charts are inline SVG drawn here (horizontal bars: a chart of counts
+by name needs nothing more, and matplotlib stays an optional extra). The page
+is built from the run's totals (the summary) and from the output folders:
+
+- rejected rows: counts by reason from the summary, up to
+  :data:`EXAMPLES` example rows per reason read from ``errors/`` (reading stops
+  once every reason has its examples);
+- mismatches (``audit``): the rows of ``results/`` whose ``mismatch`` is true,
+  by size (chips that differ, summed over seats, in decades), by seat, and the
+  ten largest; the other rows are not read (the ``mismatch`` column first);
+- chips in, paid and raked, and the identities the run checks
+  (rows in = settled + rejected, chips in = paid + raked);
+- per game and per input, and how long each part took.
+"""
+
+from __future__ import annotations
+
+import datetime
+import html
+import json
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from . import storage
+
+EXAMPLES = 3  # example rows per rejection reason
+LARGEST = 10  # mismatched hands listed
+SLOWEST = 25  # parts drawn in the timing chart
+
+_CSS = """
+body { font: 15px/1.45 system-ui, sans-serif; margin: 24px auto; max-width: 1100px; color: #1a1a1a; }
+h1 { font-size: 24px; margin-bottom: 4px; } h2 { font-size: 19px; margin-top: 32px;
+  border-bottom: 1px solid #ccc; padding-bottom: 4px; }
+.meta { color: #555; } .ok { color: #1b7a1b; } .bad { color: #b00020; font-weight: 600; }
+table { border-collapse: collapse; margin: 8px 0; } td, th { padding: 3px 10px; border-bottom: 1px solid #e4e4e4; }
+th { text-align: left; background: #f4f4f4; } td.n { text-align: right; font-variant-numeric: tabular-nums; }
+.cards { display: flex; flex-wrap: wrap; gap: 12px; } .card { border: 1px solid #ddd; border-radius: 6px;
+  padding: 8px 14px; min-width: 140px; } .card b { display: block; font-size: 22px; }
+code { font-size: 13px; } svg text { font: 13px system-ui, sans-serif; }
+"""
+
+
+def write_report(out: str, summary: dict) -> str:
+    """Write ``out/report.html`` from the run's summary and output folders; returns its path."""
+    page = render(
+        summary, reject_examples(out, summary), mismatch_breakdown(out) if summary.get("mismatches") else None
+    )
+    path = storage.join(out, "report.html")
+    storage.write_text(path, page)
+    return path
+
+
+def render(summary: dict, examples: dict[str, list[dict]], mismatches: dict | None) -> str:
+    """The page's HTML (a pure function of its inputs, so a test can build one without a run)."""
+    opts = summary.get("options", {})
+    when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    parts = [
+        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
+        "<title>cardbatch run report</title>",
+        f"<style>{_CSS}</style></head><body>",
+        "<h1>cardbatch run report</h1>",
+        f"<p class='meta'>cardbatch {_e(summary.get('cardbatch_version', '?'))}, written {when}; "
+        f"{summary.get('files', 0):,} input files in {summary.get('parts', 0):,} parts "
+        f"({summary.get('parts_reused', 0):,} reused from an earlier run); policy "
+        f"<code>{_e(opts.get('policy', '?'))}</code>, rake <code>{_e(opts.get('rake_pct') or 'none')}</code>, "
+        f"rules <code>{_e(opts.get('rules', '?'))}</code>.</p>",
+        _totals(summary),
+        _by_game(summary),
+        _by_input(summary),
+        _rejects(summary, examples),
+        _mismatch_section(summary, mismatches),
+        _timings(summary),
+        "</body></html>",
+    ]
+    return "\n".join(parts)
+
+
+def _e(value) -> str:
+    return html.escape(str(value))
+
+
+def _n(value) -> str:
+    return f"{value:,}" if isinstance(value, int) else _e(value)
+
+
+def _table(head: list[str], rows: list[list], numeric: set[int] = frozenset()) -> str:
+    th = "".join(f"<th>{_e(h)}</th>" for h in head)
+    body = "".join(
+        "<tr>"
+        + "".join(f"<td class='n'>{_n(v)}</td>" if i in numeric else f"<td>{_e(v)}</td>" for i, v in enumerate(r))
+        + "</tr>"
+        for r in rows
+    )
+    return f"<table><tr>{th}</tr>{body}</table>"
+
+
+def bars(items: list[tuple[str, float]], unit: str, title: str) -> str:
+    """A horizontal bar chart as inline SVG: one bar per ``(label, value)``, the value written
+    at the bar's end in ``unit``; ``title`` is the chart's accessible name."""
+    if not items:
+        return ""
+    width, label_w, row_h = 900, 260, 24
+    top = max(v for _, v in items) or 1
+    height = row_h * len(items) + 8
+    rows = []
+    for i, (label, value) in enumerate(items):
+        y = 4 + i * row_h
+        w = (width - label_w - 140) * value / top
+        shown = f"{value:,.3f}" if isinstance(value, float) else f"{value:,}"
+        rows.append(
+            f"<text x='{label_w - 8}' y='{y + 16}' text-anchor='end'>{_e(label)}</text>"
+            f"<rect x='{label_w}' y='{y + 3}' width='{w:.1f}' height='{row_h - 7}' fill='#4472c4'/>"
+            f"<text x='{label_w + w + 6:.1f}' y='{y + 16}'>{shown} {_e(unit)}</text>"
+        )
+    return (
+        f"<svg role='img' aria-label='{_e(title)}' width='{width}' height='{height}' "
+        f"viewBox='0 0 {width} {height}' xmlns='http://www.w3.org/2000/svg'><title>{_e(title)}</title>"
+        + "".join(rows)
+        + "</svg>"
+    )
+
+
+def _check(ok: bool, text: str) -> str:
+    return f"<li class='{'ok' if ok else 'bad'}'>{'✓' if ok else '✗'} {_e(text)}</li>"
+
+
+def _totals(s: dict) -> str:
+    read, settled, rejected = s.get("rows_read", 0), s.get("rows_settled", 0), s.get("rows_rejected", 0)
+    chips_in, paid, raked = s.get("chips_in", 0), s.get("chips_paid", 0), s.get("chips_raked", 0)
+    cards = [
+        ("rows read", read),
+        ("rows settled", settled),
+        ("rows rejected", rejected),
+        ("mismatches", s.get("mismatches", 0)),
+        ("chips in", chips_in),
+        ("chips paid", paid),
+        ("chips raked", raked),
+    ]
+    if "coins_moved" in s:
+        cards += [("2v2 coins moved", s["coins_moved"]), ("2v2 fees", s.get("coins_fee", 0))]
+    html_cards = "".join(f"<div class='card'>{_e(k)}<b>{_n(v)}</b></div>" for k, v in cards)
+    checks = (
+        _check(read == settled + rejected, f"rows read {read:,} = settled {settled:,} + rejected {rejected:,}")
+        + _check(chips_in == paid + raked, f"chips in {chips_in:,} = paid {paid:,} + raked {raked:,}")
+        + _check(not s.get("mismatches"), f"{s.get('mismatches', 0):,} recomputed payouts differ from the recorded")
+    )
+    return f"<h2>Totals</h2><div class='cards' id='totals'>{html_cards}</div><ul>{checks}</ul>"
+
+
+_SPLIT = ["rows_read", "rows_settled", "rows_rejected", "mismatches", "chips_in", "chips_paid", "chips_raked"]
+
+
+def _by_game(s: dict) -> str:
+    games = s.get("by_game", {})
+    rows = [[g] + [c.get(k, "") for k in _SPLIT] for g, c in sorted(games.items())]
+    return "<h2>By game</h2>" + _table(["game"] + [k.replace("_", " ") for k in _SPLIT], rows, set(range(1, 8)))
+
+
+def _by_input(s: dict) -> str:
+    keys = ["rows"] + _SPLIT[1:]
+    rows = [[i["path"]] + [i.get(k, "") for k in keys] for i in s.get("inputs", [])]
+    return "<h2>By input</h2>" + _table(["input"] + [k.replace("_", " ") for k in keys], rows, set(range(1, 8)))
+
+
+def _rejects(s: dict, examples: dict[str, list[dict]]) -> str:
+    reasons = sorted(s.get("rejected_by_reason", {}).items(), key=lambda kv: (-kv[1], kv[0]))
+    if not reasons:
+        return "<h2>Rejected rows</h2><p class='ok'>No row was set aside.</p>"
+    rows = []
+    for reason, count in reasons:
+        shown = examples.get(reason, [])
+        first = "; ".join(f"hand {x['hand_id']} ({x['game']}): {x['message']}" for x in shown) or "(no example read)"
+        rows.append([reason, count, first])
+    return (
+        "<h2>Rejected rows by reason</h2>"
+        + bars([(r, c) for r, c in reasons], "rows", "rejected rows by reason")
+        + f"<p>Up to {EXAMPLES} examples per reason; every rejected row is in <code>errors/</code>.</p>"
+        + _table(["reason", "rows", "examples"], rows, {1})
+    )
+
+
+def _mismatch_section(s: dict, m: dict | None) -> str:
+    if not s.get("mismatches"):
+        return "<h2>Mismatches</h2><p class='ok'>Every recorded payout matched (or none was recorded).</p>"
+    largest = [[r["hand_id"], r["game"], r["size"], r["payout"], r["recorded"]] for r in m["largest"]]
+    return (
+        f"<h2>Mismatches ({s['mismatches']:,} hands)</h2>"
+        "<h3>By size: chips that differ, summed over the hand's seats</h3>"
+        + bars(m["by_size"], "hands", "mismatched hands by size")
+        + "<h3>By seat: hands where the seat's payout differs</h3>"
+        + bars(m["by_seat"], "hands", "mismatched hands by seat")
+        + f"<h3>The {len(largest)} largest</h3>"
+        + _table(["hand_id", "game", "chips that differ", "our payout", "recorded"], largest, {0, 2})
+    )
+
+
+def _timings(s: dict) -> str:
+    t = s.get("timings", {})
+    parts = [p for p in t.get("parts", []) if p.get("seconds") is not None]
+    slow = sorted(parts, key=lambda p: -p["seconds"])[:SLOWEST]
+    secs = np.array([p["seconds"] for p in parts]) if parts else np.zeros(0)
+    stats = (
+        f"{len(parts):,} parts run: median {np.median(secs):.3f} s, slowest {secs.max():.3f} s, "
+        f"total {secs.sum():.2f} s of worker time on {s.get('workers', '?')} workers."
+        if parts
+        else "Every part was reused from an earlier run."
+    )
+    head = _table(
+        ["step", "seconds"],
+        [
+            ["compile ahead (numba, cached after the first run)", t.get("compile_ahead_seconds", 0.0)],
+            ["settle the parts", t.get("settle_seconds", "")],
+            ["whole run, this report included", s.get("wall_seconds", "")],
+        ],
+        {1},
+    )
+    return (
+        "<h2>How long each part took</h2>"
+        + head
+        + f"<p>{_e(stats)}</p>"
+        + bars([(_part_label(p), float(p["seconds"])) for p in slow], "s", "seconds per part, slowest first")
+    )
+
+
+def _part_label(part: dict) -> str:
+    """``file.parquet, row group G`` for a part (its name is a hash of the file's identity)."""
+    name = str(part.get("path", "?")).replace("\\", "/").rsplit("/", 1)[-1]
+    return f"{name}, row group {int(part['part'].rsplit('-', 1)[-1])}"
+
+
+def reject_examples(out: str, summary: dict) -> dict[str, list[dict]]:
+    """Up to :data:`EXAMPLES` rows per reason from ``errors/``, reading parts until all are found."""
+    wanted = set(summary.get("rejected_by_reason", {}))
+    found: dict[str, list[dict]] = {}
+    for path, rel in sorted(storage.files_below(storage.join(out, "errors")), key=lambda x: x[1]):
+        if not wanted:
+            break
+        if not rel.endswith(".parquet"):
+            continue
+        t = storage.parquet_file(path).read(columns=["hand_id", "reason", "message"])
+        t = t.filter(pc.is_in(t.column("reason"), pa.array(sorted(wanted), pa.string())))
+        for hand_id, reason, message in zip(*(t.column(c).to_pylist() for c in t.column_names)):
+            if reason in wanted:
+                found.setdefault(reason, []).append({"hand_id": hand_id, "game": _game_of(rel), "message": message})
+                if len(found[reason]) == EXAMPLES:
+                    wanted.discard(reason)
+    return found
+
+
+def _game_of(rel: str) -> str:
+    """The game of a part from its hive folder (``game=G/…``)."""
+    return rel.split("=", 1)[1].split("/", 1)[0] if rel.startswith("game=") else "?"
+
+
+def mismatch_breakdown(out: str) -> dict:
+    """The mismatched rows of ``results/``: counts by size decade and by seat, and the largest."""
+    sizes, seats, largest = [], {}, []
+    for path, rel in sorted(storage.files_below(storage.join(out, "results")), key=lambda x: x[1]):
+        if not rel.endswith(".parquet"):
+            continue
+        pf = storage.parquet_file(path)
+        flag = pf.read(columns=["mismatch"]).column(0)
+        if not pc.any(flag).as_py():
+            continue
+        game = _game_of(rel)
+        t = pf.read(columns=["hand_id", "payout", "recorded_payout", "delta", "recorded_delta"])
+        t = t.filter(pc.fill_null(flag, False))
+        ours = pc.coalesce(t.column("payout"), t.column("delta"))
+        theirs = pc.coalesce(t.column("recorded_payout"), t.column("recorded_delta"))
+        size = _differ(ours, theirs, seats)
+        sizes.append(size)
+        ids = t.column("hand_id").to_numpy(zero_copy_only=False)
+        for k in np.argsort(-size, kind="stable")[:LARGEST]:
+            largest.append(
+                {
+                    "hand_id": int(ids[k]),
+                    "game": game,
+                    "size": int(size[k]),
+                    "payout": json.dumps(ours[int(k)].as_py()),
+                    "recorded": json.dumps(theirs[int(k)].as_py()),
+                }
+            )
+    size = np.concatenate(sizes) if sizes else np.zeros(0, np.int64)
+    largest = sorted(largest, key=lambda r: (-r["size"], r["hand_id"]))[:LARGEST]
+    return {
+        "by_size": _decades(size),
+        "by_seat": [(f"seat {k}", v) for k, v in sorted(seats.items())],
+        "largest": largest,
+    }
+
+
+def _differ(ours: pa.ChunkedArray, theirs: pa.ChunkedArray, seats: dict[int, int]) -> np.ndarray:
+    """Chips that differ per row, summed over seats (a null or a seat missing on one side counts
+    as 0), counting into ``seats`` the rows where each seat differs."""
+    ours, theirs = ours.combine_chunks(), theirs.combine_chunks()
+    width = int(max(pc.max(pc.list_value_length(ours)).as_py() or 0, pc.max(pc.list_value_length(theirs)).as_py() or 0))
+    out = np.zeros(len(ours), np.int64)
+    for seat in range(width):  # a column per seat: rows x seats stays small, no Python row loop
+        a = _seat(ours, seat)
+        b = _seat(theirs, seat)
+        differs = a != b
+        out += np.abs(a - b)
+        if differs.any():
+            seats[seat] = seats.get(seat, 0) + int(differs.sum())
+    return out
+
+
+def _seat(lists: pa.Array, seat: int) -> np.ndarray:
+    """Element ``seat`` of every list as int64, 0 where the list is null, shorter or the element null."""
+    lengths = pc.fill_null(pc.list_value_length(lists), 0).to_numpy(zero_copy_only=False)
+    has = lengths > seat
+    out = np.zeros(len(lists), np.int64)
+    if has.any():
+        picked = pc.list_element(lists.filter(pa.array(has)), seat)
+        out[has] = pc.fill_null(picked, 0).to_numpy(zero_copy_only=False)
+    return out
+
+
+def _decades(size: np.ndarray) -> list[tuple[str, int]]:
+    """Counts of sizes in decades: 0, 1-9, 10-99, …"""
+    if size.size == 0:
+        return []
+    edges = [0, 1] + [10**k for k in range(1, int(np.log10(max(size.max(), 1))) + 2)]
+    out = [("0 chips (seat count differs)", int((size == 0).sum()))] if (size == 0).any() else []
+    for lo, hi in zip(edges[1:], edges[2:]):
+        count = int(((size >= lo) & (size < hi)).sum())
+        if count:
+            out.append((f"{lo:,}-{hi - 1:,} chips", count))
+    return out
