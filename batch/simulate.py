@@ -4,14 +4,13 @@ Each round seats the players who can still play at random tables, deals from
 :mod:`cardbatch.kernels.decks`, scores with the evaluators and moves coins with the
 settlement kernels, vectorised over all tables of the round.
 
-Behaviour model (the simplest that gives multi-way pots, folds and all-ins):
+Behaviour:
 
-- card games: everyone at a table posts ``base`` (or what it has). Each seat
-  then folds with probability ``fold_p`` (doubled for a hand in the weaker
-  half of the value scale), goes all in with probability ``allin_p``, and
-  otherwise adds ``base * U{0..bet_max}`` more, capped by its balance. At
-  least one seat stays in. Pots are settled by :func:`cardbatch.kernels.pots.settle`
-  with the room's rake.
+- card games: the betting model of :mod:`cardbatch.batch.behaviour` (seat
+  counts, fold and all-in rates by hand strength, bet sizes in base units, per
+  street), from the flags (``--fold-p``, ``--allin-p``, ``--bet-max``) or
+  fitted to recorded hands (``--behaviour-from``). Pots are settled by
+  :func:`cardbatch.kernels.pots.settle_detailed` with the room's rake.
 - ``team2v2``: each seat doubles (x2) with probability ``double_p`` and again
   (x4) with the same probability, is AFK with probability ``afk_p``, the
   winning team is a coin flip; :func:`cardbatch.kernels.team.settle_2v2` moves the
@@ -21,6 +20,13 @@ A player whose balance falls below ``base`` (card games) or to 0 (2v2) is
 bankrupt: it leaves, or rebuys its starting balance with ``--rebuy``.
 Conservation holds every round: coins in play + fees and rake collected =
 starting coins + rebuys.
+
+Comparing rooms: :func:`simulate_rooms` plays several rooms, each several
+times (replicates). Replicate r of every room uses the same seed, so the rooms
+start from the same population and meet the same random numbers: round k's
+table i gets deck ``k * tables_per_round + i`` and every random draw comes from
+a generator keyed by (seed, round, purpose), so a difference between rooms is
+the rooms' and not the dice's (common random numbers).
 """
 
 from __future__ import annotations
@@ -32,13 +38,29 @@ from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from cardbatch.kernels import decks as kdecks
 from cardbatch.kernels import holdem, pots, team, threecard
 
+from . import behaviour as bh
 from .progress import progress
 from .room import Room
+
+METRICS = (
+    "tables",
+    "coins_in_play",
+    "fees_collected",
+    "rebuys",
+    "bankrupt",
+    "gini",
+    "median_balance",
+    "top1pct_balance",
+)
+SHARES = ("fee_sink_pct", "coins_in_play_pct", "rebuys_pct", "bankrupt_pct")
+# the purposes of the per-round random generators (common random numbers across rooms)
+_SEATING, _SEATS, _BUTTON, _TEAM, _BET, _DECIDE = 0, 1, 2, 3, 10, 20
 
 
 def gini(balances: np.ndarray, presorted: bool = False) -> float:
@@ -51,148 +73,368 @@ def gini(balances: np.ndarray, presorted: bool = False) -> float:
     return float((2 * np.arange(1, n + 1) - n - 1) @ x / (n * total))
 
 
-def _seat_players(rng, can_play: np.ndarray, tables: int, seats: int) -> np.ndarray:
-    """``[t, seats]`` player indices drawn at random from those who can play (t <= tables)."""
-    pool = np.flatnonzero(can_play)
-    t = min(tables, pool.size // seats)
-    return rng.permutation(pool)[: t * seats].reshape(t, seats)
+def _rng(seed: int, r: int, purpose: int) -> np.random.Generator:
+    return np.random.default_rng([seed, r, purpose])
 
 
-def _round_cards(room: Room, rng, balance: np.ndarray, seated: np.ndarray, deck_start: int) -> tuple[np.ndarray, int]:
-    """One round of a card game: (delta per seat ``[t, S]``, rake collected)."""
-    t, S = seated.shape
-    deck = kdecks.deal_decks(t, room.seed, deck_start)
-    if room.game == "zjh":
-        hands = kdecks.deal_zjh(deck, S)
-        values = threecard.evaluate(hands.reshape(t * S, 3), room.rules).reshape(t, S)
-        weak = values < np.median(threecard.lookup_of(room.rules)[threecard.lookup_of(room.rules) >= 0])
-    else:
-        hole, board = kdecks.deal_holdem(deck, S)
-        seven = np.concatenate([hole, np.repeat(board[:, None, :], S, axis=1)], axis=2).reshape(t * S, 7)
-        values = holdem.evaluate(seven).astype(np.int64).reshape(t, S)
-        weak = (values >> 20) == 0
-    bal = balance[seated]
-    contrib = np.minimum(bal, room.base)
-    u = rng.random((t, S))
-    fold = u < np.where(weak, 2 * room.fold_p, room.fold_p)
-    allin = ~fold & (u > 1 - room.allin_p)
-    extra = room.base * rng.integers(0, room.bet_max + 1, (t, S))
-    contrib = np.where(allin, bal, np.where(fold, contrib, np.minimum(bal, contrib + extra)))
-    all_fold = fold.all(axis=1)
-    fold[all_fold, np.argmax(values[all_fold], axis=1)] = False
-    live = ~fold
-    # a folded seat cannot have put in more than every live seat (it would have been called or returned)
-    live_max = np.where(live, contrib, 0).max(axis=1, keepdims=True)
-    contrib = np.where(fold, np.minimum(contrib, live_max), contrib)
-    button = rng.integers(0, S, t)
-    opts = {}
-    if room.rake_pct is not None:
-        opts = {"rake_pct": room.rake_pct, "rake_cap": room.rake_cap}
-    d = pots.settle_detailed(contrib, live, values, button, detail=False, **opts)
-    return d.payout - contrib, int(d.rake.sum())
+def _seat_players(rng, can_play: np.ndarray, sizes: np.ndarray, seats: int) -> np.ndarray:
+    """``[t, seats]`` player indices (-1: no seat) for tables of ``sizes`` seats drawn from those who
+    can play, as many tables as the pool fills."""
+    pool = rng.permutation(np.flatnonzero(can_play))
+    t = int(np.searchsorted(np.cumsum(sizes), pool.size, side="right"))
+    sizes = sizes[:t]
+    out = np.full((t, seats), -1, np.int64)
+    out[np.arange(seats)[None, :] < sizes[:, None]] = pool[: int(sizes.sum())]
+    return out
 
 
-def _round_team(room: Room, rng, balance: np.ndarray, seated: np.ndarray) -> tuple[np.ndarray, int]:
+@dataclasses.dataclass
+class _Hands:
+    """One round's hands as the settle format wants them (for ``--write-hands``)."""
+
+    present: np.ndarray
+    cards: np.ndarray
+    board: np.ndarray | None
+    contrib: np.ndarray  # [t, K, S]
+    folded: np.ndarray
+    payout: np.ndarray
+    stack: np.ndarray
+    button: np.ndarray
+
+
+def _round_cards(room: Room, model: tuple, seed: int, r: int, balance: np.ndarray) -> tuple:
+    """One round of a card game: (seated ``[t, S]``, delta per seat ``[t, S]``, rake, the hands)."""
+    seat_p, fold_p, allin_p, bet_p = model
+    S = seat_p.size + 1
+    sizes = 2 + _rng(seed, r, _SEATS).choice(seat_p.size, room.tables_per_round, p=seat_p)
+    seated = _seat_players(_rng(seed, r, _SEATING), balance >= room.base, sizes, S)
     t = seated.shape[0]
+    present = seated >= 0
+    deck = kdecks.deal_decks(t, seed, r * room.tables_per_round)
+    board = None
+    if room.game == "zjh":
+        cards = kdecks.deal_zjh(deck, S)
+        values = threecard.evaluate(cards.reshape(t * S, 3), room.rules).reshape(t, S)
+    else:
+        cards, board = kdecks.deal_holdem(deck, S)
+        seven = np.concatenate([cards, np.repeat(board[:, None, :], S, axis=1)], axis=2).reshape(t * S, 7)
+        values = holdem.evaluate(seven).astype(np.int64).reshape(t, S)
+    quart = bh.quartiles(values, room.game, room.rules)
+    stack = np.where(present, balance[np.maximum(seated, 0)], 0)
+    K = fold_p.shape[0]
+    contrib = np.zeros((t, K, S), np.int64)
+    contrib[:, 0] = np.minimum(stack, room.base)  # the ante
+    put = contrib[:, 0].copy()
+    live = present.copy()
+    rows = np.arange(t)
+    for s in range(K):
+        active = live & (put < stack)
+        played = active.sum(axis=1) >= 2
+        bet = room.base * _rng(seed, r, _BET + s).choice(bet_p.shape[1], t, p=bet_p[s])
+        u = _rng(seed, r, _DECIDE + s).random((t, S))
+        decide = active & played[:, None]
+        fold = decide & (bet > 0)[:, None] & (u < fold_p[s][quart])
+        shove = decide & ~fold & (u > 1 - allin_p[s][quart])
+        nobody = played & ~(live & ~fold).any(axis=1)
+        stays = np.argmax(np.where(active, values, -2), axis=1)
+        fold[rows[nobody], stays[nobody]] = False  # someone has to stay in: the strongest
+        call = decide & ~fold & ~shove
+        add = np.where(shove, stack - put, np.where(call, np.minimum(bet[:, None], stack - put), 0))
+        contrib[:, s] += add
+        put += add
+        live &= ~fold
+    # a folded seat cannot have put in more than every live seat (it would have been called or returned)
+    live_max = np.where(live, put, 0).max(axis=1, keepdims=True)
+    capped = np.minimum(np.cumsum(contrib, axis=1), np.where(live, put, live_max)[:, None, :])
+    contrib = np.diff(capped, axis=1, prepend=0)
+    total = capped[:, -1]
+    button = (_rng(seed, r, _BUTTON).random(t) * present.sum(axis=1)).astype(np.int64)
+    opts = {"rake_pct": room.rake_pct, "rake_cap": room.rake_cap} if room.rake_pct is not None else {}
+    d = pots.settle_detailed(total, live, values, button, detail=False, **opts)
+    hands = _Hands(present, cards, board, contrib, ~live & present, d.payout, stack, button)
+    return seated, d.payout - total, int(d.rake.sum()), hands
+
+
+def _round_team(room: Room, seed: int, r: int, balance: np.ndarray) -> tuple:
+    sizes = np.full(room.tables_per_round, 4)
+    seated = _seat_players(_rng(seed, r, _SEATING), balance >= 1, sizes, 4)
+    t = seated.shape[0]
+    rng = _rng(seed, r, _TEAM)
     mult = 1 * np.where(rng.random((t, 4)) < room.double_p, 2, 1) * np.where(rng.random((t, 4)) < room.double_p, 2, 1)
     afk = rng.random((t, 4)) < room.afk_p
     winner = rng.integers(0, 2, t)
     delta, fee = team.settle_2v2(balance[seated], mult, afk, winner, room.base, room.double, room.fee, caps=room.caps)
-    return delta - fee, int(fee.sum())
+    return seated, delta - fee, int(fee.sum()), None
 
 
-def simulate(room: Room, out_dir: str | None = None, quiet: bool = True, verbose: bool = False) -> dict:
-    """Run the simulation; returns the summary and (with ``out_dir``) writes the outputs."""
-    rng = np.random.default_rng(room.seed)
-    seats = 4 if room.game == "team2v2" else room.seats
+def behaviour_of(room: Room) -> bh.Behaviour:
+    """The room's betting model from its flags (card games)."""
+    return bh.from_flags(room.game, room.seats, room.fold_p, room.allin_p, room.bet_max)
+
+
+def play(room: Room, seed: int, model: bh.Behaviour | None = None, hands_to=None, bar=None) -> tuple:
+    """Play one room with one seed: (rows of :data:`METRICS` per round, final balances).
+    ``hands_to(round, seated, hands)`` receives each round's hands (card games)."""
+    arrays = (model or behaviour_of(room)).arrays() if room.game != "team2v2" else None
     balance = np.full(room.players, room.start_balance, np.int64)
     start_total = int(balance.sum())
-    collected = 0
-    rebuys = 0
-    games = 0
+    floor = 1 if room.game == "team2v2" else room.base
+    collected = rebuys = 0
     rows = []
-    t0 = time.perf_counter()
-    deck_start = 0
-    with progress(total=room.rounds, desc="simulate", unit="round", quiet=quiet, verbose=verbose) as bar:
-        for r in range(room.rounds):
-            floor = 1 if room.game == "team2v2" else room.base
-            seated = _seat_players(rng, balance >= floor, room.tables_per_round, seats)
-            if seated.size:
-                if room.game == "team2v2":
-                    delta, take = _round_team(room, rng, balance, seated)
-                else:
-                    delta, take = _round_cards(room, rng, balance, seated, deck_start)
-                    deck_start += seated.shape[0]
-                balance[seated.reshape(-1)] += delta.reshape(-1)  # a player sits once per round
-                collected += take
-                games += seated.shape[0]
+    for r in range(room.rounds):
+        if room.game == "team2v2":
+            seated, delta, take, hands = _round_team(room, seed, r, balance)
+        else:
+            seated, delta, take, hands = _round_cards(room, arrays, seed, r, balance)
+        sat = seated >= 0
+        balance[seated[sat]] += delta[sat]  # a player sits once per round
+        collected += take
+        if hands_to is not None and hands is not None:
+            hands_to(r, seated, hands)
+        broke = balance < floor
+        if room.rebuy and broke.any():
+            rebuys += int((room.start_balance - balance[broke]).sum())
+            balance[broke] = room.start_balance
             broke = balance < floor
-            if room.rebuy and broke.any():
-                rebuys += int((room.start_balance - balance[broke]).sum())
-                balance[broke] = room.start_balance
-                broke = balance < floor
-            in_play = int(balance.sum())
-            if in_play + collected != start_total + rebuys:
-                raise AssertionError(f"round {r}: coins not conserved")
-            ordered = np.sort(balance)
-            rows.append(
-                (
-                    r,
-                    in_play,
-                    collected,
-                    int(broke.sum()),
-                    gini(ordered, presorted=True),
-                    float(ordered[(ordered.size - 1) // 2] + ordered[ordered.size // 2]) / 2,
-                    float(ordered[min(ordered.size - 1, int(0.99 * ordered.size))]),
-                    int(seated.shape[0]) if seated.size else 0,
-                    rebuys,
-                )
-            )
-            bar.update(1)
-    wall = time.perf_counter() - t0
-    series = pa.table(
-        dict(
-            zip(
-                (
-                    "round",
-                    "coins_in_play",
-                    "fees_collected",
-                    "bankrupt",
-                    "gini",
-                    "median_balance",
-                    "top1pct_balance",
-                    "tables",
-                    "rebuys",
-                ),
-                map(list, zip(*rows)),
+        in_play = int(balance.sum())
+        if in_play + collected != start_total + rebuys:
+            raise AssertionError(f"round {r}: coins not conserved")
+        ordered = np.sort(balance)
+        rows.append(
+            (
+                int(seated.shape[0]),
+                in_play,
+                collected,
+                rebuys,
+                int(broke.sum()),
+                gini(ordered, presorted=True),
+                float(ordered[(ordered.size - 1) // 2] + ordered[ordered.size // 2]) / 2,
+                float(ordered[min(ordered.size - 1, int(0.99 * ordered.size))]),
             )
         )
-    )
+        if bar is not None:
+            bar.update(1)
+    return rows, balance
+
+
+def _series(rows: list[tuple], room: Room, name: str, replicate: int) -> pa.Table:
+    """One room's rounds as the tidy table's rows: ids, :data:`METRICS`, then :data:`SHARES`."""
+    col = {m: np.array([row[i] for row in rows]) for i, m in enumerate(METRICS)}
+    n = len(rows)
+    start = room.players * room.start_balance
+    supply = start + col["rebuys"] if n else np.zeros(0)
+    shares = {
+        "fee_sink_pct": 100 * col["fees_collected"] / np.maximum(supply, 1),
+        "coins_in_play_pct": 100 * col["coins_in_play"] / start,
+        "rebuys_pct": 100 * col["rebuys"] / start,
+        "bankrupt_pct": 100 * col["bankrupt"] / room.players,
+    }
+    ids = {
+        "room": pa.array([name] * n, pa.string()).dictionary_encode(),
+        "replicate": pa.array(np.full(n, replicate, np.int32)),
+        "round": pa.array(np.arange(n, dtype=np.int32)),
+    }
+    types = {"gini": pa.float64(), "median_balance": pa.float64(), "top1pct_balance": pa.float64()}
+    data = {m: pa.array(col[m], types.get(m, pa.int64())) for m in METRICS}
+    return pa.table({**ids, **data, **{k: pa.array(v, pa.float64()) for k, v in shares.items()}})
+
+
+def simulate(
+    room: Room,
+    out_dir: str | None = None,
+    quiet: bool = True,
+    verbose: bool = False,
+    model: bh.Behaviour | None = None,
+    hands_path: str | None = None,
+) -> dict:
+    """Run one room once; returns the summary and (with ``out_dir``) writes the outputs
+    (``hands_path``: also every hand played, in the settle format)."""
+    t0 = time.perf_counter()
+    writer = _HandsWriter(hands_path, room) if hands_path else None
+    try:
+        with progress(total=room.rounds, desc="simulate", unit="round", quiet=quiet, verbose=verbose) as bar:
+            rows, balance = play(room, room.seed, model, writer.write if writer else None, bar)
+        if writer:
+            writer.close()
+    except BaseException:
+        if writer:
+            writer.abort()
+        raise
+    wall = time.perf_counter() - t0
+    series = _series(rows, room, "room", 0)
+    games = int(pc.sum(series.column("tables")).as_py() or 0)
     summary = {
         "game": room.game,
         "players": room.players,
         "rounds": room.rounds,
         "tables": games,
-        "start_coins": start_total,
+        "start_coins": room.players * room.start_balance,
         "final_coins": int(balance.sum()),
-        "fees_collected": collected,
-        "rebuys": rebuys,
-        "bankrupt": int(series.column("bankrupt")[-1].as_py()) if rows else 0,
-        "final_gini": rows[-1][4] if rows else 0.0,
+        "fees_collected": rows[-1][2] if rows else 0,
+        "rebuys": rows[-1][3] if rows else 0,
+        "bankrupt": rows[-1][4] if rows else 0,
+        "final_gini": rows[-1][5] if rows else 0.0,
         "wall_seconds": round(wall, 3),
         "tables_per_second": round(games / wall) if wall > 0 else None,
         "room": dataclasses.asdict(room),
     }
+    if room.game != "team2v2":
+        summary["behaviour"] = (model or behaviour_of(room)).describe()
+    if hands_path:
+        summary["hands_written"] = hands_path
     if out_dir:
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)
         pq.write_table(series, out / "rounds.parquet")
         pq.write_table(pa.table({"player": np.arange(room.players), "balance": balance}), out / "players.parquet")
-        summary["plots"] = _plots(series, balance, out, room, start_total)
+        summary["plots"] = _plots(series, balance, out, room, room.players * room.start_balance)
         (out / "summary.json").write_text(json.dumps(summary, indent=1))
     summary["_balance"] = balance
     summary["_series"] = series
     return summary
+
+
+def simulate_rooms(
+    rooms: list[tuple[str, Room]],
+    replicates: int,
+    out_dir: str | None = None,
+    quiet: bool = True,
+    verbose: bool = False,
+    model: bh.Behaviour | None = None,
+    workers: int | None = None,
+) -> dict:
+    """Play every room ``replicates`` times (replicate r: seed ``room.seed + r`` in every room) and
+    write one tidy table ``rounds.parquet`` (room, replicate, round, metrics), the final balances,
+    a comparison figure and a summary with each room's final metrics across replicates.
+    ``workers``: processes that play the (room, replicate) runs side by side (default: one per core)."""
+    import os
+
+    t0 = time.perf_counter()
+    jobs = [(i, rep) for i in range(len(rooms)) for rep in range(replicates)]
+    workers = max(1, min(workers or os.cpu_count() or 1, len(jobs)))
+    done: dict[tuple[int, int], tuple] = {}
+    with progress(total=len(jobs), desc="simulate", unit="run", quiet=quiet, verbose=verbose) as bar:
+        if workers == 1:
+            for i, rep in jobs:
+                done[i, rep] = play(rooms[i][1], rooms[i][1].seed + rep, model)
+                bar.update(1)
+        else:
+            import concurrent.futures as cf
+
+            from .lifecycle import process_pool
+
+            with process_pool(workers, 1) as pool:
+                futures = {pool.submit(play, rooms[i][1], rooms[i][1].seed + rep, model): (i, rep) for i, rep in jobs}
+                for f in cf.as_completed(futures):
+                    done[futures[f]] = f.result()
+                    bar.update(1)
+    wall = time.perf_counter() - t0
+    tables = [_series(done[i, rep][0], rooms[i][1], rooms[i][0], rep) for i, rep in jobs]
+    finals = [(rooms[i][0], rep, done[i, rep][1]) for i, rep in jobs]
+    series = pa.concat_tables(tables, promote_options="permissive").unify_dictionaries()
+    games = int(pc.sum(series.column("tables")).as_py() or 0)
+    summary = {
+        "rooms": [_room_summary(name, room, rooms[0][1], series) for name, room in rooms],
+        "replicates": replicates,
+        "tables": games,
+        "workers": workers,
+        "wall_seconds": round(wall, 3),
+        "tables_per_second": round(games / wall) if wall > 0 else None,
+    }
+    if model is not None or rooms[0][1].game != "team2v2":
+        summary["behaviour"] = (model or behaviour_of(rooms[0][1])).describe()
+    if out_dir:
+        out = Path(out_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        pq.write_table(series, out / "rounds.parquet")
+        balances = pa.table(
+            {
+                "room": pa.array([n for n, _, b in finals for _ in range(b.size)], pa.string()).dictionary_encode(),
+                "replicate": pa.array(np.concatenate([np.full(b.size, r, np.int32) for _, r, b in finals])),
+                "player": pa.array(np.concatenate([np.arange(b.size) for _, _, b in finals])),
+                "balance": pa.array(np.concatenate([b for _, _, b in finals])),
+            }
+        )
+        pq.write_table(balances, out / "players.parquet")
+        summary["plots"] = _comparison_plot(series, rooms, replicates, out)
+        (out / "summary.json").write_text(json.dumps(summary, indent=1))
+    summary["_series"] = series
+    return summary
+
+
+def _room_summary(name: str, room: Room, first: Room, series: pa.Table) -> dict:
+    """A room's parameters that differ from the first room's, and its last round's metrics
+    across replicates (mean, min, max)."""
+    mine = series.filter(pc.equal(series.column("room").cast(pa.string()), name))
+    last = mine.filter(pc.equal(mine.column("round"), room.rounds - 1))
+    final = {}
+    for m in ("fee_sink_pct", "coins_in_play_pct", "rebuys_pct", "bankrupt_pct", "gini", "median_balance"):
+        v = last.column(m).to_numpy()
+        if v.size:
+            final[m] = {
+                "mean": round(float(v.mean()), 4),
+                "min": round(float(v.min()), 4),
+                "max": round(float(v.max()), 4),
+            }
+    changed = {k: v for k, v in dataclasses.asdict(room).items() if v != getattr(first, k)}
+    return {"room": name, "changes": changed, "room_params": dataclasses.asdict(room), "final_round": final}
+
+
+class _HandsWriter:
+    """Every hand a card-game run plays, in the settle format (data/FORMAT.md), plus ``stack``
+    (chips before the hand) and ``player_id`` (the room's player index): a log that ``cardbatch
+    settle`` settles to the same payouts and ``--behaviour-from`` fits. Written under a temporary
+    name and renamed when complete."""
+
+    def __init__(self, path: str, room: Room):
+        if room.game == "team2v2":
+            raise ValueError("--write-hands: only card games (zjh, holdem) play hands")
+        from . import storage
+
+        self.storage, self.path, self.room = storage, path, room
+        self.tmp = storage.temporary_for(path)
+        self.writer = None
+
+    def write(self, r: int, seated: np.ndarray, h: _Hands) -> None:
+        t, K, S = h.contrib.shape
+        n = h.present.sum(axis=1)
+
+        def listed(values: np.ndarray, per: int, typ: pa.DataType) -> pa.Array:
+            offsets = np.zeros(t + 1, np.int32)
+            np.cumsum(n * per, out=offsets[1:])
+            return pa.ListArray.from_arrays(pa.array(offsets), pa.array(values, typ))
+
+        cols = {
+            "hand_id": pa.array(r * self.room.tables_per_round + np.arange(t, dtype=np.int64)),
+            "game": pa.array([self.room.game] * t, pa.string()).dictionary_encode(),
+            "button": pa.array(h.button.astype(np.int8)),
+            "cards": listed(h.cards[h.present].reshape(-1).astype(np.uint8), h.cards.shape[2], pa.uint8()),
+        }
+        if h.board is not None:
+            cols["board"] = pa.FixedSizeListArray.from_arrays(pa.array(h.board.reshape(-1).astype(np.uint8)), 5)
+            cols["contrib_street"] = listed(
+                h.contrib[np.broadcast_to(h.present[:, None, :], h.contrib.shape)], K, pa.int64()
+            )
+        else:
+            cols["contrib"] = listed(h.contrib[:, 0][h.present], 1, pa.int64())
+        cols["folded"] = listed(h.folded[h.present], 1, pa.bool_())
+        cols["payout"] = listed(h.payout[h.present], 1, pa.int64())
+        cols["stack"] = listed(h.stack[h.present], 1, pa.int64())
+        cols["player_id"] = listed(seated[h.present], 1, pa.int64())
+        table = pa.table(cols)
+        if self.writer is None:
+            self.writer = self.storage.parquet_writer(self.tmp, table.schema)
+        self.writer.write_table(table)
+
+    def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+            self.storage.publish(self.tmp, self.path)
+
+    def abort(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+            self.storage.delete(self.tmp)
 
 
 def _room_line(room: Room) -> str:
@@ -263,6 +505,76 @@ def _plots(series: pa.Table, balance: np.ndarray, out: Path, room: Room, start_t
     ax.set(title=f"Final balances after {len(rounds)} rounds", xlabel="coins", ylabel="players (log scale)")
     ax.legend()
     path = out / "economy.png"
+    fig.savefig(path)
+    plt.close(fig)
+    return [str(path)]
+
+
+_PANELS = (
+    ("fee_sink_pct", "Fee and rake sink", "collected, % of the coin supply"),
+    ("coins_in_play_pct", "Coins in play", "% of the starting coins"),
+    ("rebuys_pct", "Coins rebought (cumulative)", "% of the starting coins"),
+    ("bankrupt_pct", "Bankrupt players", "% of players"),
+    ("gini", "Inequality of balances", "Gini coefficient (0 equal, 1 one holds all)"),
+    ("median_balance", "Median player's balance", "coins"),
+)
+
+
+def _comparison_plot(series: pa.Table, rooms: list[tuple[str, Room]], replicates: int, out: Path) -> list[str] | str:
+    """``comparison.png``: each metric over rounds, a line per room (the median across replicates)
+    with a band from the lowest to the highest replicate."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return "skipped: matplotlib is not installed (pip install 'cardbatch[plots]')"
+    first = rooms[0][1]
+    varied = sorted({k for _, room in rooms for k, v in dataclasses.asdict(room).items() if v != getattr(first, k)})
+    plt.rcParams.update({"font.size": 11, "axes.titlesize": 13})
+    fig, axes = plt.subplots(2, 3, figsize=(17, 9.5), dpi=100, layout="constrained")
+    differ = ", ".join(k.replace("_", "-") for k in varied) or "nothing"
+    fig.suptitle(
+        f"cardbatch simulate — {len(rooms)} rooms x {replicates} replicates (same players and deals per replicate); "
+        f"rooms differ in: {differ}\nfirst room: {_room_line(first)}",
+        fontsize=13,
+    )
+    names = series.column("room").cast(pa.string()).to_numpy(zero_copy_only=False)
+    rounds_col = series.column("round").to_numpy()
+    reps = series.column("replicate").to_numpy()
+    for (metric, title, unit), ax in zip(_PANELS, axes.flat):
+        values = series.column(metric).to_numpy()
+        for i, (name, room) in enumerate(rooms):
+            mine = names == name
+            grid = np.full((replicates, room.rounds), np.nan)
+            grid[reps[mine], rounds_col[mine]] = values[mine]
+            x = np.arange(room.rounds)
+            color = f"C{i % 10}"
+            ax.plot(x, np.nanmedian(grid, axis=0), color=color, label=name)
+            if replicates > 1:
+                ax.fill_between(x, np.nanmin(grid, axis=0), np.nanmax(grid, axis=0), color=color, alpha=0.2)
+        if metric == "median_balance":
+            ax.axhline(
+                first.start_balance, color="gray", linestyle=":", label=f"starting balance ({first.start_balance:,})"
+            )
+        ax.set(title=title, xlabel="round", ylabel=unit)
+        if metric == "gini":
+            ax.set_ylim(0, 1)
+        elif not np.nanmax(np.abs(values), initial=0):  # all zero: a flat line on a 0..1 axis, said in words
+            ax.set_ylim(0, 1)
+            ax.text(
+                0.5,
+                0.5,
+                "0 in every room" + (" (no --rebuy)" if metric == "rebuys_pct" else ""),
+                transform=ax.transAxes,
+                ha="center",
+                fontsize=12,
+            )
+    handles, labels = axes.flat[-1].get_legend_handles_labels()
+    band = " (line: median of the replicates; band: lowest to highest)" if replicates > 1 else ""
+    fig.legend(handles, labels, loc="outside lower center", ncols=min(len(labels), 6), title=f"room{band}")
+    path = out / "comparison.png"
     fig.savefig(path)
     plt.close(fig)
     return [str(path)]

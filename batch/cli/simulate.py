@@ -3,6 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import itertools
+import json
+from pathlib import Path
+
+import tomllib
 
 from ..room import Room
 from .common import EXIT_OK, RULE_PRESETS, add_subcommand, options_from, print_summary, tell
@@ -37,17 +43,151 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--rebuy", action="store_true", help="a bankrupt player buys in again at the start balance")
     p.add_argument("--rules", default=d.rules, help="three-card preset: " + ", ".join(RULE_PRESETS))
     p.add_argument("--seed", type=int, default=d.seed, help="the run's seed")
+    p.add_argument(
+        "--sweep",
+        action="append",
+        default=[],
+        metavar="FLAG=V1,V2,...",
+        help="compare rooms that differ in one flag, e.g. rake-pct=0.03,0.05,0.07 (repeat: every combination)",
+    )
+    p.add_argument(
+        "--rooms", metavar="TOML", help="compare the rooms of a file: [rooms.NAME] tables of flags (rake-pct = '0.05')"
+    )
+    p.add_argument(
+        "--replicates", type=int, default=1, help="runs per room; replicate r uses seed + r in every room (default 1)"
+    )
+    p.add_argument(
+        "--behaviour-from",
+        nargs="+",
+        metavar="LOG",
+        help="fit the card games' betting model to recorded hands (settle-format Parquet files, folders or globs)",
+    )
+    p.add_argument("--workers", type=int, help="with several rooms or replicates: processes (default one per core)")
+    p.add_argument("--write-hands", metavar="FILE", help="also write every hand played (settle format) to FILE")
     p.add_argument("--out", required=True, metavar="DIR", help="output folder")
     p.set_defaults(func=_run)
 
 
 def _run(args: argparse.Namespace) -> int:
-    from ..simulate import simulate
+    from ..simulate import simulate, simulate_rooms
 
-    room = options_from(Room, args, caps=not args.no_caps)
+    base = options_from(Room, args, caps=not args.no_caps)
+    rooms = room_set(base, args.sweep, args.rooms)
+    for _, room in rooms:
+        _check(room)
+    if args.replicates < 1:
+        raise ValueError("--replicates must be at least 1")
+    model, fit_info = None, None
+    if args.behaviour_from:
+        model, fit_info = fitted(args.behaviour_from, rooms)
+    if len(rooms) == 1 and args.replicates == 1:
+        summary = simulate(base, args.out, args.quiet, args.verbose, model=model, hands_path=args.write_hands)
+        what = f"{base.rounds:,} rounds of {base.game}"
+    else:
+        if args.write_hands:
+            raise ValueError("--write-hands writes one room's hands: not with --sweep, --rooms or --replicates")
+        summary = simulate_rooms(
+            rooms, args.replicates, args.out, args.quiet, args.verbose, model=model, workers=args.workers
+        )
+        what = f"{len(rooms)} rooms x {args.replicates} replicates"
+    if fit_info is not None:
+        summary["behaviour_fit"] = fit_info
+        (Path(args.out) / "summary.json").write_text(
+            json.dumps({k: v for k, v in summary.items() if not k.startswith("_")}, indent=1)
+        )
+    print_summary({k: v for k, v in summary.items() if not k.startswith("_") and k != "room"}, args.quiet)
+    tell(f"cardbatch simulate: {what} written to {args.out}/", args.quiet)
+    return EXIT_OK
+
+
+def _check(room: Room) -> None:
     if room.players < 1 or room.rounds < 0 or room.tables_per_round < 1 or not 2 <= room.seats <= 17:
         raise ValueError("players >= 1, rounds >= 0, tables-per-round >= 1 and 2 <= seats <= 17 please")
-    summary = simulate(room, args.out, quiet=args.quiet, verbose=args.verbose)
-    print_summary({k: v for k, v in summary.items() if not k.startswith("_") and k != "room"}, args.quiet)
-    tell(f"cardbatch simulate: {room.rounds:,} rounds of {room.game} written to {args.out}/", args.quiet)
-    return EXIT_OK
+
+
+def _value(field: dataclasses.Field, text, where: str):
+    """A flag's value in its field's type (``text`` from the command line or a TOML file)."""
+    kind = str(field.type)
+    try:
+        if kind.startswith("bool"):
+            if isinstance(text, bool) or str(text).lower() in ("true", "false"):
+                return text if isinstance(text, bool) else str(text).lower() == "true"
+            raise ValueError
+        if kind.startswith("int"):
+            if isinstance(text, bool) or (isinstance(text, float) and not text.is_integer()):
+                raise ValueError
+            return int(text)
+        if kind.startswith("float"):
+            return float(text)
+        return str(text)
+    except ValueError:
+        raise ValueError(f"{where}: {text!r} is not a valid {field.name.replace('_', '-')} ({kind})") from None
+
+
+def _field(name: str, where: str) -> dataclasses.Field:
+    fields = {f.name: f for f in dataclasses.fields(Room)}
+    key = name.strip().replace("-", "_")
+    if key not in fields:
+        known = ", ".join(sorted(k.replace("_", "-") for k in fields))
+        raise ValueError(f"{where}: no flag {name!r} to vary (one of: {known})")
+    return fields[key]
+
+
+def room_set(base: Room, sweeps: list[str], rooms_file: str | None) -> list[tuple[str, Room]]:
+    """The rooms to compare: every combination of the sweeps' values, or the file's rooms (each
+    the command line's room with its table's flags changed), or just the base room."""
+    if sweeps and rooms_file:
+        raise ValueError("--sweep or --rooms, not both")
+    if rooms_file:
+        try:
+            doc = tomllib.loads(Path(rooms_file).read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+            raise ValueError(f"--rooms {rooms_file}: {exc}") from None
+        tables = doc.get("rooms")
+        if not isinstance(tables, dict) or not tables or not all(isinstance(v, dict) for v in tables.values()):
+            raise ValueError(f"--rooms {rooms_file}: expected [rooms.NAME] tables of flags")
+        out = []
+        for name, flags in tables.items():
+            where = f"--rooms {rooms_file} [rooms.{name}]"
+            changes = {(f := _field(k, where)).name: _value(f, v, where) for k, v in flags.items()}
+            out.append((name, dataclasses.replace(base, **changes)))
+        return out
+    if not sweeps:
+        return [("room", base)]
+    axes = []
+    for sweep in sweeps:
+        name, sep, values = sweep.partition("=")
+        if not sep or not values.strip():
+            raise ValueError(f"--sweep {sweep!r}: expected FLAG=V1,V2,...")
+        f = _field(name, f"--sweep {sweep!r}")
+        axes.append([(f, name.strip(), _value(f, v.strip(), f"--sweep {sweep!r}")) for v in values.split(",")])
+    return [
+        (
+            ", ".join(f"{label}={v}" for _, label, v in combo),
+            dataclasses.replace(base, **{f.name: v for f, _, v in combo}),
+        )
+        for combo in itertools.product(*axes)
+    ]
+
+
+def fitted(logs: list[str], rooms: list[tuple[str, Room]]):
+    """The betting model fitted to the logs, for the rooms' one card game and base."""
+    import pyarrow as pa
+
+    from ..behaviour import fit
+    from ..runner import expand_inputs
+    from ..storage import parquet_file
+
+    games = {room.game for _, room in rooms}
+    bases = {room.base for _, room in rooms}
+    if games & {"team2v2"} or len(games) > 1 or len(bases) > 1:
+        raise ValueError("--behaviour-from fits one card game's betting: rooms of one game (zjh or holdem), one base")
+    room = rooms[0][1]
+    paths = expand_inputs(logs)
+    wanted = ("game", "cards", "board", "contrib", "contrib_street", "folded", "stack")
+    tables = []
+    for path in paths:
+        pf = parquet_file(path)
+        tables.append(pf.read(columns=[c for c in wanted if c in pf.schema_arrow.names]))
+    table = pa.concat_tables(tables, promote_options="permissive")
+    return fit(table, room.game, room.rules, room.base, " ".join(paths))

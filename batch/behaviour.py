@@ -1,0 +1,280 @@
+"""The betting model of ``cardbatch simulate`` for card games, and its fit to recorded hands.
+
+The model, per hand (one table of 2..S seats):
+
+1. The table's seat count is drawn from ``seats`` (P(2 seats), P(3 seats), …).
+2. Every seat posts the ante, ``base`` (or all it has).
+3. On each street s (ZJH has one, Hold'em four) that at least two seats with
+   chips reach, the table's bet is ``k * base`` with k drawn from ``bet[s]``.
+   Each seat still in with chips then, by its hand's strength quartile q:
+   folds with ``fold[s][q]`` (only facing a bet, k > 0), goes all in with
+   ``allin[s][q]``, and otherwise calls the bet (all it has if that is less).
+   If every seat would fold, the strongest one stays.
+4. The pots are settled by :func:`cardbatch.kernels.pots.settle_detailed`.
+
+Strength quartile: where the hand's final value falls among all hands of the
+game (ZJH: the 22,100 three-card hands under the room's rules; Hold'em: a
+fixed sample of 200,000 random seven-card hands), cut at 25/50/75 %. The
+model lets a seat act on its final hand on every street: crude, but it is
+what makes weak hands fold more, and it is the same in the fit.
+
+:func:`fit` estimates every parameter from hands in the settle format
+(``cards``, ``contrib`` or ``contrib_street``, ``folded``; ``stack``, the
+seat's chips before the hand, where the log has it):
+
+- the street a folded seat folded on: the first whose contribution is below
+  the street's call level (the most a seat put in that street while keeping
+  chips behind);
+- fold rate on street s: folds over the seats with chips that reached s, at
+  tables where two such seats reached it and the bet was above 0. The
+  strongest such seat of each table is left out when every strength is known:
+  the model keeps it in when all would fold, so counting it would bias the
+  rate down; leaving a seat out by its cards alone does not bias a rate that
+  depends only on the quartile;
+- all-in rate: seats that put their last chip in on s (``stack`` needed;
+  without it the rates are not fitted and the flags' values stay), over the
+  seats that could have called the bet and kept chips;
+- bet: the call level minus the ante, in units of ``base`` (rounded);
+- a quartile with fewer than :data:`MIN_DECISIONS` decisions takes the
+  street's rate over all seats, and seats whose cards are not known count only
+  there (real logs rarely show a folded hand).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import itertools
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from cardbatch.kernels import decks as kdecks
+from cardbatch.kernels import holdem, threecard
+
+QUARTILES = 4
+MIN_DECISIONS = 50
+STREET_NAMES = {1: ("hand",), 4: ("preflop", "flop", "turn", "river")}
+MAX_BET_UNITS = 200
+
+
+@dataclasses.dataclass(frozen=True)
+class Behaviour:
+    """How card-game seats bet: seat counts, and per street fold and all-in rates by strength
+    quartile and the bet's size in units of the base (see the module docstring)."""
+
+    seats: tuple[float, ...]  # P(n seats) for n = 2, 3, …
+    fold: tuple[tuple[float, ...], ...]  # [street][quartile]
+    allin: tuple[tuple[float, ...], ...]  # [street][quartile]
+    bet: tuple[tuple[float, ...], ...]  # [street][k]: P(the bet is k * base)
+    source: str = "flags"
+
+    @property
+    def streets(self) -> int:
+        return len(self.fold)
+
+    @property
+    def max_seats(self) -> int:
+        return len(self.seats) + 1
+
+    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(seats, fold, allin, bet) as float arrays, bet padded to one width."""
+        width = max(len(b) for b in self.bet)
+        bet = np.array([list(b) + [0.0] * (width - len(b)) for b in self.bet])
+        return np.array(self.seats), np.array(self.fold), np.array(self.allin), bet
+
+    def describe(self) -> dict:
+        """The parameters as the summary shows them (rates rounded to 4 places)."""
+        names = STREET_NAMES.get(self.streets, tuple(str(i) for i in range(self.streets)))
+        return {
+            "source": self.source,
+            "seat_counts": {str(n + 2): round(p, 4) for n, p in enumerate(self.seats) if p > 0},
+            "streets": [
+                {
+                    "street": names[s],
+                    "fold_by_strength_quartile": [round(x, 4) for x in self.fold[s]],
+                    "allin_by_strength_quartile": [round(x, 4) for x in self.allin[s]],
+                    "bet_in_base_units": {str(k): round(p, 4) for k, p in enumerate(self.bet[s]) if p > 0},
+                }
+                for s in range(self.streets)
+            ],
+        }
+
+
+def from_flags(game: str, seats: int, fold_p: float, allin_p: float, bet_max: int) -> Behaviour:
+    """The model the command line's flags describe: ``seats`` at every table; on the first street
+    fold ``fold_p`` (doubled for the two weaker quartiles), all in ``allin_p``, a bet of 0..``bet_max``
+    base units, uniform; later Hold'em streets are checked through."""
+    streets = 4 if game == "holdem" else 1
+    weak = min(1.0, 2 * fold_p)
+    fold = [(weak, weak, fold_p, fold_p)] + [(0.0,) * QUARTILES] * (streets - 1)
+    allin = [(allin_p,) * QUARTILES] + [(0.0,) * QUARTILES] * (streets - 1)
+    bet = [tuple([1 / (bet_max + 1)] * (bet_max + 1))] + [(1.0,)] * (streets - 1)
+    return Behaviour(tuple(float(n == seats) for n in range(2, seats + 1)), tuple(fold), tuple(allin), tuple(bet))
+
+
+@functools.lru_cache(maxsize=8)
+def _cuts(game: str, rules: str) -> np.ndarray:
+    """The values at 25/50/75 % of the game's hands: ZJH exactly, Hold'em from a fixed sample."""
+    if game == "zjh":
+        values = threecard.evaluate(np.array(list(itertools.combinations(range(52), 3)), np.uint8), rules)
+    else:
+        values = holdem.evaluate(kdecks.deal_decks(200_000, 20261201)[:, :7]).astype(np.int64)
+    return np.quantile(np.sort(values), [0.25, 0.5, 0.75], method="lower").astype(np.int64)
+
+
+def quartiles(values: np.ndarray, game: str, rules: str) -> np.ndarray:
+    """Strength quartile 0..3 of each hand value (-1 where the value is negative: unknown)."""
+    q = np.searchsorted(_cuts(game, rules), values, side="right")
+    return np.where(values < 0, -1, q)
+
+
+@dataclasses.dataclass
+class _Log:
+    """Recorded hands as padded arrays: ``[N, S]`` per seat, ``contrib`` ``[N, K, S]``."""
+
+    present: np.ndarray
+    contrib: np.ndarray
+    folded: np.ndarray
+    values: np.ndarray  # -1: cards not known
+    stack: np.ndarray | None
+
+
+def _padded(col: pa.ChunkedArray, per_row: np.ndarray, fill, dtype) -> np.ndarray:
+    """A list column as ``[N, width]`` (``per_row`` values each), ``fill`` past each row's end."""
+    arr = col.combine_chunks()
+    values = pc.fill_null(arr.flatten(), fill).to_numpy(zero_copy_only=False).astype(dtype)
+    width = int(per_row.max()) if per_row.size else 0
+    out = np.full((len(arr), width), fill, dtype)
+    mask = np.arange(width)[None, :] < per_row[:, None]
+    out[mask] = values
+    return out
+
+
+def _read_log(table: pa.Table, game: str, rules: str) -> _Log:
+    n = pc.list_value_length(table.column("folded")).to_numpy(zero_copy_only=False).astype(np.int64)
+    S = int(n.max())
+    present = np.arange(S)[None, :] < n[:, None]
+    folded = _padded(table.column("folded"), n, True, bool)
+    if "contrib_street" in table.column_names:
+        k = int(pc.list_value_length(table.column("contrib_street")).to_numpy()[0] // n[0])
+        flat = _padded(table.column("contrib_street"), n * k, 0, np.int64)
+        contrib = np.zeros((len(n), k, S), np.int64)
+        for s in range(k):  # street-major per row: street s of row i is flat[i, s*n_i : (s+1)*n_i]
+            idx = s * n[:, None] + np.arange(S)[None, :]
+            contrib[:, s, :] = np.where(present, np.take_along_axis(flat, np.minimum(idx, flat.shape[1] - 1), 1), 0)
+    else:
+        contrib = _padded(table.column("contrib"), n, 0, np.int64)[:, None, :]
+    per = 3 if game == "zjh" else 2
+    cards = _padded(table.column("cards"), n * per, 255, np.int64).reshape(len(n), -1)
+    cards = np.pad(cards, ((0, 0), (0, S * per - cards.shape[1])), constant_values=255).reshape(len(n), S, per)
+    if game == "zjh":
+        known = present & (cards < 52).all(axis=2)
+        values = np.full((len(n), S), -1, np.int64)
+        values[known] = threecard.evaluate(cards[known].astype(np.uint8), rules)
+    else:
+        board = table.column("board").combine_chunks().flatten().to_numpy(zero_copy_only=False)
+        board = pc.fill_null(pa.array(board), 255).to_numpy().astype(np.int64).reshape(len(n), -1)[:, :5]
+        seven = np.concatenate([cards, np.repeat(board[:, None, :], S, axis=1)], axis=2)
+        known = present & (seven < 52).all(axis=2)
+        values = np.full((len(n), S), -1, np.int64)
+        values[known] = holdem.evaluate(seven[known].astype(np.uint8)).astype(np.int64)
+    stack = _padded(table.column("stack"), n, 0, np.int64) if "stack" in table.column_names else None
+    return _Log(present, contrib, folded & present, values, stack)
+
+
+def fit(table: pa.Table, game: str, rules: str, base: int, source: str) -> tuple[Behaviour, dict]:
+    """Fit the model to recorded hands of ``game`` (rows of other games and rows with a null
+    cell are left out and counted); returns the model and what the fit saw."""
+    if "game" in table.column_names:
+        table = table.filter(pc.equal(pc.cast(table.column("game"), pa.string()), game))
+    needed = ["folded", "cards", "contrib_street" if "contrib_street" in table.column_names else "contrib"]
+    needed += ["board"] if game == "holdem" else []
+    missing = [c for c in needed if c not in table.column_names]
+    if missing:
+        raise ValueError(f"--behaviour-from: the log has no column {missing[0]!r} (data/FORMAT.md)")
+    keep = np.ones(table.num_rows, bool)
+    for c in needed + (["stack"] if "stack" in table.column_names else []):
+        keep &= table.column(c).is_valid().to_numpy(zero_copy_only=False)
+    rows_in = table.num_rows
+    table = table.filter(pa.array(keep))
+    if table.num_rows == 0:
+        raise ValueError(f"--behaviour-from: no complete {game} hand in the log ({rows_in} rows of the game)")
+    log = _read_log(table, game, rules)
+    q = quartiles(log.values, game, rules)
+    N, K, S = log.contrib.shape
+    cum = np.cumsum(log.contrib, axis=1)  # chips put in up to the end of each street
+    has_stack = log.stack is not None
+    allin_end = (cum >= log.stack[:, None, :]) & log.present[:, None, :] if has_stack else np.zeros_like(cum, bool)
+    ante = np.full(N, base, np.int64)  # the model's ante (a table's smallest street-0 amount would miss it
+    # whenever every seat called)
+    level = np.where(~allin_end & log.present[:, None, :], log.contrib, 0).max(axis=2)  # [N, K] call level
+    below = (log.contrib < level[:, :, None]) & log.folded[:, None, :]
+    fold_street = np.where(below.any(axis=1), below.argmax(axis=1), K)  # K: fold street not found
+    fold_street = np.where(log.folded, fold_street, K + 1)  # K + 1: never folded
+    bet = level - np.where(np.arange(K) == 0, ante[:, None], 0)
+    units = np.clip(np.rint(bet / base), 0, MAX_BET_UNITS).astype(np.int64)
+    fold_n = np.zeros((K, QUARTILES + 1))
+    fold_d = np.zeros((K, QUARTILES + 1))
+    allin_n = np.zeros((K, QUARTILES + 1))
+    allin_d = np.zeros((K, QUARTILES + 1))
+    bet_counts = np.zeros((K, MAX_BET_UNITS + 1))
+    for s in range(K):
+        before = cum[:, s - 1, :] if s else np.zeros((N, S), np.int64)
+        posted = before + (np.where(log.present, ante[:, None], 0) if s == 0 else 0)  # the ante is forced
+        live = log.present & (fold_street >= s)
+        active = live & ((posted < log.stack) if has_stack else True)
+        played = active.sum(axis=1) >= 2
+        called = (~allin_end[:, s, :] & live & (fold_street > s)).any(axis=1)  # the level was seen
+        seen = played & called
+        np.add.at(bet_counts[s], units[seen, s], 1)
+        facing = seen & (bet[:, s] > 0)
+        decide = active & facing[:, None]
+        all_known = ((log.values >= 0) | ~active).all(axis=1)
+        strongest = np.argmax(np.where(active, log.values, -2), axis=1)
+        leave_out = np.zeros_like(decide)
+        leave_out[np.arange(N), strongest] = all_known
+        counted = decide & ~leave_out
+        folds = counted & (fold_street == s)
+        _by_quartile(fold_n[s], fold_d[s], q, counted, folds)
+        if has_stack:
+            room = (log.stack - posted) > bet[:, s][:, None]
+            could = active & seen[:, None] & room
+            shoved = could & allin_end[:, s, :] & (fold_street > s)
+            _by_quartile(allin_n[s], allin_d[s], q, could, shoved)
+    seat_counts = np.bincount(log.present.sum(axis=1), minlength=S + 1)[2:].astype(float)
+    fold = _rates(fold_n, fold_d)
+    allin = _rates(allin_n, allin_d) if has_stack else [(0.0,) * QUARTILES] * K
+    width = int(np.flatnonzero(bet_counts.sum(axis=0)).max()) + 1 if bet_counts.any() else 1
+    bets = tuple(tuple((row[:width] / row.sum()).tolist()) if row.sum() else (1.0,) for row in bet_counts)
+    model = Behaviour(tuple((seat_counts / seat_counts.sum()).tolist()), fold, allin, bets, source)
+    seen_info = {
+        "hands": int(N),
+        "rows_left_out": int(rows_in - N),
+        "base": base,
+        "seats_with_known_cards": round(float((log.values >= 0).sum() / log.present.sum()), 4),
+        "fold_decisions": fold_d[:, QUARTILES].astype(int).tolist(),
+        "allin_decisions": allin_d[:, QUARTILES].astype(int).tolist() if has_stack else None,
+        "notes": [] if has_stack else ["no stack column: all-in rates not fitted (0)"],
+    }
+    return model, seen_info
+
+
+def _by_quartile(num: np.ndarray, den: np.ndarray, q: np.ndarray, counted: np.ndarray, hit: np.ndarray) -> None:
+    """Add decisions (``counted``) and events (``hit``) by quartile, and over all seats in slot 4."""
+    known = counted & (q >= 0)
+    den[:QUARTILES] += np.bincount(q[known], minlength=QUARTILES)
+    num[:QUARTILES] += np.bincount(q[known & hit], minlength=QUARTILES)
+    den[QUARTILES] += counted.sum()
+    num[QUARTILES] += (counted & hit).sum()
+
+
+def _rates(num: np.ndarray, den: np.ndarray) -> tuple[tuple[float, ...], ...]:
+    """Per street and quartile; a quartile with too few decisions takes the street's overall rate."""
+    overall = np.divide(num[:, QUARTILES], den[:, QUARTILES], out=np.zeros(len(num)), where=den[:, QUARTILES] > 0)
+    rate = np.divide(
+        num[:, :QUARTILES], den[:, :QUARTILES], out=np.zeros((len(num), QUARTILES)), where=den[:, :QUARTILES] > 0
+    )
+    rate = np.where(den[:, :QUARTILES] >= MIN_DECISIONS, rate, overall[:, None])
+    return tuple(tuple(float(x) for x in row) for row in rate)
