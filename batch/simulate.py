@@ -283,8 +283,7 @@ def simulate(
     if hands_path:
         summary["hands_written"] = hands_path
     if out_dir:
-        out = Path(out_dir)
-        out.mkdir(parents=True, exist_ok=True)
+        out = _clear(out_dir)
         pq.write_table(series, out / "rounds.parquet")
         pq.write_table(pa.table({"player": np.arange(room.players), "balance": balance}), out / "players.parquet")
         summary["plots"] = _plots(series, balance, out, room, room.players * room.start_balance)
@@ -344,8 +343,7 @@ def simulate_rooms(
     if model is not None or rooms[0][1].game != "team2v2":
         summary["behaviour"] = (model or behaviour_of(rooms[0][1])).describe()
     if out_dir:
-        out = Path(out_dir)
-        out.mkdir(parents=True, exist_ok=True)
+        out = _clear(out_dir)
         pq.write_table(series, out / "rounds.parquet")
         balances = pa.table(
             {
@@ -360,6 +358,16 @@ def simulate_rooms(
         (out / "summary.json").write_text(json.dumps(summary, indent=1))
     summary["_series"] = series
     return summary
+
+
+def _clear(out_dir: str) -> Path:
+    """The output folder, without what an earlier run wrote there: its summary first (written last,
+    it says a run finished), and both figures (a run writes one of them, or none without matplotlib)."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    for name in ("summary.json", "economy.png", "comparison.png", "rounds.parquet", "players.parquet"):
+        (out / name).unlink(missing_ok=True)
+    return out
 
 
 def _room_summary(name: str, room: Room, first: Room, series: pa.Table) -> dict:
