@@ -104,7 +104,9 @@ def bars(items: list[tuple[str, float]], unit: str, title: str) -> str:
     at the bar's end in ``unit``; ``title`` is the chart's accessible name."""
     if not items:
         return ""
-    width, label_w, row_h = 900, 260, 24
+    longest = max(len(str(label)) for label, _ in items)
+    width, row_h = 1000, 24
+    label_w = int(min(480, max(120, 7.2 * longest + 16)))  # about 7 px a character at 13 px
     top = max(v for _, v in items) or 1
     height = row_h * len(items) + 8
     rows = []

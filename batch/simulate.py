@@ -551,12 +551,18 @@ def _comparison_plot(series: pa.Table, rooms: list[tuple[str, Room]], replicates
     names = series.column("room").cast(pa.string()).to_numpy(zero_copy_only=False)
     rounds_col = series.column("round").to_numpy()
     reps = series.column("replicate").to_numpy()
+    rebuying = any(room.rebuy for _, room in rooms)
     for (metric, title, unit), ax in zip(_PANELS, axes.flat):
+        per_round = metric == "bankrupt_pct" and rebuying  # bankrupt players rebuy at once: show the rebuys
+        if per_round:
+            metric, title, unit = "rebuys_pct", "Coins rebought per round", "% of the starting coins"
         values = series.column(metric).to_numpy()
         for i, (name, room) in enumerate(rooms):
             mine = names == name
             grid = np.full((replicates, room.rounds), np.nan)
             grid[reps[mine], rounds_col[mine]] = values[mine]
+            if per_round:
+                grid = np.diff(grid, axis=1, prepend=0)
             x = np.arange(room.rounds)
             color = f"C{i % 10}"
             ax.plot(x, np.nanmedian(grid, axis=0), color=color, label=name)
