@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 import signal
 import subprocess
 import sys
@@ -161,3 +162,19 @@ def test_an_interrupted_comparison_writes_nothing_and_leaves_no_worker(tmp_path,
     time.sleep(1)
     assert not [w for w in workers if alive(w)], "a worker outlived its parent"
     assert not out.exists() or not list(out.iterdir())  # no table, figure or summary of half a run
+
+
+@pytest.mark.parametrize(
+    "flags, message",
+    [
+        (["--players", str(10**12), "--start-balance", str(10**7)], "below 2\\*\\*63 coins"),
+        (["--players", str(10**9), "--start-balance", str(10**9), "--rebuy", "--rounds", "10"], "below 2\\*\\*63"),
+        (["--base", "0"], "base >= 1"),
+        (["--sweep", "seats=3,40"], "2 <= seats <= 17"),
+        (["--replicates", "0"], "--replicates must be at least 1"),
+    ],
+)
+def test_rooms_that_cannot_be_simulated_exactly_are_refused(tmp_path, flags, message):
+    cmd = [sys.executable, "-m", "cardbatch", "simulate", "--game", "zjh", *flags, "--out", str(tmp_path / "o"), "-q"]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    assert proc.returncode == 2 and re.search(message, proc.stderr), proc.stderr

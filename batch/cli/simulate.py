@@ -8,7 +8,10 @@ import itertools
 import json
 from pathlib import Path
 
-import tomllib
+try:
+    import tomllib
+except ImportError:  # Python 3.10: the same parser, from PyPI (a dependency there)
+    import tomli as tomllib
 
 from ..room import Room
 from .common import EXIT_OK, RULE_PRESETS, add_subcommand, options_from, print_summary, tell
@@ -103,6 +106,11 @@ def _run(args: argparse.Namespace) -> int:
 def _check(room: Room) -> None:
     if room.players < 1 or room.rounds < 0 or room.tables_per_round < 1 or not 2 <= room.seats <= 17:
         raise ValueError("players >= 1, rounds >= 0, tables-per-round >= 1 and 2 <= seats <= 17 please")
+    if room.start_balance < 0 or room.base < 1:
+        raise ValueError("start-balance >= 0 and base >= 1 please")
+    # every coin that can ever be in the room (rebuys included, one per player a round) fits int64 exactly
+    if room.players * room.start_balance * (1 + (room.rounds if room.rebuy else 0)) >= 2**63:
+        raise ValueError("players x start-balance (x rounds with --rebuy) must stay below 2**63 coins")
 
 
 def _value(field: dataclasses.Field, text, where: str):

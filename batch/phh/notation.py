@@ -21,7 +21,10 @@ from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any
 
-import tomllib
+try:
+    import tomllib
+except ImportError:  # Python 3.10: the same parser, from PyPI (a dependency there)
+    import tomli as tomllib
 
 _HEADER = re.compile(r"^\[\s*([^\[\]]+?)\s*\]\s*(#.*)?$")
 AMOUNT_FIELDS = (
