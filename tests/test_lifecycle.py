@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from processes import alive, children
+from processes import alive, children, stop_when_workers_run
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 
@@ -31,21 +31,10 @@ def test_a_stopped_run_leaves_no_worker_behind(tmp_path, sig, status):
     inputs = [str(DATA / "holdem_sample.parquet"), str(DATA / "zjh_sample.parquet")]
     out = tmp_path / "out"
     cmd = [sys.executable, "-m", "cardbatch", "settle", *inputs, "--out", str(out), "--workers", "2"]
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.time() + 60
-    while len(children(proc.pid)) < 2 and time.time() < deadline:
-        time.sleep(0.1)
-    workers = children(proc.pid)
-    assert len(workers) >= 2, "the workers never started"
-    time.sleep(2)
-    proc.send_signal(sig)
-    _, err = proc.communicate(timeout=30)
-    assert proc.returncode == status, err
+    code, err, workers = stop_when_workers_run(cmd, sig, env, wait=2)
+    assert code == status, err
     if sig != signal.SIGKILL:
         assert _said(err) == ["interrupted; run the same command again to resume"]
-    deadline = time.time() + 10
-    while any(alive(w) for w in workers) and time.time() < deadline:
-        time.sleep(0.2)
     assert not [w for w in workers if alive(w)], "a worker outlived its parent"
     assert not (out / "summary.json").exists()
     assert not list((out / "results").rglob("*.parquet"))

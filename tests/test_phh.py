@@ -8,14 +8,13 @@ import re
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from processes import alive, children
+from processes import alive, stop_when_workers_run
 
 from cardbatch.batch.formats import SettleOptions
 from cardbatch.batch.importer import ImportOptions, errors_path, hand_id, run_import
@@ -348,18 +347,9 @@ def test_an_interrupted_import_publishes_nothing_and_leaves_no_worker(tmp_path, 
     write_corpus(150_000, 8, str(tmp_path / "in"))
     out = tmp_path / "h.parquet"
     cmd = [sys.executable, "-m", "cardbatch", "import", str(tmp_path / "in"), "--out", str(out), "--workers", "2"]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.time() + 60
-    while len(children(proc.pid)) < 2 and time.time() < deadline:
-        time.sleep(0.1)
-    workers = children(proc.pid)
-    assert len(workers) >= 2, "the workers never started"
-    time.sleep(1)
-    proc.send_signal(sig)
-    _, err = proc.communicate(timeout=30)
-    assert proc.returncode == status, err
+    code, err, workers = stop_when_workers_run(cmd, sig)
+    assert code == status, err
     assert "interrupted" in err
-    time.sleep(1)
     assert not [w for w in workers if alive(w)], "a worker outlived its parent"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in"]  # no output, no temporary file
 

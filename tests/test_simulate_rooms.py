@@ -9,13 +9,12 @@ import re
 import signal
 import subprocess
 import sys
-import time
 
 import numpy as np
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
-from processes import alive, children
+from processes import alive, stop_when_workers_run
 
 from cardbatch.batch.cli.simulate import room_set
 from cardbatch.batch.simulate import METRICS, SHARES, Room, simulate, simulate_rooms
@@ -149,17 +148,8 @@ def test_an_interrupted_comparison_writes_nothing_and_leaves_no_worker(tmp_path,
     out = tmp_path / "cmp"
     cmd = [sys.executable, "-m", "cardbatch", "simulate", "--game", "zjh", "--players", "20000", "--rounds", "400"]
     cmd += ["--tables-per-round", "3000", "--sweep", "rake-pct=0.02,0.05", "--replicates", "4", "--workers", "2"]
-    proc = subprocess.Popen([*cmd, "--out", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.time() + 60
-    while len(children(proc.pid)) < 2 and time.time() < deadline:
-        time.sleep(0.1)
-    workers = children(proc.pid)
-    assert len(workers) >= 2, "the workers never started"
-    time.sleep(1)
-    proc.send_signal(sig)
-    _, err = proc.communicate(timeout=30)
-    assert proc.returncode == status, err
-    time.sleep(1)
+    code, err, workers = stop_when_workers_run([*cmd, "--out", str(out)], sig)
+    assert code == status, err
     assert not [w for w in workers if alive(w)], "a worker outlived its parent"
     assert not out.exists() or not list(out.iterdir())  # no table, figure or summary of half a run
 

@@ -198,4 +198,10 @@ def fitted(logs: list[str], rooms: list[tuple[str, Room]]):
         pf = parquet_file(path)
         tables.append(pf.read(columns=[c for c in wanted if c in pf.schema_arrow.names]))
     table = pa.concat_tables(tables, promote_options="permissive")
-    return fit(table, room.game, room.rules, room.base, " ".join(paths))
+    model, seen = fit(table, room.game, room.rules, room.base, " ".join(paths))
+    limit = 17 if room.game == "zjh" else 22  # seats one deck deals
+    if model.max_seats > limit:
+        raise ValueError(
+            f"--behaviour-from: the log has {room.game} tables of {model.max_seats} seats (at most {limit})"
+        )
+    return model, seen
