@@ -34,7 +34,8 @@ seat's chips before the hand, where the log has it):
 - all-in rate: seats that put their last chip in on s (``stack`` needed;
   without it the rates are not fitted and the flags' values stay), over the
   seats that could have called the bet and kept chips;
-- bet: the call level minus the ante, in units of ``base`` (rounded);
+- bet: the call level minus the ante, in units of ``base`` (rounded; above
+  :data:`MAX_BET_UNITS` counted there, and the summary says how often);
 - a quartile with fewer than :data:`MIN_DECISIONS` decisions takes the
   street's rate over all seats, and seats whose cards are not known count only
   there (real logs rarely show a folded hand).
@@ -214,12 +215,14 @@ def fit(table: pa.Table, game: str, rules: str, base: int, source: str) -> tuple
     fold_street = np.where(below.any(axis=1), below.argmax(axis=1), K)  # K: fold street not found
     fold_street = np.where(log.folded, fold_street, K + 1)  # K + 1: never folded
     bet = level - np.where(np.arange(K) == 0, ante[:, None], 0)
-    units = np.clip(np.rint(bet / base), 0, MAX_BET_UNITS).astype(np.int64)
+    raw_units = np.rint(bet / base)
+    units = np.clip(raw_units, 0, MAX_BET_UNITS).astype(np.int64)
     fold_n = np.zeros((K, QUARTILES + 1))
     fold_d = np.zeros((K, QUARTILES + 1))
     allin_n = np.zeros((K, QUARTILES + 1))
     allin_d = np.zeros((K, QUARTILES + 1))
     bet_counts = np.zeros((K, MAX_BET_UNITS + 1))
+    clipped = 0
     for s in range(K):
         before = cum[:, s - 1, :] if s else np.zeros((N, S), np.int64)
         posted = before + (np.where(log.present, ante[:, None], 0) if s == 0 else 0)  # the ante is forced
@@ -229,6 +232,7 @@ def fit(table: pa.Table, game: str, rules: str, base: int, source: str) -> tuple
         called = (~allin_end[:, s, :] & live & (fold_street > s)).any(axis=1)  # the level was seen
         seen = played & called
         np.add.at(bet_counts[s], units[seen, s], 1)
+        clipped += int((raw_units[seen, s] > MAX_BET_UNITS).sum())
         facing = seen & (bet[:, s] > 0)
         decide = active & facing[:, None]
         all_known = ((log.values >= 0) | ~active).all(axis=1)
@@ -256,7 +260,12 @@ def fit(table: pa.Table, game: str, rules: str, base: int, source: str) -> tuple
         "seats_with_known_cards": round(float((log.values >= 0).sum() / log.present.sum()), 4),
         "fold_decisions": fold_d[:, QUARTILES].astype(int).tolist(),
         "allin_decisions": allin_d[:, QUARTILES].astype(int).tolist() if has_stack else None,
-        "notes": [] if has_stack else ["no stack column: all-in rates not fitted (0)"],
+        "notes": ([] if has_stack else ["no stack column: all-in rates not fitted (0)"])
+        + (
+            [f"{clipped} bets above {MAX_BET_UNITS} base units counted as {MAX_BET_UNITS}: is --base the big blind?"]
+            if clipped
+            else []
+        ),
     }
     return model, seen_info
 

@@ -51,6 +51,7 @@ HANDS_SCHEMA = pa.schema(
         ("folded", pa.list_(pa.bool_())),
         ("payout", pa.list_(pa.int64())),
         ("players", pa.list_(pa.string())),
+        ("stack", pa.list_(pa.int64())),
         ("source", pa.string()),
         ("source_hand", pa.string()),
     ]
@@ -231,6 +232,7 @@ def import_unit(unit: Unit) -> tuple[pa.Table, pa.Table]:
             ("folded", hand.folded),
             ("payout", hand.payout),
             ("players", hand.players),
+            ("stack", hand.stack),
             ("source", rel),
             ("source_hand", None if source_hand is None else str(source_hand)),
         ):

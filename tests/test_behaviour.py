@@ -166,3 +166,23 @@ def test_the_command_fits_the_log_and_shows_the_parameters(log, tmp_path):
         text=True,
     )
     assert bad.returncode == 2 and "one card game" in bad.stderr
+
+
+def test_real_hands_imported_from_phh_fit_with_their_stacks(tmp_path):
+    """The PHH import writes each seat's starting stack, so the real hands' all-in decisions count."""
+    out = tmp_path / "h.parquet"
+    proc = subprocess.run(
+        [sys.executable, "-m", "cardbatch", "import", str(ROOT / "tests" / "data" / "phh"), "--out", str(out), "-q"],
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 0, proc.stderr
+    t = pq.read_table(out)
+    stacks = t.column("stack").combine_chunks()
+    assert (stacks.value_lengths().to_numpy() == t.column("folded").combine_chunks().value_lengths().to_numpy()).all()
+    model, seen = bh.fit(t, "holdem", "zjh", 1, str(out))
+    assert seen["hands"] == t.num_rows == 18 and seen["allin_decisions"][0] > 0
+    clipped = int(seen["notes"][0].split()[0])  # "N bets above 200 base units ...": blinds of 50/100 chips
+    model, seen = bh.fit(t, "holdem", "zjh", 100, str(out))  # Pluribus's big blind as the base
+    assert int(seen["notes"][0].split()[0]) < clipped  # the WSOP hands' blinds are in the 100,000s
+    assert 0 < model.fold[0][0] < 1 and sum(model.seats) == pytest.approx(1)

@@ -80,6 +80,7 @@ class Hand:
     payout: list[int] | None
     variant: str
     players: list[str] | None
+    stack: list[int]  # starting stacks: what ``simulate --behaviour-from`` needs to see an all-in
 
 
 def _card_codes() -> dict[str, int]:
@@ -345,6 +346,7 @@ def replay(fields: dict, factor: int = 1) -> Hand:
         payout=_recorded(fields, n, factor, stacks, table),
         variant=variant,
         players=[str(p) for p in fields["players"]] if isinstance(fields.get("players"), list) else None,
+        stack=stacks,
     )
 
 
