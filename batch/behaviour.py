@@ -159,7 +159,7 @@ def _read_log(table: pa.Table, game: str, rules: str) -> _Log:
     present = np.arange(S)[None, :] < n[:, None]
     folded = _padded(table.column("folded"), n, True, bool)
     if "contrib_street" in table.column_names:
-        k = int(pc.list_value_length(table.column("contrib_street")).to_numpy()[0] // n[0])
+        k = int(_length(table, "contrib_street")[0] // n[0])  # the same for every row (_lengths_agree)
         flat = _padded(table.column("contrib_street"), n * k, 0, np.int64)
         contrib = np.zeros((len(n), k, S), np.int64)
         for s in range(k):  # street-major per row: street s of row i is flat[i, s*n_i : (s+1)*n_i]
@@ -185,6 +185,27 @@ def _read_log(table: pa.Table, game: str, rules: str) -> _Log:
     return _Log(present, contrib, folded & present, values, stack)
 
 
+def _length(table: pa.Table, name: str) -> np.ndarray:
+    return pc.fill_null(pc.list_value_length(table.column(name)), -1).to_numpy(zero_copy_only=False).astype(np.int64)
+
+
+def _lengths_agree(table: pa.Table, game: str) -> np.ndarray:
+    """Rows whose lists fit together: 2+ seats, a card list, contributions and stacks per seat, a board
+    of 5 (a row that does not is left out and counted, as one with a null)."""
+    n = _length(table, "folded")
+    ok = (n >= 2) & (_length(table, "cards") == n * (3 if game == "zjh" else 2))
+    if "contrib_street" in table.column_names:
+        streets = _length(table, "contrib_street") // np.maximum(n, 1)
+        ok &= (_length(table, "contrib_street") == streets * n) & (streets == np.max(streets[ok], initial=1))
+    else:
+        ok &= _length(table, "contrib") == n
+    if "stack" in table.column_names:
+        ok &= _length(table, "stack") == n
+    if game == "holdem":
+        ok &= _length(table, "board") == 5
+    return ok
+
+
 def fit(table: pa.Table, game: str, rules: str, base: int, source: str) -> tuple[Behaviour, dict]:
     """Fit the model to recorded hands of ``game`` (rows of other games and rows with a null
     cell are left out and counted); returns the model and what the fit saw."""
@@ -198,6 +219,7 @@ def fit(table: pa.Table, game: str, rules: str, base: int, source: str) -> tuple
     keep = np.ones(table.num_rows, bool)
     for c in needed + (["stack"] if "stack" in table.column_names else []):
         keep &= table.column(c).is_valid().to_numpy(zero_copy_only=False)
+    keep &= _lengths_agree(table, game)
     rows_in = table.num_rows
     table = table.filter(pa.array(keep))
     if table.num_rows == 0:
@@ -249,7 +271,7 @@ def fit(table: pa.Table, game: str, rules: str, base: int, source: str) -> tuple
             _by_quartile(allin_n[s], allin_d[s], q, could, shoved)
     seat_counts = np.bincount(log.present.sum(axis=1), minlength=S + 1)[2:].astype(float)
     fold = _rates(fold_n, fold_d)
-    allin = _rates(allin_n, allin_d) if has_stack else [(0.0,) * QUARTILES] * K
+    allin = _rates(allin_n, allin_d) if has_stack else ((0.0,) * QUARTILES,) * K
     width = int(np.flatnonzero(bet_counts.sum(axis=0)).max()) + 1 if bet_counts.any() else 1
     bets = tuple(tuple((row[:width] / row.sum()).tolist()) if row.sum() else (1.0,) for row in bet_counts)
     model = Behaviour(tuple((seat_counts / seat_counts.sum()).tolist()), fold, allin, bets, source)

@@ -119,6 +119,11 @@ def test_rows_of_other_games_and_null_cells_are_left_out_and_counted(tmp_path):
     t = t.set_column(t.schema.get_field_index("folded"), "folded", pa.array(broken, folded.type))
     _, seen = bh.fit(t, "zjh", room.rules, room.base, "x")
     assert seen["rows_left_out"] == 1 and seen["hands"] == t.num_rows - 1
+    contrib = t.column("contrib").to_pylist()
+    contrib[1] = contrib[1][:-1]  # a seat short: the lists no longer fit together
+    short = t.set_column(t.schema.get_field_index("contrib"), "contrib", pa.array(contrib, pa.list_(pa.int64())))
+    _, seen = bh.fit(short, "zjh", room.rules, room.base, "x")
+    assert seen["rows_left_out"] == 2 and seen["hands"] == t.num_rows - 2
     with pytest.raises(ValueError, match="no column 'board'"):  # a three-card log is no Hold'em log
         bh.fit(t, "holdem", room.rules, room.base, "x")
     with pytest.raises(ValueError, match="no complete zjh hand"):
