@@ -479,7 +479,11 @@ def _run_locked(units, inputs, identities, out, opts, workers, engine, scheduler
         raise AssertionError("rows lost: read != settled + rejected")
     from .report import write_report
 
-    total["report"] = write_report(out, total)
+    try:
+        total["report"] = write_report(out, total)
+    except (OSError, pa.ArrowException, ValueError, KeyError) as exc:  # the results stand without their page
+        total["report"] = f"not written: {exc}"
+        print(f"cardbatch: report.html not written ({exc}); the results and summary are complete", file=sys.stderr)
     total["wall_seconds"] = round(time.perf_counter() - t0, 3)
     storage.write_text(storage.join(out, "summary.json"), json.dumps(total, indent=1, sort_keys=True))
     return total

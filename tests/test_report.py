@@ -196,3 +196,18 @@ def test_the_report_loads_in_chromium_and_shows_the_runs_numbers(audited, tmp_pa
         assert i["path"] in body
     assert len(svgs) >= 4 and all(b and b["width"] > 100 and b["height"] > 10 for b in boxes)
     assert (tmp_path / "report.png").stat().st_size > 10_000
+
+
+def test_a_report_that_cannot_be_built_does_not_cost_the_run(tmp_path):
+    """An errors part the report cannot read (the settle wrote it; damage came later) leaves the run's
+    results and summary whole, and the summary says why there is no page."""
+    out = tmp_path / "out"
+    _, first = _audit([str(ROOT / "data" / "zjh_sample.parquet")], out)
+    part = next((out / "errors").rglob("*.parquet"))
+    part.write_bytes(b"not parquet")
+    (out / "summary.json").unlink()
+    code, again = _audit([str(ROOT / "data" / "zjh_sample.parquet")], out)  # every part reused
+    assert code == 0 and again["report"].startswith("not written")
+    assert {k: again[k] for k in ("rows_settled", "rows_rejected", "chips_in")} == {
+        k: first[k] for k in ("rows_settled", "rows_rejected", "chips_in")
+    }
