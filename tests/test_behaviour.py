@@ -191,3 +191,24 @@ def test_real_hands_imported_from_phh_fit_with_their_stacks(tmp_path):
     model, seen = bh.fit(t, "holdem", "zjh", 100, str(out))  # Pluribus's big blind as the base
     assert int(seen["notes"][0].split()[0]) < clipped  # the WSOP hands' blinds are in the 100,000s
     assert 0 < model.fold[0][0] < 1 and sum(model.seats) == pytest.approx(1)
+
+
+def test_a_log_from_cardbatch_generate_gives_back_its_documented_model(tmp_path):
+    """``cardbatch generate`` bets by another model (data/FORMAT.md): 2..9 seats uniform, each seat
+    still in folds with 0.25 on every street whatever its cards, the street's bet uniform over
+    {0, 1, 2, 4, 8, 25} big blinds (20 chips), no stacks written. The fit sees that model through its own:
+    uniform seats, flat and equal fold rates after the flop, the six bet sizes. (The tolerances take the
+    model's differences: generate keeps the first seat in, not the strongest, and a table whose callers
+    are all in shows no bet.)"""
+    from cardbatch.batch.generate import generate_hands
+
+    t = generate_hands("holdem", 40_000, seed=3, streets_column=True).table
+    model, seen = bh.fit(t, "holdem", "zjh", 20, "generate")
+    _close(model.seats, (1 / 8,) * 8, seen["hands"], "seat counts")
+    assert seen["allin_decisions"] is None
+    for s in (1, 2, 3):
+        assert all(0.21 <= f <= 0.26 for f in model.fold[s]), model.fold[s]
+        assert max(model.fold[s]) - min(model.fold[s]) < 0.03  # cards do not matter to generate
+    flop = model.bet[1]
+    assert sum(flop[k] for k in (0, 1, 2, 4, 8, 25)) > 0.97
+    assert all(abs(flop[k] - 1 / 6) < 0.035 for k in (0, 1, 2, 4, 8, 25)), flop
