@@ -78,7 +78,11 @@ def settle_line(command: str, s: dict, out: str) -> str:
         f"cardbatch {command}: {s['rows_read']:,} rows: {s['rows_settled']:,} settled, {rejected}; "
         f"chips in {s['chips_in']:,} = paid {s['chips_paid']:,} + raked {s['chips_raked']:,}; "
         f"{s['mismatches']:,} mismatches; {s['wall_seconds']:.1f} s; output in {out}/ "
-        "(results/, errors/, summary.json)"
+        + (
+            "(results/, errors/, summary.json, report.html)"
+            if str(s.get("report", "")).endswith(".html")
+            else "(results/, errors/, summary.json)"
+        )
     )
 
 
