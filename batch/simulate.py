@@ -110,13 +110,16 @@ def _round_cards(room: Room, model: tuple, seed: int, r: int, balance: np.ndarra
     seated = _seat_players(_rng(seed, r, _SEATING), balance >= room.base, sizes, S)
     t = seated.shape[0]
     present = seated >= 0
+    # deal_decks makes permutations, so the deck positions are indexed directly: deal_zjh and
+    # deal_holdem would check every deck again (a sort of each, a quarter of a Hold'em round's time)
     deck = kdecks.deal_decks(t, seed, r * room.tables_per_round)
     board = None
     if room.game == "zjh":
-        cards = kdecks.deal_zjh(deck, S)
+        cards = deck[:, kdecks.zjh_positions(S)]
         values = threecard.evaluate(cards.reshape(t * S, 3), room.rules).reshape(t, S)
     else:
-        cards, board = kdecks.deal_holdem(deck, S)
+        hole, at = kdecks.holdem_positions(S)
+        cards, board = deck[:, hole], deck[:, at]
         seven = np.concatenate([cards, np.repeat(board[:, None, :], S, axis=1)], axis=2).reshape(t * S, 7)
         values = holdem.evaluate(seven).astype(np.int64).reshape(t, S)
     quart = bh.quartiles(values, room.game, room.rules)
