@@ -54,6 +54,8 @@ import pyarrow.compute as pc
 from cardbatch.kernels import decks as kdecks
 from cardbatch.kernels import holdem, threecard
 
+from . import lists
+
 QUARTILES = 4
 MIN_DECISIONS = 50
 STREET_NAMES = {1: ("hand",), 4: ("preflop", "flop", "turn", "river")}
@@ -142,73 +144,70 @@ class _Log:
     stack: np.ndarray | None
 
 
-def _padded(col: pa.ChunkedArray, per_row: np.ndarray, fill, dtype) -> np.ndarray:
-    """A list column as ``[N, width]`` (``per_row`` values each), ``fill`` past each row's end."""
-    arr = col.combine_chunks()
-    values = pc.fill_null(arr.flatten(), fill).to_numpy(zero_copy_only=False).astype(dtype)
-    width = int(per_row.max()) if per_row.size else 0
-    out = np.full((len(arr), width), fill, dtype)
-    mask = np.arange(width)[None, :] < per_row[:, None]
-    out[mask] = values
-    return out
-
-
-def _read_log(table: pa.Table, game: str, rules: str) -> _Log:
-    n = pc.list_value_length(table.column("folded")).to_numpy(zero_copy_only=False).astype(np.int64)
-    S = int(n.max())
-    present = np.arange(S)[None, :] < n[:, None]
-    folded = _padded(table.column("folded"), n, True, bool)
-    if "contrib_street" in table.column_names:
-        k = int(_length(table, "contrib_street")[0] // n[0])  # the same for every row (_lengths_agree)
-        flat = _padded(table.column("contrib_street"), n * k, 0, np.int64)
-        contrib = np.zeros((len(n), k, S), np.int64)
-        for s in range(k):  # street-major per row: street s of row i is flat[i, s*n_i : (s+1)*n_i]
-            idx = s * n[:, None] + np.arange(S)[None, :]
-            contrib[:, s, :] = np.where(present, np.take_along_axis(flat, np.minimum(idx, flat.shape[1] - 1), 1), 0)
-    else:
-        contrib = _padded(table.column("contrib"), n, 0, np.int64)[:, None, :]
+def _read_log(table: pa.Table, game: str, rules: str) -> tuple[_Log | None, np.ndarray, int]:
+    """The hands as padded arrays, with the project's list readers (any list layout and integer
+    width, sliced or chunked); returns the log of the rows kept, the kept mask, and the rows read.
+    A row is left out when a cell or an element is null, a value does not fit int64, a seat's chips
+    add up beyond int64, or its lists do not fit together (2+ seats; cards, contributions and stacks
+    per seat; a board of 5; one street count for the file)."""
+    street_col = "contrib_street" if "contrib_street" in table.column_names else "contrib"
+    names = ["folded", "cards", street_col] + (["board"] if game == "holdem" else [])
+    names += ["stack"] if "stack" in table.column_names else []
+    bad = np.zeros(table.num_rows, bool)
+    for name in names:
+        bad |= lists.missing_rows(table.column(name))
+    fold_v, fold_s, n = lists.list_parts(table.column("folded"))
+    card_v, card_s, card_n = lists.list_parts(table.column("cards"))
     per = 3 if game == "zjh" else 2
-    cards = _padded(table.column("cards"), n * per, 255, np.int64).reshape(len(n), -1)
-    cards = np.pad(cards, ((0, 0), (0, S * per - cards.shape[1])), constant_values=255).reshape(len(n), S, per)
+    bad |= (n < 2) | (card_n != per * n)
+    chips, chip_s, chip_n, big = lists.int_list_parts(table.column(street_col), street_col)
+    streets = chip_n // np.maximum(n, 1)
+    K = int(np.max(streets[~bad], initial=1))
+    bad |= big | (chip_n != K * n)
+    if game == "holdem":
+        board_v, board_s, board_n = lists.list_parts(table.column("board"))
+        bad |= board_n != 5
+    if "stack" in table.column_names:
+        stack_v, stack_s, stack_n, big = lists.int_list_parts(table.column("stack"), "stack")
+        bad |= big | (stack_n != n)
+    keep = np.flatnonzero(~bad)
+    if keep.size == 0:
+        return None, np.zeros(table.num_rows, bool), table.num_rows
+    n = n[keep]
+    S = int(n.max()) if n.size else 2
+    present = np.arange(S)[None, :] < n[:, None]
+    folded = lists.scatter(fold_v.astype(np.bool_), fold_s[keep], n, S, True, np.bool_) & present
+    if street_col == "contrib":
+        contrib = lists.scatter(chips, chip_s[keep], n, S, 0, np.int64)[:, None, :]
+    else:  # street-major per row: element p of a row of n seats is street p // n, seat p % n
+        contrib = lists.scatter(chips, chip_s[keep], K * n, K, 0, np.int64, row_width=n)
+        contrib = np.pad(contrib, ((0, 0), (0, 0), (0, S - contrib.shape[2])))
+    cards = lists.scatter(card_v, card_s[keep], per * n, per * S, 255, np.int64).reshape(len(n), S, per)
+    values = np.full((len(n), S), -1, np.int64)
     if game == "zjh":
         known = present & (cards < 52).all(axis=2)
-        values = np.full((len(n), S), -1, np.int64)
         values[known] = threecard.evaluate(cards[known].astype(np.uint8), rules)
     else:
-        board = table.column("board").combine_chunks().flatten().to_numpy(zero_copy_only=False)
-        board = pc.fill_null(pa.array(board), 255).to_numpy().astype(np.int64).reshape(len(n), -1)[:, :5]
+        board = lists.scatter(board_v, board_s[keep], np.full(len(n), 5), 5, 255, np.int64)
         seven = np.concatenate([cards, np.repeat(board[:, None, :], S, axis=1)], axis=2)
         known = present & (seven < 52).all(axis=2)
-        values = np.full((len(n), S), -1, np.int64)
         values[known] = holdem.evaluate(seven[known].astype(np.uint8)).astype(np.int64)
-    stack = _padded(table.column("stack"), n, 0, np.int64) if "stack" in table.column_names else None
-    return _Log(present, contrib, folded & present, values, stack)
-
-
-def _length(table: pa.Table, name: str) -> np.ndarray:
-    return pc.fill_null(pc.list_value_length(table.column(name)), -1).to_numpy(zero_copy_only=False).astype(np.int64)
-
-
-def _lengths_agree(table: pa.Table, game: str) -> np.ndarray:
-    """Rows whose lists fit together: 2+ seats, a card list, contributions and stacks per seat, a board
-    of 5 (a row that does not is left out and counted, as one with a null)."""
-    n = _length(table, "folded")
-    ok = (n >= 2) & (_length(table, "cards") == n * (3 if game == "zjh" else 2))
-    if "contrib_street" in table.column_names:
-        streets = _length(table, "contrib_street") // np.maximum(n, 1)
-        ok &= (_length(table, "contrib_street") == streets * n) & (streets == np.max(streets[ok], initial=1))
-    else:
-        ok &= _length(table, "contrib") == n
+    stack = None
     if "stack" in table.column_names:
-        ok &= _length(table, "stack") == n
-    if game == "holdem":
-        ok &= _length(table, "board") == 5
-    return ok
+        stack = lists.scatter(stack_v, stack_s[keep], n, S, 0, np.int64)
+    # a seat's chips over the streets, or the table's stacks, beyond int64: cumsum would wrap
+    over = lists.sums_overflow(np.maximum(contrib, 0).transpose(0, 2, 1).reshape(len(n), -1))
+    if stack is not None:
+        over |= lists.sums_overflow(np.maximum(stack, 0))
+    log = _Log(present[~over], contrib[~over], folded[~over], values[~over], None if stack is None else stack[~over])
+    kept = np.zeros(table.num_rows, bool)
+    kept[keep[~over]] = True
+    return log, kept, table.num_rows
 
 
 def fit(table: pa.Table, game: str, rules: str, base: int, source: str) -> tuple[Behaviour, dict]:
-    """Fit the model to recorded hands of ``game`` (rows of other games and rows with a null
-    cell are left out and counted); returns the model and what the fit saw."""
+    """Fit the model to recorded hands of ``game`` (rows of other games and rows that cannot be read
+    whole are left out and counted, see :func:`_read_log`); returns the model and what the fit saw."""
     if "game" in table.column_names:
         table = table.filter(pc.equal(pc.cast(table.column("game"), pa.string()), game))
     needed = ["folded", "cards", "contrib_street" if "contrib_street" in table.column_names else "contrib"]
@@ -216,15 +215,9 @@ def fit(table: pa.Table, game: str, rules: str, base: int, source: str) -> tuple
     missing = [c for c in needed if c not in table.column_names]
     if missing:
         raise ValueError(f"--behaviour-from: the log has no column {missing[0]!r} (data/FORMAT.md)")
-    keep = np.ones(table.num_rows, bool)
-    for c in needed + (["stack"] if "stack" in table.column_names else []):
-        keep &= table.column(c).is_valid().to_numpy(zero_copy_only=False)
-    keep &= _lengths_agree(table, game)
-    rows_in = table.num_rows
-    table = table.filter(pa.array(keep))
-    if table.num_rows == 0:
+    log, kept, rows_in = _read_log(table, game, rules)
+    if not kept.any():
         raise ValueError(f"--behaviour-from: no complete {game} hand in the log ({rows_in} rows of the game)")
-    log = _read_log(table, game, rules)
     q = quartiles(log.values, game, rules)
     N, K, S = log.contrib.shape
     cum = np.cumsum(log.contrib, axis=1)  # chips put in up to the end of each street
