@@ -45,6 +45,7 @@ from cardbatch.kernels import decks as kdecks
 from cardbatch.kernels import holdem, pots, team, threecard
 
 from . import behaviour as bh
+from . import lists
 from .progress import progress
 from .room import Room
 
@@ -408,30 +409,21 @@ class _HandsWriter:
 
     def write(self, r: int, seated: np.ndarray, h: _Hands) -> None:
         t, K, S = h.contrib.shape
-        n = h.present.sum(axis=1)
-
-        def listed(values: np.ndarray, per: int, typ: pa.DataType) -> pa.Array:
-            offsets = np.zeros(t + 1, np.int32)
-            np.cumsum(n * per, out=offsets[1:])
-            return pa.ListArray.from_arrays(pa.array(offsets), pa.array(values, typ))
-
+        n = h.present.sum(axis=1)  # a table's seats are its first n
         cols = {
             "hand_id": pa.array(r * self.room.tables_per_round + np.arange(t, dtype=np.int64)),
             "game": pa.array([self.room.game] * t, pa.string()).dictionary_encode(),
             "button": pa.array(h.button.astype(np.int8)),
-            "cards": listed(h.cards[h.present].reshape(-1).astype(np.uint8), h.cards.shape[2], pa.uint8()),
+            "cards": lists.padded_to_list(h.cards.reshape(t, -1).astype(np.uint8), n * h.cards.shape[2], pa.uint8()),
         }
         if h.board is not None:
             cols["board"] = pa.FixedSizeListArray.from_arrays(pa.array(h.board.reshape(-1).astype(np.uint8)), 5)
-            cols["contrib_street"] = listed(
-                h.contrib[np.broadcast_to(h.present[:, None, :], h.contrib.shape)], K, pa.int64()
-            )
+            streets = h.contrib[np.broadcast_to(h.present[:, None, :], h.contrib.shape)]  # street-major per row
+            cols["contrib_street"] = lists.list_array(lists.list_offsets(K * n), streets, pa.int64())
         else:
-            cols["contrib"] = listed(h.contrib[:, 0][h.present], 1, pa.int64())
-        cols["folded"] = listed(h.folded[h.present], 1, pa.bool_())
-        cols["payout"] = listed(h.payout[h.present], 1, pa.int64())
-        cols["stack"] = listed(h.stack[h.present], 1, pa.int64())
-        cols["player_id"] = listed(seated[h.present], 1, pa.int64())
+            cols["contrib"] = lists.padded_to_list(h.contrib[:, 0], n, pa.int64())
+        for name, values in (("folded", h.folded), ("payout", h.payout), ("stack", h.stack), ("player_id", seated)):
+            cols[name] = lists.padded_to_list(values, n, pa.bool_() if name == "folded" else pa.int64())
         table = pa.table(cols)
         if self.writer is None:
             self.writer = self.storage.parquet_writer(self.tmp, table.schema)
