@@ -26,7 +26,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from . import storage
+from . import lists, storage
 
 EXAMPLES = 3  # example rows per rejection reason
 LARGEST = 10  # mismatched hands listed
@@ -297,30 +297,19 @@ def mismatch_breakdown(out: str) -> dict:
 
 
 def _differ(ours: pa.ChunkedArray, theirs: pa.ChunkedArray, seats: dict[int, int]) -> np.ndarray:
-    """Chips that differ per row, summed over seats (a null or a seat missing on one side counts
+    """Chips that differ per row, summed over seats (a null, or a seat missing on one side, counts
     as 0), counting into ``seats`` the rows where each seat differs."""
-    ours, theirs = ours.combine_chunks(), theirs.combine_chunks()
-    width = int(max(pc.max(pc.list_value_length(ours)).as_py() or 0, pc.max(pc.list_value_length(theirs)).as_py() or 0))
-    out = np.zeros(len(ours), np.int64)
-    for seat in range(width):  # a column per seat: rows x seats stays small, no Python row loop
-        a = _seat(ours, seat)
-        b = _seat(theirs, seat)
-        differs = a != b
-        out += np.abs(a - b)
-        if differs.any():
-            seats[seat] = seats.get(seat, 0) + int(differs.sum())
-    return out
-
-
-def _seat(lists: pa.Array, seat: int) -> np.ndarray:
-    """Element ``seat`` of every list as int64, 0 where the list is null, shorter or the element null."""
-    lengths = pc.fill_null(pc.list_value_length(lists), 0).to_numpy(zero_copy_only=False)
-    has = lengths > seat
-    out = np.zeros(len(lists), np.int64)
-    if has.any():
-        picked = pc.list_element(lists.filter(pa.array(has)), seat)
-        out[has] = pc.fill_null(picked, 0).to_numpy(zero_copy_only=False)
-    return out
+    a_values, a_starts, a_lengths, _ = lists.int_list_parts(ours, "payout")
+    b_values, b_starts, b_lengths, _ = lists.int_list_parts(theirs, "recorded payout")
+    width = int(max(a_lengths.max(initial=0), b_lengths.max(initial=0)))
+    a = lists.scatter(a_values, a_starts, a_lengths, width, 0, np.int64)
+    b = lists.scatter(b_values, b_starts, b_lengths, width, 0, np.int64)
+    if max(np.abs(a).max(initial=0), np.abs(b).max(initial=0)) > 2**61:  # near int64's limit: exact ints
+        a, b = a.astype(object), b.astype(object)
+    for seat, count in enumerate((a != b).sum(axis=0)):
+        if count:
+            seats[seat] = seats.get(seat, 0) + int(count)
+    return np.abs(a - b).sum(axis=1) if width else np.zeros(len(a), np.int64)
 
 
 def _decades(size: np.ndarray) -> list[tuple[str, int]]:
@@ -328,7 +317,7 @@ def _decades(size: np.ndarray) -> list[tuple[str, int]]:
     if size.size == 0:
         return []
     edges = [0, 1] + [10**k for k in range(1, int(np.log10(max(size.max(), 1))) + 2)]
-    out = [("0 chips (seat count differs)", int((size == 0).sum()))] if (size == 0).any() else []
+    out = [("0 chips (a null, or the seats differ in count)", int((size == 0).sum()))] if (size == 0).any() else []
     for lo, hi in zip(edges[1:], edges[2:]):
         count = int(((size >= lo) & (size < hi)).sum())
         if count:
