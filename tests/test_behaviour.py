@@ -212,3 +212,33 @@ def test_a_log_from_cardbatch_generate_gives_back_its_documented_model(tmp_path)
     flop = model.bet[1]
     assert sum(flop[k] for k in (0, 1, 2, 4, 8, 25)) > 0.97
     assert all(abs(flop[k] - 1 / 6) < 0.035 for k in (0, 1, 2, 4, 8, 25)), flop
+
+
+def test_null_elements_other_widths_and_int64s_limit(log):
+    """A null element (not only a null cell) leaves its row out; unsigned and narrower integer types
+    fit the same model; a value beyond int64, or a table whose stacks add up beyond it, is left out
+    rather than wrapped."""
+    game, room, _, path, _ = log
+    t = pq.read_table(path).slice(0, 3000)
+    model, seen = bh.fit(t, game, room.rules, room.base, "x")
+    street = "contrib_street" if game == "holdem" else "contrib"
+
+    def cast(table, name, typ):
+        return table.set_column(table.schema.get_field_index(name), name, table.column(name).cast(pa.list_(typ)))
+
+    narrow = cast(cast(cast(t, street, pa.uint32()), "stack", pa.int32()), "cards", pa.int16())
+    assert bh.fit(narrow, game, room.rules, room.base, "x")[0] == model
+
+    def with_row(table, name, row, value, typ):
+        cells = table.column(name).to_pylist()
+        cells[row] = value(cells[row])
+        return table.set_column(table.schema.get_field_index(name), name, pa.array(cells, pa.list_(typ)))
+
+    holes = with_row(t, street, 0, lambda c: [None] + c[1:], pa.int64())
+    holes = with_row(holes, "folded", 1, lambda c: c[:-1] + [None], pa.bool_())
+    _, seen = bh.fit(holes, game, room.rules, room.base, "x")
+    assert seen["rows_left_out"] == 2 and seen["hands"] == t.num_rows - 2
+    huge = with_row(cast(t, "stack", pa.uint64()), "stack", 0, lambda c: [2**64 - 1] + c[1:], pa.uint64())
+    huge = with_row(huge, "stack", 1, lambda c: [2**63 - 1] * len(c), pa.uint64())
+    _, seen = bh.fit(huge, game, room.rules, room.base, "x")
+    assert seen["rows_left_out"] == 2 and seen["hands"] == t.num_rows - 2

@@ -211,3 +211,46 @@ def test_a_report_that_cannot_be_built_does_not_cost_the_run(tmp_path):
     assert {k: again[k] for k in ("rows_settled", "rows_rejected", "chips_in")} == {
         k: first[k] for k in ("rows_settled", "rows_rejected", "chips_in")
     }
+
+
+def test_sizes_take_nulls_other_widths_and_int64s_limit_exactly():
+    """The size of a mismatch, chips that differ summed over seats, against plain Python ints: null
+    elements and cells count as 0, a seat missing on one side counts whole, unsigned widths read by
+    value, and differences beyond int64 stay exact."""
+    big = 2**63 - 1
+    ours = [[5, 0, 7], [None, 3], None, [big, 0], [1, 2, 3, 4], [0, 0]]
+    theirs = [[4, 1, 7], [2, 3], [6], [0, big], [1, 2], [0, 0]]
+    for typ in (pa.int64(), pa.uint64()):
+        seats = {}
+        got = report._differ(
+            pa.chunked_array([pa.array(ours, pa.list_(typ))]), pa.chunked_array([pa.array(theirs)]), seats
+        )
+        want, want_seats = [], {}
+        for a, b in zip(ours, theirs):
+            a, b = [x or 0 for x in a or []], [x or 0 for x in b or []]
+            n = max(len(a), len(b))
+            a, b = a + [0] * (n - len(a)), b + [0] * (n - len(b))
+            want.append(sum(abs(x - y) for x, y in zip(a, b)))
+            for seat in range(n):
+                if a[seat] != b[seat]:
+                    want_seats[seat] = want_seats.get(seat, 0) + 1
+        assert [int(x) for x in got] == want and want[3] == 2 * big
+        assert seats == want_seats
+    assert report._decades(np.array(want, dtype=object))[0] == ("0 chips (a null, or the seats differ in count)", 1)
+
+
+def test_a_rerun_after_the_input_changed_reports_the_new_run(tmp_path):
+    """Same output folder, a changed input: the page and the breakdown are the new run's, nothing of
+    the old one stays (its parts are not reused; see test_reruns)."""
+    src = tmp_path / "h.parquet"
+    shutil.copy(ROOT / "data" / "holdem_sample.parquet", src)
+    out = tmp_path / "out"
+    _, first = _audit([str(src)], out)
+    _with_recorded_errors(ROOT / "data" / "holdem_sample.parquet", src, seed=11)
+    _, again = _audit([str(src)], out)
+    assert again["mismatches"] > first["mismatches"] and again["parts_reused"] == 0
+    page = (out / "report.html").read_text()
+    assert f"Mismatches ({again['mismatches']:,} hands)" in page
+    assert f"Mismatches ({first['mismatches']:,} hands)" not in page
+    got = report.mismatch_breakdown(str(out))
+    assert sum(c for _, c in got["by_size"]) == again["mismatches"]
