@@ -32,8 +32,8 @@ from collections.abc import Iterator
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.parquet as pq
 
+from . import storage
 from .formats import InputError
 from .phh import notation, replay
 
@@ -281,25 +281,24 @@ def run_import(inputs: list[str], out: str, options: ImportOptions = ImportOptio
     if options.chip is not None and (isinstance(options.chip, bool) or options.chip < 1):
         raise ValueError(f"--chip must be a positive integer, got {options.chip}")
     factor, units = plan(files, options.chip)
-    os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
     err_out = errors_path(out)
-    tmp, err_tmp = _temporary(out), _temporary(err_out)
     metadata = {b"cardbatch.chip_factor": str(factor).encode(), b"cardbatch.source": b"phh"}
     ids: list[np.ndarray] = []
     reasons: Counter = Counter()
     read = imported = 0
+    writers: list[storage.PublishedParquet] = []
     try:
-        with (
-            pq.ParquetWriter(tmp, HANDS_SCHEMA.with_metadata(metadata)) as writer,
-            pq.ParquetWriter(err_tmp, ERRORS_SCHEMA.with_metadata(metadata)) as err_writer,
-            progress(None, "import", "hand", options.quiet, options.verbose) as bar,
-        ):
+        writer = storage.PublishedParquet(out, HANDS_SCHEMA.with_metadata(metadata))
+        writers.append(writer)
+        err_writer = storage.PublishedParquet(err_out, ERRORS_SCHEMA.with_metadata(metadata))
+        writers.append(err_writer)
+        with progress(None, "import", "hand", options.quiet, options.verbose) as bar:
             for hands, bad in _results(units, options.workers):
                 if hands.num_rows:
-                    writer.write_table(hands)
+                    writer.write(hands)
                     ids.append(hands.column("hand_id").to_numpy())
                 if bad.num_rows:
-                    err_writer.write_table(bad)
+                    err_writer.write(bad)
                     reasons.update(bad.column("reason").to_pylist())
                 read += hands.num_rows + bad.num_rows
                 imported += hands.num_rows
@@ -310,12 +309,11 @@ def run_import(inputs: list[str], out: str, options: ImportOptions = ImportOptio
         all_ids = np.concatenate(ids) if ids else np.zeros(0, np.int64)
         if np.unique(all_ids).size != all_ids.size:
             raise InputError("two hands got the same hand_id (a 63-bit digest collision): rename one file")
-        os.replace(tmp, out)
-        os.replace(err_tmp, err_out)
+        writer.close()
+        err_writer.close()
     except BaseException:
-        for t in (tmp, err_tmp):
-            if os.path.exists(t):
-                os.remove(t)
+        for w in writers:
+            w.abort()
         raise
     seconds = time.perf_counter() - t0
     return {
@@ -332,8 +330,3 @@ def run_import(inputs: list[str], out: str, options: ImportOptions = ImportOptio
         "seconds": round(seconds, 3),
         "hands_per_second": round(read / seconds) if seconds > 0 else None,
     }
-
-
-def _temporary(path: str) -> str:
-    folder, name = os.path.split(os.path.abspath(path))
-    return os.path.join(folder, f".{name}.tmp")

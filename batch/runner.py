@@ -242,49 +242,17 @@ def merge_counters(items: list[dict]) -> dict:
     return out
 
 
-class _PartWriter:
-    """One output part, written a table at a time (memory holds one batch, not the unit) under a
-    temporary name and published by :meth:`close` (see :mod:`.storage`); nothing is left behind by
-    :meth:`abort`."""
-
-    def __init__(self, path: str):
-        self.path = path
-        self.tmp = storage.temporary_for(path)
-        self.writer: pq.ParquetWriter | None = None
-
-    def _open(self, schema: pa.Schema) -> None:
-        self.writer = storage.parquet_writer(
-            self.tmp, schema, compression="zstd", use_dictionary=False, write_statistics=False
-        )
-
-    def write(self, table: pa.Table) -> None:
-        """Append ``table``; every table of a part has its folder's fixed schema (:mod:`.outputs`),
-        so a part never needs widening (one of another schema fails loudly in the writer)."""
-        if self.writer is None:
-            self._open(table.schema)
-        self.writer.write_table(table)
-
-    def close(self) -> None:
-        if self.writer is not None:
-            self.writer.close()
-            storage.publish(self.tmp, self.path)
-
-    def abort(self) -> None:
-        try:
-            if self.writer is not None:
-                self.writer.close()
-        except BaseException:
-            pass
-        try:
-            if storage.exists(self.tmp):
-                storage.delete(self.tmp)
-        except OSError:
-            pass
+def _part_writer(path: str) -> storage.PublishedParquet:
+    """One output part, written a table at a time (memory holds one batch, not the unit), whole or
+    absent. Every table of a part has its folder's fixed schema (:mod:`.outputs`), so a part never
+    needs widening. No dictionary encoding (numeric outputs wrote 10-60 % faster without) and no
+    statistics: the writes are the job's largest cost."""
+    return storage.PublishedParquet(path, compression="zstd", use_dictionary=False, write_statistics=False)
 
 
 def _write_part(table: pa.Table, path: str) -> None:
-    """A whole part at once, through :class:`_PartWriter` (whole or absent, a full disk included)."""
-    part = _PartWriter(path)
+    """A whole part at once, through :func:`_part_writer` (whole or absent, a full disk included)."""
+    part = _part_writer(path)
     try:
         part.write(table)
         part.close()
@@ -319,14 +287,14 @@ def run_unit(unit: Unit, out_dir: str, opts: SettleOptions, batch_rows: int) -> 
     pf = storage.parquet_file(unit.path, page_checksum_verification=True)  # where the writer stored CRCs
     errors: dict[str, list[pa.Table]] = {}
     counters = []
-    results: dict[str, _PartWriter] = {}
+    results: dict[str, storage.PublishedParquet] = {}
     try:
         for table in _tables_of(pf, unit.row_groups, batch_rows):
             r, e, c = settle_by_game(table, opts)
             for game, part in r.items():
                 if part.num_columns:
                     if game not in results:
-                        results[game] = _PartWriter(part_path(out, "results", game, unit.name))
+                        results[game] = _part_writer(part_path(out, "results", game, unit.name))
                     results[game].write(conform_results(part, unit.hive))
             for game, part in e.items():
                 if part.num_rows:

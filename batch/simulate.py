@@ -401,11 +401,10 @@ class _HandsWriter:
     def __init__(self, path: str, room: Room):
         if room.game == "team2v2":
             raise ValueError("--write-hands: only card games (zjh, holdem) play hands")
-        from . import storage
+        from .storage import PublishedParquet
 
-        self.storage, self.path, self.room = storage, path, room
-        self.tmp = storage.temporary_for(path)
-        self.writer = None
+        self.room = room
+        self.out = PublishedParquet(path)
 
     def write(self, r: int, seated: np.ndarray, h: _Hands) -> None:
         t, K, S = h.contrib.shape
@@ -424,20 +423,13 @@ class _HandsWriter:
             cols["contrib"] = lists.padded_to_list(h.contrib[:, 0], n, pa.int64())
         for name, values in (("folded", h.folded), ("payout", h.payout), ("stack", h.stack), ("player_id", seated)):
             cols[name] = lists.padded_to_list(values, n, pa.bool_() if name == "folded" else pa.int64())
-        table = pa.table(cols)
-        if self.writer is None:
-            self.writer = self.storage.parquet_writer(self.tmp, table.schema)
-        self.writer.write_table(table)
+        self.out.write(pa.table(cols))
 
     def close(self) -> None:
-        if self.writer is not None:
-            self.writer.close()
-            self.storage.publish(self.tmp, self.path)
+        self.out.close()
 
     def abort(self) -> None:
-        if self.writer is not None:
-            self.writer.close()
-            self.storage.delete(self.tmp)
+        self.out.abort()
 
 
 def _room_line(room: Room) -> str:

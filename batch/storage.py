@@ -9,7 +9,8 @@ from the URI's query (``?endpoint_override=host:port&scheme=http``).
 Writes are whole or absent: locally a temporary name renamed into place; on an
 object store the object appears only when its upload completes, so a part is
 written under a temporary key and copied to its name (a server-side copy)
-once it is complete. Object stores have no file locks: two runs writing to
+once it is complete (:class:`PublishedParquet` does both, for every Parquet
+file the commands write a table at a time). Object stores have no file locks: two runs writing to
 the same remote ``--out`` at once are not detected.
 """
 
@@ -145,3 +146,40 @@ def parquet_writer(path: str, schema: pa.Schema, **kwargs) -> pq.ParquetWriter:
     if isinstance(filesystem, fs.LocalFileSystem):
         os.makedirs(os.path.dirname(p), exist_ok=True)
     return pq.ParquetWriter(p, schema, filesystem=filesystem, **kwargs)
+
+
+class PublishedParquet:
+    """A Parquet file written a table at a time under its temporary name (:func:`temporary_for`)
+    and published by :meth:`close` (:func:`publish`), so it is whole or absent; :meth:`abort`
+    leaves nothing behind. With ``schema`` the file is opened at once (no rows is still a file),
+    else at the first table; ``options`` go to the writer."""
+
+    def __init__(self, path: str, schema: pa.Schema | None = None, **options):
+        self.path = path
+        self.tmp = temporary_for(path)
+        self.options = options
+        self.writer: pq.ParquetWriter | None = None
+        if schema is not None:
+            self.writer = parquet_writer(self.tmp, schema, **options)
+
+    def write(self, table: pa.Table) -> None:
+        if self.writer is None:
+            self.writer = parquet_writer(self.tmp, table.schema, **self.options)
+        self.writer.write_table(table)
+
+    def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+            publish(self.tmp, self.path)
+
+    def abort(self) -> None:
+        try:
+            if self.writer is not None:
+                self.writer.close()
+        except BaseException:
+            pass
+        try:
+            if exists(self.tmp):
+                delete(self.tmp)
+        except OSError:
+            pass
