@@ -274,7 +274,7 @@ def mismatch_breakdown(out: str) -> dict:
         t = t.filter(pc.fill_null(flag, False))
         ours = pc.coalesce(t.column("payout"), t.column("delta"))
         theirs = pc.coalesce(t.column("recorded_payout"), t.column("recorded_delta"))
-        size = _differ(ours, theirs, seats)
+        size = mismatch_sizes(ours, theirs, seats)
         sizes.append(size)
         ids = t.column("hand_id").to_numpy(zero_copy_only=False)
         for k in np.argsort(-size, kind="stable")[:LARGEST]:
@@ -290,13 +290,13 @@ def mismatch_breakdown(out: str) -> dict:
     size = np.concatenate(sizes) if sizes else np.zeros(0, np.int64)
     largest = sorted(largest, key=lambda r: (-r["size"], r["hand_id"]))[:LARGEST]
     return {
-        "by_size": _decades(size),
+        "by_size": size_decades(size),
         "by_seat": [(f"seat {k}", v) for k, v in sorted(seats.items())],
         "largest": largest,
     }
 
 
-def _differ(ours: pa.ChunkedArray, theirs: pa.ChunkedArray, seats: dict[int, int]) -> np.ndarray:
+def mismatch_sizes(ours: pa.ChunkedArray, theirs: pa.ChunkedArray, seats: dict[int, int]) -> np.ndarray:
     """Chips that differ per row, summed over seats (a null, or a seat missing on one side, counts
     as 0), counting into ``seats`` the rows where each seat differs."""
     a_values, a_starts, a_lengths, _ = lists.int_list_parts(ours, "payout")
@@ -312,7 +312,7 @@ def _differ(ours: pa.ChunkedArray, theirs: pa.ChunkedArray, seats: dict[int, int
     return np.abs(a - b).sum(axis=1) if width else np.zeros(len(a), np.int64)
 
 
-def _decades(size: np.ndarray) -> list[tuple[str, int]]:
+def size_decades(size: np.ndarray) -> list[tuple[str, int]]:
     """Counts of sizes in decades: 0, 1-9, 10-99, …"""
     if size.size == 0:
         return []

@@ -222,7 +222,7 @@ def test_sizes_take_nulls_other_widths_and_int64s_limit_exactly():
     theirs = [[4, 1, 7], [2, 3], [6], [0, big], [1, 2], [0, 0]]
     for typ in (pa.int64(), pa.uint64()):
         seats = {}
-        got = report._differ(
+        got = report.mismatch_sizes(
             pa.chunked_array([pa.array(ours, pa.list_(typ))]), pa.chunked_array([pa.array(theirs)]), seats
         )
         want, want_seats = [], {}
@@ -236,7 +236,7 @@ def test_sizes_take_nulls_other_widths_and_int64s_limit_exactly():
                     want_seats[seat] = want_seats.get(seat, 0) + 1
         assert [int(x) for x in got] == want and want[3] == 2 * big
         assert seats == want_seats
-    assert report._decades(np.array(want, dtype=object))[0] == ("0 chips (a null, or the seats differ in count)", 1)
+    assert report.size_decades(np.array(want, dtype=object))[0] == ("0 chips (a null, or the seats differ in count)", 1)
 
 
 def test_a_rerun_after_the_input_changed_reports_the_new_run(tmp_path):
