@@ -23,6 +23,9 @@ HAND_REQUIRED = {
     "holdem": ("hand_id", "button", "board", "cards", "folded"),
     "zjh": ("hand_id", "button", "cards", "folded"),
 }
+# A unit of several small files tags each row with its file's place in the unit; settling carries the
+# tag from the input to results and errors (then the runner drops it), so counters stay per input file.
+ORIGIN = "__cardbatch_piece"
 TEAM_REQUIRED = ("hand_id", "balance", "multiplier", "afk", "winner", "base", "double")
 
 

@@ -15,7 +15,7 @@ import pyarrow.compute as pc
 from cardbatch.kernels import cards as kcards
 from cardbatch.kernels import holdem, pots, threecard
 
-from .formats import CARDS_PER_SEAT, HAND_REQUIRED, MAX_SEATS, MIN_SEATS, SettleOptions
+from .formats import CARDS_PER_SEAT, HAND_REQUIRED, MAX_SEATS, MIN_SEATS, ORIGIN, SettleOptions
 from .lists import (
     combined,
     differs_from_list,
@@ -228,6 +228,8 @@ def settle_hands(table: pa.Table, game: str, opts: SettleOptions) -> tuple[pa.Ta
         cols["recorded_payout"] = recorded if g is None else take_list(recorded, good)
         cols["mismatch"] = pa.array(mismatch, mask=~compared)  # null: nothing was recorded
         mismatches = int((mismatch & compared).sum())
+    if ORIGIN in table.column_names:
+        cols[ORIGIN] = combined(table.column(ORIGIN)) if g is None else combined(table.column(ORIGIN)).take(good)
     results = pa.table(cols)
     errors = error_rows(table, bad, codes[bad])
     chips_in = exact_sum(flat_contrib)

@@ -20,6 +20,7 @@ import functools
 import hashlib
 import json
 import os
+import re
 from pathlib import Path
 
 from pyarrow.fs import FileType
@@ -80,6 +81,17 @@ def options_fingerprint(opts: SettleOptions, batch_rows: int) -> dict:
     return {"options": chosen, "sha256": hashlib.sha256(json.dumps(chosen, sort_keys=True).encode()).hexdigest()}
 
 
+def is_ours(path: str) -> bool:
+    """Whether ``path`` is a manifest cardbatch wrote (a file of that name from another tool is not)."""
+    try:
+        if not storage.exists(path):
+            return False
+        found = json.loads(storage.read_text(path))
+    except (OSError, ValueError):
+        return False
+    return isinstance(found, dict) and "fingerprint" in found and "files" in found
+
+
 class Lock:
     """An exclusive advisory lock on ``DIR/.lock`` for the life of a run (local outputs; an object
     store has no locks, see :mod:`.storage`)."""
@@ -107,12 +119,19 @@ class Lock:
         os.close(self.fd)  # closing drops the lock; the file stays (removing it would race a waiting run)
 
 
-def prepare(out: str, identities: list[dict], fingerprint: dict, part_names: set[str]) -> int:
-    """Make ``out`` hold only parts that belong to this run; returns how many finished parts it keeps.
+PART_NAME = re.compile(r"^\.?(part-[0-9a-f]{12}-[0-9]{5})\.(parquet|json)(\.tmp)?$")
+
+
+def prepare(out: str, identities: list[dict], fingerprint: dict, holds: dict[str, list[str]]) -> tuple[int, list[str]]:
+    """Make ``out`` hold only parts that belong to this run; returns how many finished parts it
+    keeps and the files below ``out`` that cardbatch did not write (left alone).
 
     With other options than the manifest's, every part goes; otherwise the
-    parts of files that are gone or changed go (their key is not in
-    ``part_names``), and so do temporary files of interrupted runs. The
+    parts of files that are gone or changed go (their name is not in
+    ``holds``, which maps each part of this run to the keys of the files it
+    holds), and so do temporary files of interrupted runs. A file is ours
+    only when its name is a part's (or a part's temporary name) and the last
+    manifest listed that part; anything else is the user's and stays. The
     summary of an earlier run always goes: it appears again when every unit
     is done.
     """
@@ -123,17 +142,34 @@ def prepare(out: str, identities: list[dict], fingerprint: dict, part_names: set
             old = json.loads(storage.read_text(manifest))
         except (OSError, ValueError):
             old = {}
+    listed = set(old.get("parts", {})) | set(holds)
+    legacy = "parts" not in old  # written before manifests listed their parts: our names are ours
     same_options = old.get("fingerprint", {}).get("sha256") == fingerprint["sha256"]
     summary = storage.join(out, "summary.json")
     if storage.exists(summary):
         storage.delete(summary)
+    foreign = []
     for sub in PART_DIRS:  # parts sit in game=G folders below results/ and errors/
         for path, rel in list(storage.files_below(storage.join(out, sub))):
-            name = rel.replace("\\", "/").split("/")[-1]
-            stem = name.lstrip(".").split(".")[0]
-            if name.startswith(".") or not same_options or stem not in part_names:
+            rel = rel.replace("\\", "/")
+            name = rel.split("/")[-1]
+            m = PART_NAME.match(name)
+            where_ok = (len(rel.split("/")) == 1) if sub == "_parts" else _game_folder(rel)
+            ours = bool(m) and where_ok and (legacy or m.group(1) in listed)
+            if not ours and not (sub == "_parts" and name in (".write-probe", "..write-probe.tmp")):
+                foreign.append(path)
+                continue
+            if name.startswith(".") or not same_options or not m or m.group(1) not in holds:
                 storage.delete(path)
     storage.write_text(
-        manifest, json.dumps({"version": _version(), "fingerprint": fingerprint, "files": identities}, indent=1)
+        manifest,
+        json.dumps({"version": _version(), "fingerprint": fingerprint, "files": identities, "parts": holds}, indent=1),
     )
-    return sum(1 for name in part_names if storage.exists(storage.join(out, "_parts", f"{name}.json")))
+    reused = sum(1 for name in holds if storage.exists(storage.join(out, "_parts", f"{name}.json")))
+    return reused, foreign
+
+
+def _game_folder(rel: str) -> bool:
+    """``game=G/name``: where the runner writes a part of ``results/`` or ``errors/``."""
+    parts = rel.split("/")
+    return len(parts) == 2 and parts[0].startswith("game=")

@@ -17,7 +17,9 @@ The batch layer knows files and columns; cards and chips are the kernels'.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import glob
+import hashlib
 import json
 import logging
 import os
@@ -28,11 +30,10 @@ from collections.abc import Iterable
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 from pyarrow.fs import FileType as fs_types
 
 from . import manifest, storage
-from .formats import GAMES, HAND_REQUIRED, TEAM_REQUIRED, InputError, SettleOptions
+from .formats import GAMES, HAND_REQUIRED, ORIGIN, TEAM_REQUIRED, InputError, SettleOptions
 from .lifecycle import init_pool_worker, process_pool
 from .outputs import UNKNOWN_GAME, conform_errors, conform_results, hive_keys, part_path
 
@@ -40,32 +41,61 @@ FAIL_ENV = "CARDBATCH_FAIL_PART"  # testing aid: a unit whose part name matches 
 
 
 @dataclasses.dataclass(frozen=True)
-class Unit:
-    """Consecutive row groups of one input file; its parts are named by the file's identity key."""
+class Piece:
+    """Consecutive row groups of one input file (``rows`` rows in all)."""
 
     path: str
     file_index: int
     key: str
     row_groups: tuple[int, ...]
-    hive: tuple[tuple[str, str], ...] = ()  # name=value folders of the path, written as columns
+    rows: int
+
+
+@dataclasses.dataclass(frozen=True)
+class Unit:
+    """What one task settles and writes as one part per game: consecutive row groups of one file, or
+    several whole small files of one schema in one partition folder. Its parts are named by the
+    files' identity keys, so an unchanged file keeps its part's name across reruns."""
+
+    pieces: tuple[Piece, ...]
+    hive: tuple[tuple[str, str], ...] = ()  # name=value folders of the paths, written as columns
+
+    @property
+    def path(self) -> str:
+        return self.pieces[0].path
+
+    @property
+    def rows(self) -> int:
+        return sum(p.rows for p in self.pieces)
 
     @property
     def name(self) -> str:
-        return f"part-{self.key}-{self.row_groups[0]:05d}"
+        first = self.pieces[0]
+        if len(self.pieces) == 1:
+            return f"part-{first.key}-{first.row_groups[0]:05d}"
+        keys = ",".join(p.key for p in self.pieces)  # whole files: their keys say everything
+        return f"part-{hashlib.sha256(keys.encode()).hexdigest()[:12]}-{len(self.pieces) % 100000:05d}"
 
     @property
     def drill_name(self) -> str:
         """``part-F-G`` by input position: what ``CARDBATCH_FAIL_PART`` names (crash drills)."""
-        return f"part-{self.file_index:05d}-{self.row_groups[0]:05d}"
+        first = self.pieces[0]
+        return f"part-{first.file_index:05d}-{first.row_groups[0]:05d}"
 
 
 def expand_inputs(inputs: Iterable[str]) -> list[str]:
-    """Files, folders (recursively, hive partitions included) and globs, sorted and de-duplicated."""
+    """Files, folders (recursively, hive partitions included) and globs, sorted and de-duplicated.
+
+    A folder that holds a cardbatch manifest is an output of ours, never an
+    input: an ``--out`` inside the input folder is skipped, however it is
+    reached (folder or glob)."""
     found: list[str] = []
     for item in inputs:
         remote = storage.is_uri(item)
         globbed = not remote and any(ch in item for ch in "*?[")
         matches = sorted(glob.glob(item, recursive=True)) if globbed else [item]
+        if globbed:
+            matches = [m for m in matches if not _inside_output(os.path.dirname(os.path.abspath(m)))]
         if not matches:
             raise InputError(f"no input matches {item!r}")
         for m in matches:
@@ -80,17 +110,39 @@ def expand_inputs(inputs: Iterable[str]) -> list[str]:
             else:
                 raise InputError(f"input {m!r} does not exist")
     if not found:
-        raise InputError("no Parquet files in the inputs")
+        raise InputError("no Parquet files in the inputs (folders holding cardbatch output are skipped)")
     return list(dict.fromkeys(found))
+
+
+@functools.lru_cache(maxsize=4096)
+def _inside_output(folder: str) -> bool:
+    """Whether a local folder or one of its parents holds a cardbatch manifest."""
+    if manifest.is_ours(os.path.join(folder, manifest.MANIFEST)):
+        return True
+    parent = os.path.dirname(folder)
+    return parent != folder and _inside_output(parent)
 
 
 def _parquet_files(folder: str) -> list[str]:
     """The Parquet files below ``folder`` (a path or a URI), through pyarrow's filesystem layer,
-    skipping what pyarrow's dataset readers skip: any file or folder whose name starts with ``.`` or ``_``."""
+    skipping what pyarrow's dataset readers skip (any file or folder whose name starts with ``.``
+    or ``_``) and every folder that holds a cardbatch manifest (our own output)."""
+    below = list(storage.files_below(folder))
+    outputs = [
+        rel.replace("\\", "/")[: -len(manifest.MANIFEST)]
+        for path, rel in below
+        if rel.replace("\\", "/").split("/")[-1] == manifest.MANIFEST and manifest.is_ours(path)
+    ]
+    if not storage.is_uri(folder) and _inside_output(os.path.abspath(folder)):
+        return []
     files = []
-    for path, rel in storage.files_below(folder):
-        if rel.endswith(".parquet") and not any(part.startswith((".", "_")) for part in rel.split("/")):
-            files.append(path if storage.is_uri(folder) else os.path.join(folder, rel))
+    for path, rel in below:
+        rel = rel.replace("\\", "/")
+        if not rel.endswith(".parquet") or any(part.startswith((".", "_")) for part in rel.split("/")):
+            continue
+        if any(rel.startswith(o) for o in outputs):
+            continue
+        files.append(path if storage.is_uri(folder) else os.path.join(folder, rel))
     return sorted(files)
 
 
@@ -137,28 +189,72 @@ def _is_text(t: pa.DataType) -> bool:
     return pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_string_view(t)
 
 
-def plan(paths: list[str], keys: list[str], batch_rows: int, opts: SettleOptions) -> tuple[list[Unit], list[int]]:
-    """Units of consecutive row groups holding about ``batch_rows`` rows each, and each file's rows."""
-    units = []
+def plan(
+    paths: list[str], keys: list[str], batch_rows: int, opts: SettleOptions
+) -> tuple[list[Unit], list[int], dict[str, list[str]]]:
+    """Units of about ``batch_rows`` rows each, each file's rows, and each part's file keys.
+
+    A file of at least ``batch_rows`` rows gives units of consecutive row
+    groups (a big row group is split into batches when it is read). Smaller
+    files are grouped: consecutive files of the same schema and partition
+    folder go into one unit until it holds ``batch_rows`` rows, or until a
+    file whose key marks a cut (:func:`_cut_after`), so a changed or added
+    file moves the units around it only, not every unit after it.
+    """
+    units: list[Unit] = []
     file_rows = []
+    group: list[Piece] = []
+    group_rows = 0
+    group_like: tuple | None = None
+
+    def close_group() -> None:
+        nonlocal group, group_rows, group_like
+        if group:
+            units.append(Unit(tuple(group), hive_keys(group[0].path)))
+        group, group_rows, group_like = [], 0, None
+
     for fi, (path, key) in enumerate(zip(paths, keys)):
         try:
             meta = storage.parquet_file(path)
         except (OSError, pa.ArrowException) as exc:
             raise InputError(f"cannot read {path}: {exc}") from None
         check_schema(path, meta.schema_arrow, opts)
-        file_rows.append(meta.metadata.num_rows)
+        n = meta.metadata.num_rows
+        file_rows.append(n)
+        sizes = [meta.metadata.row_group(g).num_rows for g in range(meta.metadata.num_row_groups)]
+        if not sizes:  # no row group: nothing to read, no part
+            continue
+        if n < batch_rows:
+            like = (meta.schema_arrow.remove_metadata(), hive_keys(path))
+            if group and like != group_like:
+                close_group()
+            group.append(Piece(path, fi, key, tuple(range(len(sizes))), n))
+            group_rows += n
+            group_like = like
+            if group_rows >= batch_rows or _cut_after(key, n, batch_rows):
+                close_group()
+            continue
+        close_group()
         groups: list[int] = []
         rows = 0
-        for g in range(meta.metadata.num_row_groups):
+        for g, size in enumerate(sizes):
             groups.append(g)
-            rows += meta.metadata.row_group(g).num_rows
+            rows += size
             if rows >= batch_rows:
-                units.append(Unit(path, fi, key, tuple(groups), hive_keys(path)))
+                units.append(Unit((Piece(path, fi, key, tuple(groups), rows),), hive_keys(path)))
                 groups, rows = [], 0
         if groups:
-            units.append(Unit(path, fi, key, tuple(groups), hive_keys(path)))
-    return units, file_rows
+            units.append(Unit((Piece(path, fi, key, tuple(groups), rows),), hive_keys(path)))
+    close_group()
+    holds = {u.name: sorted({p.key for p in u.pieces}) for u in units}
+    return units, file_rows, holds
+
+
+def _cut_after(key: str, rows: int, batch_rows: int) -> bool:
+    """Whether a group of small files ends after this one: drawn from the file's key with chance
+    ``rows / batch_rows``, so groups hold about ``batch_rows`` rows and where they end depends on
+    the files near the cut only (content-defined, as rsync and backup tools cut streams)."""
+    return int(key[:8], 16) < (rows / batch_rows) * 0x1_0000_0000
 
 
 def settle_by_game(table: pa.Table, opts: SettleOptions) -> tuple[dict[str, pa.Table], dict[str, pa.Table], dict]:
@@ -261,22 +357,100 @@ def _write_part(table: pa.Table, path: str) -> None:
         raise
 
 
-def _tables_of(pf: pq.ParquetFile, row_groups: tuple[int, ...], batch_rows: int) -> Iterable[pa.Table]:
-    """The unit's rows in tables of at most about ``batch_rows``: a row group whole when it fits
-    (one chunk per column, no batch straddling two groups), else in record batches."""
-    for g in row_groups:
+def _tables_of(unit: Unit, batch_rows: int) -> Iterable[pa.Table]:
+    """The unit's rows in tables of about ``batch_rows``: small row groups, of one file or of
+    several, are read together (one ``read_row_groups`` call per file) and joined; a row group
+    larger than ``batch_rows`` is split into record batches. With several pieces, each row says
+    which one it came from (:data:`ORIGIN`)."""
+    pending: list[pa.Table] = []
+    pending_rows = 0
+    tagged = len(unit.pieces) > 1
+
+    def joined() -> pa.Table:
+        nonlocal pending, pending_rows
+        out = pending[0] if len(pending) == 1 else pa.concat_tables(pending)
+        pending, pending_rows = [], 0
+        return out
+
+    for i, piece in enumerate(unit.pieces):
         try:  # a damaged page is the input's fault, not the output's: say so, exit 2
-            if pf.metadata.row_group(g).num_rows <= batch_rows:
-                tables = [pf.read_row_group(g)]
-            else:
-                tables = (pa.Table.from_batches([b]) for b in pf.iter_batches(batch_size=batch_rows, row_groups=[g]))
-            yield from tables
+            pf = storage.parquet_file(piece.path, page_checksum_verification=True)  # where the writer stored CRCs
+            run: list[int] = []
+            for g in piece.row_groups:
+                size = pf.metadata.row_group(g).num_rows
+                if size > batch_rows:
+                    if pending:
+                        yield joined()
+                    for b in pf.iter_batches(batch_size=batch_rows, row_groups=[g]):
+                        yield _tag(pa.Table.from_batches([b]), i, tagged)
+                    continue
+                if pending_rows + size > batch_rows and (run or pending):
+                    if run:
+                        pending.append(_tag(pf.read_row_groups(run), i, tagged))
+                        run = []
+                    yield joined()
+                run.append(g)
+                pending_rows += size
+            if run:
+                pending.append(_tag(pf.read_row_groups(run), i, tagged))
         except (OSError, pa.ArrowException) as exc:
-            raise InputError(f"cannot read row group {g}: {exc}") from None
+            raise InputError(f"{piece.path}: cannot read row group: {exc}") from None
+    if pending:
+        yield joined()
+
+
+def _tag(table: pa.Table, piece: int, tagged: bool) -> pa.Table:
+    return table.append_column(ORIGIN, pa.array(np.full(table.num_rows, piece, np.int32))) if tagged else table
+
+
+def _piece_counters(results: dict[str, pa.Table], errors: dict[str, pa.Table], pieces: int) -> list[dict[str, int]]:
+    """Each piece's rows, chips and mismatches, from the rows it gave (which carry :data:`ORIGIN`):
+    a card game's chips in are its payouts plus its rake, row by row (the kernels conserve chips)."""
+    keys = ("rows_settled", "rows_rejected", "mismatches", "chips_in", "chips_paid", "chips_raked")
+    out = [dict.fromkeys(keys, 0) for _ in range(pieces)]
+
+    def add(key: str, per_piece: np.ndarray) -> None:
+        for k in np.flatnonzero(per_piece):
+            out[k][key] += int(per_piece[k])
+
+    for game, table in results.items():
+        if not table.num_rows:
+            continue
+        origin = table.column(ORIGIN).to_numpy()
+        add("rows_settled", np.bincount(origin, minlength=pieces))
+        if "mismatch" in table.column_names:
+            flags = pc.fill_null(table.column("mismatch"), False).to_numpy(zero_copy_only=False)
+            add("mismatches", np.bincount(origin[flags], minlength=pieces))
+        if game == "team2v2":  # a 2v2 game moves balances, not chips in a pot
+            continue
+        from .lists import int_list_parts
+
+        values, starts, lengths, _ = int_list_parts(table.column("payout"), "payout")
+        paid = _exact_by_piece(values, np.repeat(origin, lengths), pieces)
+        raked = _exact_by_piece(table.column("rake").to_numpy(zero_copy_only=False), origin, pieces)
+        for k in range(pieces):
+            out[k]["chips_paid"] += paid[k]
+            out[k]["chips_raked"] += raked[k]
+            out[k]["chips_in"] += paid[k] + raked[k]
+    for table in errors.values():
+        if table.num_rows:
+            add("rows_rejected", np.bincount(table.column(ORIGIN).to_numpy(), minlength=pieces))
+    return out
+
+
+def _exact_by_piece(values: np.ndarray, origin: np.ndarray, pieces: int) -> list[int]:
+    """Exact per-piece sums of int64 ``values`` as Python ints (high and low halves summed apart)."""
+    v = np.asarray(values, np.int64)
+    high = np.zeros(pieces, np.int64)
+    low = np.zeros(pieces, np.int64)
+    np.add.at(high, origin, v >> 32)
+    np.add.at(low, origin, v & 0xFFFFFFFF)
+    return [(int(h) << 32) + int(lo) for h, lo in zip(high, low)]
 
 
 def run_unit(unit: Unit, out_dir: str, opts: SettleOptions, batch_rows: int) -> dict:
-    """Settle one unit and write its parts; returns its counters (also saved as the part JSON)."""
+    """Settle one unit and write its parts; returns its counters (also saved as the part JSON), with
+    each input file's share under ``by_file`` when the unit holds several files."""
     out = out_dir
     done = storage.join(out, "_parts", f"{unit.name}.json")
     if storage.exists(done):
@@ -284,13 +458,18 @@ def run_unit(unit: Unit, out_dir: str, opts: SettleOptions, batch_rows: int) -> 
     t0 = time.perf_counter()
     if os.environ.get(FAIL_ENV) in (unit.name, unit.drill_name):
         raise RuntimeError(f"injected failure in {unit.name} ({FAIL_ENV})")
-    pf = storage.parquet_file(unit.path, page_checksum_verification=True)  # where the writer stored CRCs
+    tagged = len(unit.pieces) > 1
     errors: dict[str, list[pa.Table]] = {}
     counters = []
+    by_piece: list[list[dict]] = []
     results: dict[str, storage.PublishedParquet] = {}
     try:
-        for table in _tables_of(pf, unit.row_groups, batch_rows):
+        for table in _tables_of(unit, batch_rows):
             r, e, c = settle_by_game(table, opts)
+            if tagged:
+                by_piece.append(_piece_counters(r, e, len(unit.pieces)))
+                r = {g: t.drop_columns([ORIGIN]) if ORIGIN in t.column_names else t for g, t in r.items()}
+                e = {g: t.drop_columns([ORIGIN]) if ORIGIN in t.column_names else t for g, t in e.items()}
             for game, part in r.items():
                 if part.num_columns:
                     if game not in results:
@@ -305,7 +484,8 @@ def run_unit(unit: Unit, out_dir: str, opts: SettleOptions, batch_rows: int) -> 
     except InputError as exc:  # a column's type, found while reading: name the file too
         for writer in results.values():
             writer.abort()
-        raise InputError(f"{unit.path}: {exc}") from None
+        msg = str(exc)
+        raise InputError(msg if msg.startswith(tuple(p.path for p in unit.pieces)) else f"{unit.path}: {msg}") from None
     except BaseException:
         for writer in results.values():
             writer.abort()
@@ -313,6 +493,12 @@ def run_unit(unit: Unit, out_dir: str, opts: SettleOptions, batch_rows: int) -> 
     summary = merge_counters(counters)
     for game, parts in errors.items():
         _write_part(pa.concat_tables(parts, promote_options="permissive"), part_path(out, "errors", game, unit.name))
+    if tagged:
+        files = [merge_counters([b[k] for b in by_piece]) for k in range(len(unit.pieces))]
+        for key in ("rows_settled", "rows_rejected", "mismatches", "chips_in", "chips_paid", "chips_raked"):
+            if sum(f.get(key, 0) for f in files) != summary.get(key, 0):  # a bug of ours: never a wrong summary
+                raise AssertionError(f"{unit.name}: {key} by file does not add up to the part's")
+        summary["by_file"] = {p.path: f for p, f in zip(unit.pieces, files)}
     summary["seconds"] = round(time.perf_counter() - t0, 4)
     storage.write_text(done, json.dumps(summary, sort_keys=True))
     return summary
@@ -344,7 +530,7 @@ def run(
         identities = [manifest.file_identity(p) for p in paths]
     except OSError as exc:
         raise InputError(f"cannot read {exc.filename}: {exc.strerror}") from None
-    units, file_rows = plan(paths, [i["key"] for i in identities], batch_rows, opts)
+    units, file_rows, holds = plan(paths, [i["key"] for i in identities], batch_rows, opts)
     inputs = [{"path": p, "rows": n} for p, n in zip(paths, file_rows)]
     out = out_dir
     try:
@@ -358,13 +544,13 @@ def run(
     lock = manifest.Lock(out)
     try:
         return _run_locked(
-            units, inputs, identities, out, opts, workers, engine, scheduler, batch_rows, (quiet, verbose), t0
+            units, holds, inputs, identities, out, opts, workers, engine, scheduler, batch_rows, (quiet, verbose), t0
         )
     finally:
         lock.release()
 
 
-def _run_locked(units, inputs, identities, out, opts, workers, engine, scheduler, batch_rows, talk, t0) -> dict:
+def _run_locked(units, holds, inputs, identities, out, opts, workers, engine, scheduler, batch_rows, talk, t0) -> dict:
     from cardbatch import __version__
 
     from .progress import progress
@@ -372,7 +558,14 @@ def _run_locked(units, inputs, identities, out, opts, workers, engine, scheduler
     quiet, verbose = talk
     out_dir = out
     fingerprint = manifest.options_fingerprint(opts, batch_rows)
-    reused = manifest.prepare(out, identities, fingerprint, {u.name for u in units})
+    reused, foreign = manifest.prepare(out, identities, fingerprint, holds)
+    if foreign and not quiet:
+        shown = "\n  ".join(foreign[:20]) + (f"\n  … and {len(foreign) - 20} more" if len(foreign) > 20 else "")
+        print(
+            f"cardbatch: left alone {len(foreign)} file(s) in {out} that cardbatch did not write "
+            f"(readers of results/ and errors/ may trip on them):\n  {shown}",
+            file=sys.stderr,
+        )
     if reused and not quiet:
         print(f"cardbatch: reusing {reused} of {len(units)} finished parts of an earlier run", file=sys.stderr)
     asked = workers
@@ -406,7 +599,8 @@ def _run_locked(units, inputs, identities, out, opts, workers, engine, scheduler
     total = merge_counters([_counters(s) for _, s in summaries])
     by_input: dict[str, list[dict]] = {}
     for u, s in summaries:
-        by_input.setdefault(u.path, []).append(_counters(s))
+        for path, share in s.get("by_file", {u.path: s}).items():
+            by_input.setdefault(path, []).append(_counters(share))
     wall = settled_at - t0
     total.update(
         {
@@ -432,7 +626,14 @@ def _run_locked(units, inputs, identities, out, opts, workers, engine, scheduler
                 "settle_seconds": round(settled_at - t_settle, 3),
                 "parts": sorted(
                     (
-                        {"part": u.name, "path": u.path, "row_groups": len(u.row_groups), "seconds": s.get("seconds")}
+                        {
+                            "part": u.name,
+                            "path": u.path,
+                            "files": len(u.pieces),
+                            "row_groups": sum(len(p.row_groups) for p in u.pieces),
+                            "rows": u.rows,
+                            "seconds": s.get("seconds"),
+                        }
                         for u, s in summaries
                     ),
                     key=lambda p: p["part"],
@@ -458,8 +659,8 @@ def _run_locked(units, inputs, identities, out, opts, workers, engine, scheduler
 
 
 def _counters(part: dict) -> dict:
-    """A part's counters without its timing (which is not added up)."""
-    return {k: v for k, v in part.items() if k != "seconds"}
+    """A part's counters without its timing (which is not added up) and its split by file."""
+    return {k: v for k, v in part.items() if k not in ("seconds", "by_file")}
 
 
 def _input_totals(parts: list[dict]) -> dict:

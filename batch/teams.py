@@ -7,7 +7,7 @@ import pyarrow as pa
 
 from cardbatch.kernels import team
 
-from .formats import TEAM_REQUIRED, SettleOptions
+from .formats import ORIGIN, TEAM_REQUIRED, SettleOptions
 from .lists import (
     differs_from_list,
     exact_sum,
@@ -89,6 +89,8 @@ def settle_teams(table: pa.Table, opts: SettleOptions) -> tuple[pa.Table, pa.Tab
         cols["recorded_delta"] = table.column("payout").take(pa.array(good))
         cols["mismatch"] = pa.array(mismatch, mask=~compared)  # null: nothing was recorded
         mismatches = int((mismatch & compared).sum())
+    if ORIGIN in table.column_names:
+        cols[ORIGIN] = table.column(ORIGIN).take(pa.array(good))
     if exact_sum(delta) != 0:
         raise AssertionError("team deltas do not sum to zero")
     counters = {
