@@ -192,12 +192,20 @@ def hand_id(rel: str, position: int) -> int:
     return int.from_bytes(digest, "little") >> 1
 
 
-def import_unit(unit: Unit) -> tuple[pa.Table, pa.Table]:
-    """One unit's hands and rejected hands as two tables (a worker's task)."""
-    rel, factor = unit.rel, unit.factor
-    text = _read(unit)
+def import_units(units: tuple[Unit, ...]) -> tuple[pa.Table, pa.Table]:
+    """The units' hands and rejected hands as two tables (a worker's task: one unit of a big file,
+    or many small files at once, so a one-hand file costs no table, write or round trip of its own)."""
     rows: dict[str, list] = {name: [] for name in HANDS_SCHEMA.names}
     bad: dict[str, list] = {name: [] for name in ERRORS_SCHEMA.names}
+    for unit in units:
+        _import_unit(unit, rows, bad)
+    return _table(rows, HANDS_SCHEMA), _table(bad, ERRORS_SCHEMA)
+
+
+def _import_unit(unit: Unit, rows: dict[str, list], bad: dict[str, list]) -> None:
+    """Append one unit's hands to ``rows`` and its rejected hands to ``bad`` (column lists)."""
+    rel, factor = unit.rel, unit.factor
+    text = _read(unit)
     for position, name, section in notation.sections(text, unit.path.endswith(".phhs"), unit.first):
         fields: dict = {}
         try:
@@ -237,7 +245,6 @@ def import_unit(unit: Unit) -> tuple[pa.Table, pa.Table]:
             ("source_hand", None if source_hand is None else str(source_hand)),
         ):
             rows[key].append(value)
-    return _table(rows, HANDS_SCHEMA), _table(bad, ERRORS_SCHEMA)
 
 
 def _table(columns: dict[str, list], schema: pa.Schema) -> pa.Table:
@@ -251,24 +258,44 @@ def _table(columns: dict[str, list], schema: pa.Schema) -> pa.Table:
     return pa.Table.from_arrays(arrays, schema=schema)
 
 
+TASK_HANDS = 2_000  # small files go to a task together until they hold about this many hands
+
+
+def tasks(units: list[Unit]) -> list[tuple[Unit, ...]]:
+    """Consecutive units grouped into tasks of about :data:`TASK_HANDS` hands (a big unit alone)."""
+    out: list[tuple[Unit, ...]] = []
+    group: list[Unit] = []
+    hands = 0
+    for unit in units:
+        if group and hands + unit.hands > TASK_HANDS:
+            out.append(tuple(group))
+            group, hands = [], 0
+        group.append(unit)
+        hands += unit.hands
+    if group:
+        out.append(tuple(group))
+    return out
+
+
 def _results(units: list[Unit], workers: int) -> Iterator[tuple[pa.Table, pa.Table]]:
-    """Each unit's tables, in order; with workers, at most two units each in flight."""
-    if workers <= 1 or len(units) <= 1:
-        for unit in units:
-            yield import_unit(unit)
+    """Each task's tables (:func:`tasks`), in order; with workers, at most two tasks each in flight."""
+    work = tasks(units)
+    if workers <= 1 or len(work) <= 1:
+        for task in work:
+            yield import_units(task)
         return
     from .lifecycle import process_pool
 
     with process_pool(workers, 1) as pool:
-        queue = iter(units)
-        # range first: zip takes from its arguments in order, and a unit taken after the range ran out
+        queue = iter(work)
+        # range first: zip takes from its arguments in order, and a task taken after the range ran out
         # would be dropped
-        window: list[cf.Future] = [pool.submit(import_unit, u) for _, u in zip(range(2 * workers), queue)]
+        window: list[cf.Future] = [pool.submit(import_units, t) for _, t in zip(range(2 * workers), queue)]
         while window:
             done = window.pop(0).result()
             nxt = next(queue, None)
             if nxt is not None:
-                window.append(pool.submit(import_unit, nxt))
+                window.append(pool.submit(import_units, nxt))
             yield done
 
 

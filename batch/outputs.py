@@ -17,7 +17,9 @@ that game's schema:
   value found).
 
 A value that does not fit its canonical type (an unsigned 64-bit id or
-payout above int64) is written as null; its row was already set aside or
+payout above int64) is written as null, and in ``errors/`` its exact value
+goes to ``extra`` as text (``{"hand_id": "18446744073709551615"}``), so a
+rejected row's identity is never lost; its row was already set aside or
 flagged (``overflow``, ``mismatch``). Hive keys of an input's path
 (``…/date=2026-11-01/…``) become string columns of both datasets.
 """
@@ -180,6 +182,9 @@ def conform_errors(table: pa.Table, keys: tuple[tuple[str, str], ...] = ()) -> p
     """Rejected rows in :data:`ERROR_SCHEMA` (see there), then the key columns."""
     n = table.num_rows
     given = {("game_given" if name == "game" else name): canonical(table.column(name)) for name in table.column_names}
+    # a value beyond int64 (an unsigned 64-bit hand_id, say) is null in its column: its exact value
+    # goes to extra as text, so the row's identity is never lost
+    lost = [k for k in given if _nulls(given[k]) > _nulls(table.column("game" if k == "game_given" else k))]
     for name, twin in _TEXT_TWINS.items():  # text cards to their own column
         if name in given and _is_text_column(given[name].type):
             given[twin] = _as_text(given.pop(name))
@@ -190,7 +195,7 @@ def conform_errors(table: pa.Table, keys: tuple[tuple[str, str], ...] = ()) -> p
                 cast[field.name] = given[field.name].cast(field.type)
             except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
                 pass  # a known name with another type: its values go to extra, not lost
-    extra = [k for k in given if k not in cast]
+    extra = [k for k in given if k not in cast or k in lost]
     columns = []
     for field in ERROR_SCHEMA:
         if field.name == "extra":
@@ -206,15 +211,34 @@ def _is_text_column(t: pa.DataType) -> bool:
     return _is_text(t)
 
 
+def _nulls(col: pa.Array | pa.ChunkedArray) -> int:
+    """Null values of a column, and of its lists' elements."""
+    t = col.type
+    if pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t):
+        return col.null_count + pc.sum(pc.is_null(pc.list_flatten(col))).as_py() if len(col) else col.null_count
+    return col.null_count
+
+
+def _exact(value):
+    """Integers beyond int64 as text (JSON readers that take numbers as doubles would round them)."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int) and not -(2**63) <= value < 2**63:
+        return str(value)
+    if isinstance(value, list):
+        return [_exact(v) for v in value]
+    return value
+
+
 def _extra_json(table: pa.Table, names: list[str], n: int) -> pa.Array:
-    """The input's columns the schema does not name, as one JSON object per row (rejected rows only:
-    few, so a Python round trip is fine here)."""
+    """The input's columns the schema does not name (or whose values it cannot hold), as one JSON
+    object per row (rejected rows only: few, so a Python round trip is fine here)."""
     if not names:
         return pa.nulls(n, pa.string())
     import json
 
     rows = table.select([("game" if k == "game_given" else k) for k in names]).to_pylist()
-    return pa.array([json.dumps(r, default=str) for r in rows], pa.string())
+    return pa.array([json.dumps({k: _exact(v) for k, v in r.items()}, default=str) for r in rows], pa.string())
 
 
 def part_path(out: str, kind: str, game: str, name: str) -> str:

@@ -155,6 +155,9 @@ def infer_game(names, opts: SettleOptions) -> str:
 
 def check_schema(path: str, schema: pa.Schema, opts: SettleOptions) -> None:
     """Stop the run on a file this tool cannot read (a clear message naming file and column)."""
+    twice = sorted({n for n in schema.names if schema.names.count(n) > 1})
+    if twice:
+        raise InputError(f"{path}: column(s) {', '.join(twice)} appear more than once (duplicate_column)")
     names = set(schema.names)
     game = infer_game(names, opts)
     required = (
@@ -197,9 +200,11 @@ def plan(
     A file of at least ``batch_rows`` rows gives units of consecutive row
     groups (a big row group is split into batches when it is read). Smaller
     files are grouped: consecutive files of the same schema and partition
-    folder go into one unit until it holds ``batch_rows`` rows, or until a
-    file whose key marks a cut (:func:`_cut_after`), so a changed or added
-    file moves the units around it only, not every unit after it.
+    folder go into one unit until a file whose key marks a cut
+    (:func:`_cut_after`; about ``batch_rows`` rows a unit) or, rarely, until
+    it holds ``MAX_UNIT_BATCHES`` batches. So a changed, added or removed file
+    changes its own unit (and the next when its cut moves), not every unit
+    after it. A unit is read and settled in batches of ``batch_rows`` rows.
     """
     units: list[Unit] = []
     file_rows = []
@@ -231,7 +236,7 @@ def plan(
             group.append(Piece(path, fi, key, tuple(range(len(sizes))), n))
             group_rows += n
             group_like = like
-            if group_rows >= batch_rows or _cut_after(key, n, batch_rows):
+            if _cut_after(key, n, batch_rows) or group_rows >= MAX_UNIT_BATCHES * batch_rows:
                 close_group()
             continue
         close_group()
@@ -248,6 +253,11 @@ def plan(
     close_group()
     holds = {u.name: sorted({p.key for p in u.pieces}) for u in units}
     return units, file_rows, holds
+
+
+# A cap on a group of small files: with cuts drawn at a file's chance rows / batch_rows, a group
+# reaches it with odds about e**-8 (a cap at 1x batch_rows made every cut after a changed file move).
+MAX_UNIT_BATCHES = 8
 
 
 def _cut_after(key: str, rows: int, batch_rows: int) -> bool:

@@ -148,27 +148,66 @@ def parquet_writer(path: str, schema: pa.Schema, **kwargs) -> pq.ParquetWriter:
     return pq.ParquetWriter(p, schema, filesystem=filesystem, **kwargs)
 
 
+# Row groups sized for readers: a writer given small tables (a unit of a few rows, one imported hand
+# per file) gathers them until they hold ROW_GROUP_MIN rows, and never writes a row group larger
+# than ROW_GROUP_MAX (DuckDB, Polars and Spark read row groups in parallel and skip them by
+# statistics; thousands of tiny ones cost a footer entry and a read each).
+ROW_GROUP_MIN = 1 << 16
+ROW_GROUP_MAX = 1 << 20
+
+
+class RowGroups:
+    """Tables written to a ``pq.ParquetWriter`` in row groups of ROW_GROUP_MIN..ROW_GROUP_MAX rows
+    (the last one may be smaller): :meth:`write` gathers, :meth:`flush` writes what is gathered."""
+
+    def __init__(self, writer: pq.ParquetWriter):
+        self.writer = writer
+        self.pending: list[pa.Table] = []
+        self.rows = 0
+
+    def write(self, table: pa.Table) -> None:
+        self.pending.append(table)
+        self.rows += table.num_rows
+        if self.rows >= ROW_GROUP_MIN:
+            self.flush()
+
+    def flush(self) -> None:
+        if not self.pending:
+            return
+        table = self.pending[0] if len(self.pending) == 1 else pa.concat_tables(self.pending)
+        self.pending, self.rows = [], 0
+        self.writer.write_table(table, row_group_size=ROW_GROUP_MAX)
+
+
 class PublishedParquet:
     """A Parquet file written a table at a time under its temporary name (:func:`temporary_for`)
     and published by :meth:`close` (:func:`publish`), so it is whole or absent; :meth:`abort`
-    leaves nothing behind. With ``schema`` the file is opened at once (no rows is still a file),
-    else at the first table; ``options`` go to the writer."""
+    leaves nothing behind. Row groups are sized for readers (:class:`RowGroups`). With ``schema``
+    the file is opened at once (no rows is still a file), else at the first table; ``options`` go
+    to the writer."""
 
     def __init__(self, path: str, schema: pa.Schema | None = None, **options):
         self.path = path
         self.tmp = temporary_for(path)
         self.options = options
         self.writer: pq.ParquetWriter | None = None
+        self.groups: RowGroups | None = None
         if schema is not None:
             self.writer = parquet_writer(self.tmp, schema, **options)
+            self.groups = RowGroups(self.writer)
 
     def write(self, table: pa.Table) -> None:
+        """Add ``table`` (in row groups of :class:`RowGroups`' sizes, whatever the tables' sizes)."""
         if self.writer is None:
             self.writer = parquet_writer(self.tmp, table.schema, **self.options)
-        self.writer.write_table(table)
+            self.groups = RowGroups(self.writer)
+        assert self.groups is not None
+        self.groups.write(table)
 
     def close(self) -> None:
         if self.writer is not None:
+            assert self.groups is not None
+            self.groups.flush()
             self.writer.close()
             publish(self.tmp, self.path)
 

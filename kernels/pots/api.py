@@ -18,7 +18,7 @@ import numpy as np
 from ..reasons import REASONS
 from ..threecard import rules_of
 from ..threecard import trips_floor as trips_floor_of
-from .driver import settle_standard_kernel, settle_streets_kernel
+from .driver import settle_rows_kernel, settle_standard_kernel, settle_streets_kernel
 from .policies import POLICIES, Policy
 
 MAX_SEATS = 64
@@ -275,7 +275,13 @@ def settle_detailed(
     tables = (c, lv, sc, bt, sp, nfnd, dd)
     rules = opts.lower(use_special, trips_floor, detail)
     if standard:
-        settle_standard_kernel(tables, rules, (payout, status, rake, npots), pot_out)
+        if detail:  # one table at a time, every pot kept (see .driver)
+            settle_rows_kernel(tables, rules, (payout, status, rake, npots), pot_out, np.arange(T))
+        else:
+            settle_standard_kernel(tables, rules, (payout, status, rake, npots), pot_out)
+            rows = np.flatnonzero((dd != 0).any(axis=1)) if dd.shape[1] else np.zeros(0, np.int64)
+            if rows.size:  # a kernel of its own, compiled only when some table has dead chips
+                settle_rows_kernel(tables, rules, (payout, status, rake, npots), pot_out, rows)
     else:
         settle_streets_kernel(np.int64(opts.policy), tables, rules, (payout, status, rake, npots), pot_out)
     if raise_on_error and status.any():

@@ -20,7 +20,7 @@ import numpy as np
 from numba import njit, prange
 
 from ..reasons import BAD_BUTTON, BAD_DEAD_MONEY, DEAD_MONEY_POLICY, NEGATIVE_CONTRIB, NO_LIVE_SEAT, OK
-from .policies import standard, street
+from .policies import standard, standard_dead, street
 from .winners import hand_winners
 
 CHUNK = 256  # tables per parallel task: scratch is allocated once per chunk
@@ -57,7 +57,7 @@ def _load_table(contrib, live, score, t, button, lv, sc, flat, out):
     return OK
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _load_dead(dead, t, flat, dd):
     """Copy table ``t``'s dead chips into ``dd`` (empty: the input has none); BAD_DEAD_MONEY unless
     ``0 <= dead <= contrib``, DEAD_MONEY_POLICY (for the per-street kernel to use) when any is
@@ -116,6 +116,10 @@ def _finish(t, code, out, payout, status):
 def settle_standard_kernel(tables, rules, results, pot_out):
     """Settle every table under ``STANDARD``; ``contrib[T, 1, S]``. Bad tables get status != 0, payout 0.
 
+    Dead chips and the pots' detail are not looked at here: :func:`settle_rows_kernel`
+    settles the tables that have dead chips again, after this, and every table when the
+    detail is asked for.
+
     Each table's row is copied into per-chunk scratch first: slicing a row
     (``live[t]``) makes a reference-counted view, and those counts cost more
     than the settlement. The argument tuples are unpacked once, here, and the
@@ -125,59 +129,87 @@ def settle_standard_kernel(tables, rules, results, pot_out):
     called from the loop, ran at half the speed (6.1 against 13.1 M
     standard tables/s on one thread).
     """
-    contrib, live, score, button, special, no_rake, dead = tables
+    contrib, live, score, button, special, no_rake, _ = tables
     use_special = rules[0]
-    detail = rules[8]
     payout, status, rake, npots = results
     T, _, S = contrib.shape
-    D = dead.shape[1]
     for c0 in prange((T + CHUNK - 1) // CHUNK):
         flat = np.empty(S, np.int64)
         lv = np.empty(S, np.bool_)
         sc = np.empty(S, np.int64)
         sp = np.zeros(S, np.bool_)
-        dd = np.empty(D, np.int64)
+        no_dead = np.empty(0, np.int64)
         out = np.empty(S, np.int64)
-        lo = np.empty(S + 1, np.int64)
-        hi = np.empty(S + 1, np.int64)
-        amt = np.empty(S + 1, np.int64)
-        prk = np.zeros(S + 1, np.int64)
-        mask = np.empty(S + 1, np.uint64)
-        won = np.empty(S + 1, np.uint64)
-        kind = np.empty(S + 1, np.int8)
+        lo = np.empty(S, np.int64)
+        hi = np.empty(S, np.int64)
+        amt = np.empty(S, np.int64)
+        prk = np.zeros(S, np.int64)
+        mask = np.empty(S, np.uint64)
+        won = np.empty(S, np.uint64)
+        kind = np.empty(S, np.int8)
         for t in range(c0 * CHUNK, min(T, (c0 + 1) * CHUNK)):
             bt = button[t]
             code = _load_table(contrib, live, score, t, bt, lv, sc, flat, out)
-            if code == OK and D:
-                code = _load_dead(dead, t, flat, dd)
-                code = OK if code == DEAD_MONEY_POLICY else code
             if code == OK:
                 if use_special:
                     for s in range(S):
                         sp[s] = special[t, s]
-                code, r, n = standard(
-                    flat,
-                    lv,
-                    sc,
-                    sp,
-                    bt,
-                    no_rake[t if no_rake.shape[0] > 1 else 0],
-                    rules,
-                    dd,
-                    lo,
-                    hi,
-                    amt,
-                    mask,
-                    won,
-                    kind,
-                    prk,
-                    out,
-                )
+                nr = no_rake[t if no_rake.shape[0] > 1 else 0]
+                code, r, n = standard(flat, no_dead, lv, sc, sp, bt, nr, rules, lo, hi, amt, mask, won, kind, prk, out)
                 rake[t] = r
                 npots[t] = n
-                if detail and code == OK:
-                    _keep_pots(t, 0, n, lo, hi, amt, prk, mask, won, kind, pot_out)
             _finish(t, code, out, payout, status)
+
+
+# Dead money is rare, and its pot is one more routine: the kernel above with it inlined took 27-32 s
+# to compile (empty cache, 2-vCPU VM) against 16-18 s without it and the pots' detail, at the same
+# speed. So tables with dead chips are settled again, after it, by this small serial kernel, which
+# is compiled only when an input has any or the detail is asked for (the batch never asks). Rejected:
+# the dead-money helpers as calls from the parallel kernel (19-24 s; and a call that takes the
+# scratch arrays can halve the kernel's speed).
+@njit(cache=True)
+def settle_rows_kernel(tables, rules, results, pot_out, rows):
+    """Settle the tables ``rows`` one at a time with what :func:`settle_standard_kernel` leaves out:
+    their dead money (SPEC §5 step 7) and, with ``detail``, every pot; arguments as there."""
+    contrib, live, score, button, special, no_rake, dead = tables
+    use_special = rules[0]
+    detail = rules[8]
+    payout, status, rake, npots = results
+    S = contrib.shape[2]
+    flat = np.empty(S, np.int64)
+    lv = np.empty(S, np.bool_)
+    sc = np.empty(S, np.int64)
+    sp = np.zeros(S, np.bool_)
+    dd = np.empty(dead.shape[1], np.int64)
+    out = np.empty(S, np.int64)
+    lo = np.empty(S + 1, np.int64)  # the dead pot comes on top of the layers' at most S
+    hi = np.empty(S + 1, np.int64)
+    amt = np.empty(S + 1, np.int64)
+    prk = np.zeros(S + 1, np.int64)
+    mask = np.empty(S + 1, np.uint64)
+    won = np.empty(S + 1, np.uint64)
+    kind = np.empty(S + 1, np.int8)
+    for t in rows:
+        bt = button[t]
+        code = _load_table(contrib, live, score, t, bt, lv, sc, flat, out)
+        if code == OK:
+            code = _load_dead(dead, t, flat, dd)
+            code = OK if code == DEAD_MONEY_POLICY else code
+        rake[t] = 0
+        npots[t] = 0
+        if detail:
+            _clear_pots(t, pot_out)
+        if code == OK:
+            if use_special:
+                for s in range(S):
+                    sp[s] = special[t, s]
+            nr = no_rake[t if no_rake.shape[0] > 1 else 0]
+            code, r, n = standard_dead(flat, dd, lv, sc, sp, bt, nr, rules, lo, hi, amt, mask, won, kind, prk, out)
+            rake[t] = r
+            npots[t] = n
+            if detail and code == OK:
+                _keep_pots(t, 0, n, lo, hi, amt, prk, mask, won, kind, pot_out)
+        _finish(t, code, out, payout, status)
 
 
 @njit(cache=True, parallel=True)

@@ -47,13 +47,20 @@ STANDARD, PRESENCE, RATIO_RANK, HYBRID = (int(p) for p in Policy)
 
 
 @njit(cache=True, inline="always")
-def standard(c, live, score, special, button, no_rake, rules, dead, lo, hi, amt, mask, won, kind, pot_rake, out):
-    """One table, SPEC §5. Returns (status, rake, npots); the pot arrays and ``pot_rake`` hold the detail.
+def standard(c, no_dead, live, score, special, button, no_rake, rules, lo, hi, amt, mask, won, kind, pot_rake, out):
+    """One table without dead money, SPEC §5. Returns (status, rake, npots); the pot arrays and
+    ``pot_rake`` hold the detail. ``no_dead``: an empty array (the signature is
+    :func:`standard_dead`'s)."""
+    use_special, trips_floor = rules[0], rules[1]
+    npots = layer(c, live, score, special, use_special, trips_floor, True, lo, hi, amt, mask, won, kind)
+    return _pay(c, no_dead, npots, button, no_rake, rules, lo, hi, amt, mask, won, kind, pot_rake, out)
 
-    ``dead``: the seats' dead chips (step 7; empty when the input has none),
-    part of ``c``, which this turns into the live chips.
-    """
-    use_special, trips_floor, unit, first_winner, refund, rake_num, rake_den, rake_cap, _ = rules
+
+@njit(cache=True, inline="always")
+def standard_dead(c, dead, live, score, special, button, no_rake, rules, lo, hi, amt, mask, won, kind, pot_rake, out):
+    """:func:`standard` for a table with dead chips (step 7): ``dead``, part of ``c``, which this
+    turns into the live chips, is a pot of its own in front of the layers' (or in the main pot)."""
+    use_special, trips_floor = rules[0], rules[1]
     dead_total = np.int64(0)
     for s in range(dead.shape[0]):
         dead_total += dead[s]
@@ -63,6 +70,14 @@ def standard(c, live, score, special, button, no_rake, rules, dead, lo, hi, amt,
         npots = add_dead_pot(
             c, dead, dead_total, live, score, special, use_special, trips_floor, npots, lo, hi, amt, mask, won, kind
         )
+    return _pay(c, dead, npots, button, no_rake, rules, lo, hi, amt, mask, won, kind, pot_rake, out)
+
+
+@njit(cache=True, inline="always")
+def _pay(c, dead, npots, button, no_rake, rules, lo, hi, amt, mask, won, kind, pot_rake, out):
+    """Rake and pay the ``npots`` pots of one table (SPEC §5 steps 4-6); ``dead``: the seats' dead
+    chips, empty when the table has none. Returns (status, rake, npots)."""
+    _, _, unit, first_winner, refund, rake_num, rake_den, rake_cap, _ = rules
     raked_total = np.int64(0)
     for p in range(npots):
         if kind[p] == POT_ORPHAN and not refund:
@@ -87,7 +102,7 @@ def standard(c, live, score, special, button, no_rake, rules, dead, lo, hi, amt,
         elif kind[p] == POT_UNCALLED:
             split_equal(amt[p], mask[p], button, unit, first_winner, out)
             won[p] = mask[p]
-        else:  # an orphan layer (or dead pot, at no level), refunded to its contributors, folded ones included
+        else:  # an orphan layer (or the dead pot, at no level), refunded to its contributors, folded ones included
             for s in range(c.shape[0]):
                 out[s] += share_in(c[s], lo[p], hi[p]) if hi[p] > 0 else dead[s]
             won[p] = mask[p]

@@ -1,0 +1,233 @@
+"""Every shape of input settles the same: tiny row groups, thousands of small files, partitions.
+
+Units of work are about ``--batch-rows`` rows whatever the input's shape, and the
+outputs are sized for readers; per-file counters, resumes and the output
+folder's foreign files stay exact. Expected values come from the same hands in
+one tidy file, or from counting the written outputs back to their input files.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from cardbatch.batch import storage
+from cardbatch.batch.formats import InputError, SettleOptions
+from cardbatch.batch.generate import generate_hands
+from cardbatch.batch.runner import run
+
+OPTS = SettleOptions()
+
+
+def cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "cardbatch", *args], capture_output=True, text=True)
+
+
+def hands(n: int, seed: int = 5, start: int = 0) -> pa.Table:
+    return generate_hands("holdem", n, seed=seed, start=start, bad_rate=0.05, tamper_rate=0.03).table
+
+
+def outputs(out: Path, kind: str = "results") -> pa.Table:
+    """Every part of ``out/kind``, rows sorted by hand_id (parts sit in game=G folders)."""
+    files = sorted((out / kind).rglob("*.parquet"))
+    t = pa.concat_tables([pq.read_table(f) for f in files], promote_options="permissive")
+    return t.take(pa.compute.sort_indices(t, [("hand_id", "ascending")]))
+
+
+def split_into_files(table: pa.Table, folder: Path, rows_per_file: int, row_group: int | None = None) -> list[Path]:
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for k, start in enumerate(range(0, table.num_rows, rows_per_file)):
+        path = folder / f"f{k:05d}.parquet"
+        pq.write_table(table.slice(start, rows_per_file), path, row_group_size=row_group or rows_per_file)
+        paths.append(path)
+    return paths
+
+
+@pytest.fixture(scope="module")
+def tidy(tmp_path_factory):
+    """600 hands in one file of one row group, settled: what every other shape must give."""
+    d = tmp_path_factory.mktemp("tidy")
+    table = hands(600)
+    pq.write_table(table, d / "tidy.parquet")
+    summary = run([str(d / "tidy.parquet")], str(d / "out"), OPTS, workers=1, quiet=True)
+    return table, summary, outputs(d / "out"), outputs(d / "out", "errors")
+
+
+def _same_rows(out: Path, tidy) -> None:
+    _, _, results, errors = tidy
+    assert outputs(out).equals(results)
+    got = outputs(out, "errors")
+    assert got.column("hand_id").equals(errors.column("hand_id"))
+    assert got.column("reason").equals(errors.column("reason"))
+
+
+def test_one_row_row_groups_are_read_together(tidy, tmp_path):
+    table, want, _, _ = tidy
+    pq.write_table(table, tmp_path / "tiny.parquet", row_group_size=1)
+    s = run([str(tmp_path / "tiny.parquet")], str(tmp_path / "out"), OPTS, workers=1, batch_rows=256, quiet=True)
+    _same_rows(tmp_path / "out", tidy)
+    assert s["parts"] == 3  # 600 rows in units of 256 row groups of one row, not 600 units
+    for part in (tmp_path / "out" / "results").rglob("*.parquet"):
+        assert pq.ParquetFile(part).metadata.num_row_groups == 1  # the batches of a part, gathered
+    for key in ("rows_settled", "rows_rejected", "chips_in", "chips_paid", "mismatches"):
+        assert s[key] == want[key]
+
+
+def test_small_files_share_units_and_count_per_file(tidy, tmp_path):
+    table, want, results, errors = tidy
+    paths = split_into_files(table, tmp_path / "in", 7)  # 86 files of 7 rows (the last of 5)
+    s = run([str(tmp_path / "in")], str(tmp_path / "out"), OPTS, workers=2, batch_rows=100, quiet=True)
+    _same_rows(tmp_path / "out", tidy)
+    assert s["files"] == len(paths) and s["parts"] < len(paths) / 4
+    assert len(list((tmp_path / "out" / "results").rglob("*.parquet"))) == s["parts"]
+    # each input's counters, counted back from the outputs through the hand ids each file holds
+    owner = {}
+    for path in paths:
+        for hid in pq.read_table(path).column("hand_id").to_pylist():
+            owner[hid] = os.path.realpath(path)
+    by_file = {i["path"]: i for i in s["inputs"]}
+    expect = {
+        p: dict.fromkeys(("rows_settled", "rows_rejected", "chips_paid", "chips_raked", "mismatches"), 0)
+        for p in by_file
+    }
+    for hid, pay, rake, mismatch in zip(
+        *(results.column(c).to_pylist() for c in ("hand_id", "payout", "rake", "mismatch"))
+    ):
+        e = expect[owner[hid]]
+        e["rows_settled"] += 1
+        e["chips_paid"] += sum(pay)
+        e["chips_raked"] += rake
+        e["mismatches"] += bool(mismatch)
+    for hid in errors.column("hand_id").to_pylist():
+        expect[owner[hid]]["rows_rejected"] += 1
+    for path, e in expect.items():
+        got = by_file[path]
+        assert {k: got[k] for k in e} == e, path
+        assert got["chips_in"] == e["chips_paid"] + e["chips_raked"]
+        assert got["rows"] == got["rows_settled"] + got["rows_rejected"]
+    for key in ("rows_settled", "rows_rejected", "chips_in", "chips_paid", "chips_raked", "mismatches"):
+        assert s[key] == want[key]
+
+
+def test_a_changed_small_file_recomputes_only_its_unit(tidy, tmp_path):
+    table, _, _, _ = tidy
+    paths = split_into_files(table, tmp_path / "in", 10)
+    out = tmp_path / "out"
+    first = run([str(tmp_path / "in")], str(out), OPTS, workers=1, batch_rows=100, quiet=True)
+    assert first["parts"] >= 4
+    changed = hands(10, seed=99, start=int(table.column("hand_id")[300].as_py()))
+    pq.write_table(changed, paths[30])  # same path, other hands
+    again = run([str(tmp_path / "in")], str(out), OPTS, workers=1, batch_rows=100, quiet=True)
+    assert again["parts"] - again["parts_reused"] <= 2  # its unit, and the next one if a cut moved
+    fresh = run([str(tmp_path / "in")], str(tmp_path / "fresh"), OPTS, workers=1, batch_rows=100, quiet=True)
+    assert outputs(out).equals(outputs(tmp_path / "fresh"))
+    assert [i for i in again["inputs"]] == [i for i in fresh["inputs"]]
+    names = json.loads((out / "_manifest.json").read_text())["parts"]
+    keys = {p: json.loads((out / "_manifest.json").read_text())["files"] for p in names}
+    assert len(names) == again["parts"] and all(names.values()) and keys
+
+
+def test_small_files_of_other_schemas_and_partitions_stay_apart(tmp_path):
+    a, b = hands(40, seed=1), hands(40, seed=2, start=1000)
+    narrow = b.set_column(0, "hand_id", b.column("hand_id").cast(pa.int32()))
+    for day, t in (("2026-11-01", a), ("2026-11-02", narrow)):
+        split_into_files(t, tmp_path / "in" / f"date={day}", 5)
+    s = run([str(tmp_path / "in")], str(tmp_path / "out"), OPTS, workers=1, batch_rows=1000, quiet=True)
+    assert s["parts"] == 2 and s["rows_read"] == 80
+    res = outputs(tmp_path / "out")
+    dates = dict(zip(res.column("hand_id").to_pylist(), res.column("date").to_pylist()))
+    assert {d for h, d in dates.items() if h < 1000} <= {"2026-11-01"}
+    assert {d for h, d in dates.items() if h >= 1000} <= {"2026-11-02"}
+
+
+def test_a_run_keeps_what_it_did_not_write_and_names_it(tmp_path):
+    pq.write_table(hands(50), tmp_path / "h.parquet")
+    out = tmp_path / "out"
+    assert cli("settle", str(tmp_path / "h.parquet"), "--out", str(out), "-q").returncode == 0
+    mine = [
+        out / "results" / "game=holdem" / "my_extra.parquet",
+        out / "results" / "old_stuff" / "a.csv",
+        out / "errors" / "keep.txt",
+        out / "results" / "game=holdem" / "part-0123456789ab-00000.parquet",  # our pattern, not our part
+    ]
+    for path in mine:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("the user's own")
+    for extra in ([], ["--rake-pct", "0.05"]):  # a resume, then new options (every part recomputed)
+        r = cli("settle", str(tmp_path / "h.parquet"), "--out", str(out), *extra)
+        assert r.returncode == 0, r.stderr
+        for path in mine:
+            assert path.read_text() == "the user's own"
+            assert str(path) in r.stderr
+        assert "did not write" in r.stderr
+
+
+def test_an_output_inside_the_input_folder_is_never_read(tmp_path):
+    pq.write_table(hands(50), tmp_path / "h.parquet")
+    for _ in range(2):
+        r = cli("settle", str(tmp_path), "--out", str(tmp_path / "out"), "-q")
+        assert r.returncode == 0, r.stderr
+    assert json.loads((tmp_path / "out" / "summary.json").read_text())["rows_read"] == 50
+    r = cli("settle", f"{tmp_path}/**/*.parquet", "--out", str(tmp_path / "out"), "-q")
+    assert r.returncode == 0, r.stderr
+    assert json.loads((tmp_path / "out" / "summary.json").read_text())["files"] == 1
+
+
+def test_a_manifest_of_another_tool_does_not_hide_a_folder(tmp_path):
+    pq.write_table(hands(20), tmp_path / "h.parquet")
+    (tmp_path / "_manifest.json").write_text('{"written_by": "another tool"}')
+    assert run([str(tmp_path)], str(tmp_path / "o"), OPTS, workers=1, quiet=True)["rows_read"] == 20
+
+
+def test_two_columns_of_one_name_stop_with_exit_2_naming_it(tmp_path):
+    t = hands(10)
+    twice = pa.Table.from_arrays([*t.columns, t.column("button")], names=[*t.column_names, "button"])
+    pq.write_table(twice, tmp_path / "twice.parquet")
+    r = cli("settle", str(tmp_path / "twice.parquet"), "--out", str(tmp_path / "out"))
+    assert r.returncode == 2, r.stderr
+    assert "button" in r.stderr and "more than once" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_an_unsigned_hand_id_beyond_int64_keeps_its_identity(tmp_path):
+    t = hands(6, seed=3)
+    big = [2**64 - 1 - k for k in range(6)]
+    t = t.set_column(0, "hand_id", pa.array(big, pa.uint64()))
+    pq.write_table(t, tmp_path / "u.parquet")
+    s = run([str(tmp_path / "u.parquet")], str(tmp_path / "out"), OPTS, workers=1, quiet=True)
+    assert s["rows_rejected"] == 6 and s["rejected_by_reason"] == {"overflow": 6}
+    errors = outputs(tmp_path / "out", "errors")
+    assert errors.column("hand_id").null_count == 6
+    kept = sorted(int(json.loads(e)["hand_id"]) for e in errors.column("extra").to_pylist())
+    assert kept == sorted(big)
+
+
+def test_writers_gather_small_tables_into_reader_sized_row_groups(tmp_path):
+    path = str(tmp_path / "w.parquet")
+    w = storage.PublishedParquet(path)
+    for k in range(70):
+        w.write(pa.table({"x": np.arange(k * 1000, (k + 1) * 1000)}))
+    w.close()
+    meta = pq.ParquetFile(path).metadata
+    sizes = [meta.row_group(g).num_rows for g in range(meta.num_row_groups)]
+    assert sum(sizes) == 70_000 and len(sizes) == 2
+    assert all(storage.ROW_GROUP_MIN <= n <= storage.ROW_GROUP_MAX for n in sizes[:-1])
+    assert pq.read_table(path).column("x").to_numpy().tolist() == list(range(70_000))
+
+
+def test_the_plan_refuses_nothing_it_used_to_read(tmp_path):
+    """A file with no row group gives no unit; an empty folder of outputs is no input."""
+    pq.write_table(hands(0), tmp_path / "empty.parquet")
+    pq.write_table(hands(5), tmp_path / "five.parquet")
+    s = run([str(tmp_path)], str(tmp_path / "o"), OPTS, workers=1, quiet=True)
+    assert s["rows_read"] == 5
+    with pytest.raises(InputError, match="no Parquet files"):
+        run([str(tmp_path / "o")], str(tmp_path / "o2"), OPTS, workers=1, quiet=True)
