@@ -49,16 +49,22 @@ def resolved(paths: list[str]) -> list[str]:
 
 def file_identity(path: str) -> dict:
     """Resolved path, size, modification time and the SHA-256 of the Parquet footer, with a short key."""
+    return file_identity_and_footer(path)[0]
+
+
+def file_identity_and_footer(path: str) -> tuple[dict, bytes]:
+    """:func:`file_identity` and the footer's bytes it hashed (the planner parses them, so a file's
+    footer is read once)."""
     st = storage.info(path)
     if st.type != FileType.File:
         raise FileNotFoundError(2, "No such file", path)
     size = st.size
     tail = storage.read_bytes(path, max(size - 8, 0), 8)
     footer_len = int.from_bytes(tail[:4], "little") if len(tail) == 8 else 0
-    footer = hashlib.sha256(storage.read_bytes(path, max(size - 8 - footer_len, 0), footer_len + 8)).hexdigest()
-    ident = {"path": path, "size": size, "mtime_ns": st.mtime_ns, "footer_sha256": footer}
+    footer = storage.read_bytes(path, max(size - 8 - footer_len, 0), footer_len + 8)
+    ident = {"path": path, "size": size, "mtime_ns": st.mtime_ns, "footer_sha256": hashlib.sha256(footer).hexdigest()}
     ident["key"] = hashlib.sha256(json.dumps(ident, sort_keys=True).encode()).hexdigest()[:12]
-    return ident
+    return ident, footer
 
 
 @functools.lru_cache(maxsize=1)

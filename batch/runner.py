@@ -30,6 +30,7 @@ from collections.abc import Iterable
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+import pyarrow.parquet as pq
 from pyarrow.fs import FileType as fs_types
 
 from . import manifest, storage
@@ -49,6 +50,8 @@ class Piece:
     key: str
     row_groups: tuple[int, ...]
     rows: int
+    # the footer the plan parsed, shipped along so a worker does not read and parse it again
+    metadata: pq.FileMetaData | None = dataclasses.field(default=None, compare=False, repr=False)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -193,7 +196,11 @@ def _is_text(t: pa.DataType) -> bool:
 
 
 def plan(
-    paths: list[str], keys: list[str], batch_rows: int, opts: SettleOptions
+    paths: list[str],
+    keys: list[str],
+    batch_rows: int,
+    opts: SettleOptions,
+    footers: list[bytes] | None = None,
 ) -> tuple[list[Unit], list[int], dict[str, list[str]]]:
     """Units of about ``batch_rows`` rows each, each file's rows, and each part's file keys.
 
@@ -220,20 +227,21 @@ def plan(
 
     for fi, (path, key) in enumerate(zip(paths, keys)):
         try:
-            meta = storage.parquet_file(path)
+            meta = _footer(path, footers[fi] if footers else None)
+            schema = meta.schema.to_arrow_schema()
         except (OSError, pa.ArrowException) as exc:
             raise InputError(f"cannot read {path}: {exc}") from None
-        check_schema(path, meta.schema_arrow, opts)
-        n = meta.metadata.num_rows
+        check_schema(path, schema, opts)
+        n = meta.num_rows
         file_rows.append(n)
-        sizes = [meta.metadata.row_group(g).num_rows for g in range(meta.metadata.num_row_groups)]
+        sizes = [meta.row_group(g).num_rows for g in range(meta.num_row_groups)]
         if not sizes:  # no row group: nothing to read, no part
             continue
         if n < batch_rows:
-            like = (meta.schema_arrow.remove_metadata(), hive_keys(path))
+            like = (schema.remove_metadata(), hive_keys(path))
             if group and like != group_like:
                 close_group()
-            group.append(Piece(path, fi, key, tuple(range(len(sizes))), n))
+            group.append(Piece(path, fi, key, tuple(range(len(sizes))), n, meta))
             group_rows += n
             group_like = like
             if _cut_after(key, n, batch_rows) or group_rows >= MAX_UNIT_BATCHES * batch_rows:
@@ -258,6 +266,21 @@ def plan(
 # A cap on a group of small files: with cuts drawn at a file's chance rows / batch_rows, a group
 # reaches it with odds about e**-8 (a cap at 1x batch_rows made every cut after a changed file move).
 MAX_UNIT_BATCHES = 8
+
+
+def _footer(path: str, footer: bytes | None) -> pq.FileMetaData:
+    """A file's Parquet metadata, from its footer's bytes when the caller has read them already."""
+    if footer is not None:
+        return pq.read_metadata(pa.BufferReader(footer))
+    return storage.parquet_file(path).metadata
+
+
+@functools.lru_cache(maxsize=2)
+def _footer_of(path: str, key: str) -> pq.FileMetaData:
+    """A big file's metadata, parsed once per worker process for all its units (a file of tiny row
+    groups has a footer of megabytes: each of its units parsed it again). ``key`` (the file's
+    identity) keeps a changed file from reusing an old footer."""
+    return storage.parquet_file(path).metadata
 
 
 def _cut_after(key: str, rows: int, batch_rows: int) -> bool:
@@ -384,7 +407,12 @@ def _tables_of(unit: Unit, batch_rows: int) -> Iterable[pa.Table]:
 
     for i, piece in enumerate(unit.pieces):
         try:  # a damaged page is the input's fault, not the output's: say so, exit 2
-            pf = storage.parquet_file(piece.path, page_checksum_verification=True)  # where the writer stored CRCs
+            # CRCs checked where the writer stored them; the plan's footer, when it came along
+            pf = storage.parquet_file(
+                piece.path,
+                metadata=piece.metadata or _footer_of(piece.path, piece.key),
+                page_checksum_verification=True,
+            )
             run: list[int] = []
             for g in piece.row_groups:
                 size = pf.metadata.row_group(g).num_rows
@@ -537,10 +565,11 @@ def run(
             raise InputError("--engine dask needs Dask: pip install 'cardbatch[dask]'") from None
     paths = manifest.resolved(expand_inputs(inputs))
     try:
-        identities = [manifest.file_identity(p) for p in paths]
+        identities, footers = zip(*(manifest.file_identity_and_footer(p) for p in paths))
     except OSError as exc:
         raise InputError(f"cannot read {exc.filename}: {exc.strerror}") from None
-    units, file_rows, holds = plan(paths, [i["key"] for i in identities], batch_rows, opts)
+    units, file_rows, holds = plan(paths, [i["key"] for i in identities], batch_rows, opts, list(footers))
+    identities = list(identities)
     inputs = [{"path": p, "rows": n} for p, n in zip(paths, file_rows)]
     out = out_dir
     try:

@@ -6,6 +6,8 @@ for: import, compile or load the cache, one tiny call. Not a pytest-benchmark
 
     python benchmarks/first_results.py            # prints a Markdown table
     python benchmarks/first_results.py --main     # also the README's main command, cold and warm
+    python benchmarks/first_results.py --only-main --limit 40   # CI: the main command only; exit 1
+                                                                 # when its cold run passes 40 s
 
 Every kernel's cold figure uses its own empty cache, so it counts that kernel
 alone (plus the kernels it calls that no earlier line of the same process
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -52,27 +55,36 @@ def _timed(code: str, cache: str) -> float:
     return time.perf_counter() - t0
 
 
-def _command(args: list[str], cache: str, out: str) -> float:
+def _command(args: list[str], cache: str, out: str) -> tuple[float, float]:
+    """Wall and CPU seconds (the command and every process it started) of one run."""
     shutil.rmtree(out, ignore_errors=True)
     env = {**os.environ, "NUMBA_CACHE_DIR": cache}
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     subprocess.run(args + ["--out", out], check=True, env=env, cwd=ROOT, stdout=subprocess.DEVNULL)
-    return time.perf_counter() - t0
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--main", action="store_true", help="also time the README's main command")
+    parser.add_argument("--only-main", action="store_true", help="time the README's main command only")
+    parser.add_argument(
+        "--limit", type=float, help="exit 1 when the main command's first run (empty cache) takes longer (seconds)"
+    )
     args = parser.parse_args()
     print("| kernel | first result, empty cache | first result, cache filled |")
     print("| --- | ---: | ---: |")
+    slow = []
     with tempfile.TemporaryDirectory() as tmp:
-        for i, name in enumerate(CALLS):
+        for i, name in enumerate(() if args.only_main else CALLS):
             cache = os.path.join(tmp, f"cache{i}")
             cold = _timed(_code(name), cache)
             warm = _timed(_code(name), cache)
             print(f"| `{name}` | {cold:.1f} s | {warm:.2f} s |", flush=True)
-        if args.main:
+        if args.main or args.only_main:
             settle = [
                 sys.executable,
                 "-m",
@@ -83,9 +95,18 @@ def main() -> None:
             for label, extra in (("default workers", []), ("--workers 1", ["--workers", "1"])):
                 cache = os.path.join(tmp, f"main-{len(extra)}")
                 out = os.path.join(tmp, "out")
-                cold = _command(settle + extra, cache, out)
-                warm = _command(settle + extra, cache, out)
-                print(f"| README main command ({label}) | {cold:.1f} s | {warm:.2f} s |", flush=True)
+                cold, cold_cpu = _command(settle + extra, cache, out)
+                warm, warm_cpu = _command(settle + extra, cache, out)
+                print(
+                    f"| README main command ({label}) | {cold:.1f} s ({cold_cpu:.1f} s CPU) "
+                    f"| {warm:.2f} s ({warm_cpu:.1f} s CPU) |",
+                    flush=True,
+                )
+                if args.limit is not None and cold > args.limit:
+                    slow.append(f"README main command ({label}): first run {cold:.1f} s > {args.limit:g} s")
+    if slow:
+        print("\n".join(slow), file=sys.stderr)
+        sys.exit(1)
 
 
 if __name__ == "__main__":

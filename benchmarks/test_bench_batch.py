@@ -14,9 +14,11 @@ data/generated/.
 from __future__ import annotations
 
 import concurrent.futures as cf
+import json
 import multiprocessing as mp
 import os
 import shutil
+import sys
 import tempfile
 from pathlib import Path
 
@@ -129,4 +131,114 @@ def test_settle_local_engine(benchmark, throughput, big_file):
         once,
         rounds=3,
         ours=True,
+    )
+
+
+# The shapes real data comes in, each the same hands as ``big_file`` (a): (b) thousands of small files,
+# (c) one file of row groups of 1-100 rows, (d) the PHH import's output (its own hands). Each is
+# settled by the same command; the summary prints its rate against (a) and its output's layout.
+SHAPES = "batch: the same hands in the shapes real data comes in"
+SMALL_FILES = int(os.environ.get("CARDBATCH_BENCH_SMALL_FILES", 10_000))
+
+
+def _shape(name: str, write) -> Path:
+    """``data/generated/<name>`` made once by ``write(path)`` (under a temporary name)."""
+    path = DATA.parent / name
+    if not path.exists():
+        tmp = path.with_name(f".{path.name}.tmp")
+        shutil.rmtree(tmp, ignore_errors=True)
+        write(tmp)
+        tmp.rename(path)
+    return path
+
+
+@pytest.fixture(scope="module")
+def small_files(big_file):
+    def write(folder: Path) -> None:
+        folder.mkdir(parents=True)
+        table = pq.read_table(big_file)
+        per = -(-HANDS // SMALL_FILES)
+        for k in range(SMALL_FILES):
+            pq.write_table(table.slice(k * per, per), folder / f"part-{k:05d}.parquet", compression="zstd")
+
+    return _shape(f"holdem_{HANDS}_{SMALL_FILES}_files", write)
+
+
+@pytest.fixture(scope="module")
+def tiny_row_groups(big_file):
+    def write(folder: Path) -> None:
+        folder.mkdir(parents=True)
+        table = pq.read_table(big_file)
+        sizes = np.random.default_rng(24).integers(1, 101, HANDS)  # row groups of 1..100 rows
+        ends = np.minimum(np.cumsum(sizes), HANDS)
+        with pq.ParquetWriter(folder / "tiny.parquet", table.schema, compression="zstd") as w:
+            start = 0
+            for end in ends[: np.searchsorted(ends, HANDS) + 1]:
+                w.write_table(table.slice(start, end - start))
+                start = end
+
+    return _shape(f"holdem_{HANDS}_tiny_row_groups", write)
+
+
+def _layout(out: str) -> str:
+    """How many result files and row groups a run wrote, and their sizes."""
+    files = sorted(Path(out, "results").rglob("*.parquet"))
+    groups = [
+        m.row_group(g).num_rows for m in (pq.ParquetFile(f).metadata for f in files) for g in range(m.num_row_groups)
+    ]
+    return (
+        f"{len(files)} result files, {len(groups)} row groups of {min(groups):,}..{max(groups):,} rows "
+        f"(median {int(np.median(groups)):,})"
+    )
+
+
+def _settle_shape(benchmark, throughput, name: str, inputs: list[str], hands: int, ours: bool = False) -> None:
+    d = tempfile.mkdtemp()
+
+    def once():
+        shutil.rmtree(d, ignore_errors=True)
+        return run(inputs, d, SettleOptions(), workers=2, quiet=True)
+
+    try:
+        once()  # compile and fill numba's cache in the workers
+        throughput(benchmark, SHAPES, name, hands, once, rounds=3, ours=ours)
+        s = json.loads(Path(d, "summary.json").read_text())
+        print(f"\n{name}: {s['files']:,} input files, {s['parts']:,} parts; {_layout(d)}")
+        benchmark.extra_info["layout"] = _layout(d)
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def test_shape_a_one_tidy_file(benchmark, throughput, big_file):
+    _settle_shape(benchmark, throughput, "(a) one file, 250,000-row row groups", [str(big_file)], HANDS, ours=True)
+
+
+def test_shape_b_small_files(benchmark, throughput, small_files):
+    name = f"(b) {SMALL_FILES:,} files of {-(-HANDS // SMALL_FILES):,} rows"
+    _settle_shape(benchmark, throughput, name, [str(small_files)], HANDS)
+
+
+def test_shape_c_tiny_row_groups(benchmark, throughput, tiny_row_groups):
+    _settle_shape(benchmark, throughput, "(c) one file, row groups of 1-100 rows", [str(tiny_row_groups)], HANDS)
+
+
+def test_shape_d_phh_import_output(benchmark, throughput, tmp_path):
+    """(d): one-hand PHH files imported, then settled: the import's output as users get it."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from phh_corpus import sample_hands
+
+    from cardbatch.batch.importer import ImportOptions, run_import
+
+    n = min(HANDS, 20_000)
+    folder = tmp_path / "phh"
+    folder.mkdir()
+    texts = sample_hands()
+    for k in range(n):
+        (folder / f"{k:05d}.phh").write_text(texts[k % len(texts)], encoding="utf-8")
+    out = tmp_path / "hands.parquet"
+    summary = run_import([str(folder)], str(out), ImportOptions(quiet=True))
+    meta = pq.ParquetFile(out).metadata
+    print(f"\n(d) import output: {meta.num_rows:,} hands in {meta.num_row_groups} row group(s)")
+    _settle_shape(
+        benchmark, throughput, f"(d) PHH import output ({n:,} one-hand files)", [str(out)], summary["hands_read"]
     )

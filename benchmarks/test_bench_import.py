@@ -6,6 +6,11 @@ parse, replay, build the Arrow tables) in this process, and the whole job
 (with the Parquet write) with 1 and 2 worker processes. pokerkit: its loader
 (``HandHistory.loads_all``) alone, and with the replay of every hand's
 states (what it needs to know the pots), one process.
+
+The shape most corpora come in has a group of its own: one hand per ``.phh``
+file (Pluribus, WSOP, most exports), the whole ``cardbatch import`` command
+with one worker, start-up included (a fresh process), against pokerkit's
+``HandHistory.load`` of the same files, one by one.
 """
 
 from __future__ import annotations
@@ -35,20 +40,77 @@ def corpus(tmp_path_factory):
 
 
 def test_import_unit(benchmark, throughput, corpus):
-    from cardbatch.batch.importer import import_unit
+    from cardbatch.batch.importer import import_units
 
     _, units = plan([(str(p), p.name) for p in sorted(corpus.glob("*.phhs"))], 1)
     unit = units[0]
-    n = import_unit(unit)[0].num_rows
+    n = import_units((unit,))[0].num_rows
     throughput(
         benchmark,
         "PHH import",
         "cardbatch import: parse + replay (1 process)",
         n,
-        lambda: import_unit(unit),
+        lambda: import_units((unit,)),
         ours=True,
         rounds=5,
     )
+
+
+ONE_HAND_FILES = int(os.environ.get("CARDBATCH_BENCH_PHH_FILES", 10_000))
+ONE_HAND = "PHH import, one hand per file"
+
+
+@pytest.fixture(scope="module")
+def one_hand_files(tmp_path_factory):
+    """The sample hands one per ``.phh`` file, Pluribus-heavy like the real corpora (13 Pluribus
+    hands for every 5 WSOP ones, as the samples hold them)."""
+    from phh_corpus import sample_hands
+
+    folder = tmp_path_factory.mktemp("phh1")
+    texts = sample_hands()
+    for k in range(ONE_HAND_FILES):
+        (folder / f"{k:05d}.phh").write_text(texts[k % len(texts)], encoding="utf-8")
+    return folder
+
+
+def test_import_one_hand_files(benchmark, throughput, one_hand_files, tmp_path):
+    import subprocess
+
+    import pyarrow.parquet as pq
+
+    out = tmp_path / "h.parquet"
+    cmd = [sys.executable, "-m", "cardbatch", "import", str(one_hand_files), "--out", str(out), "--workers", "1", "-q"]
+    throughput(
+        benchmark,
+        ONE_HAND,
+        "cardbatch import (the command, 1 worker, start-up included)",
+        ONE_HAND_FILES,
+        lambda: subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL),
+        ours=True,
+        rounds=3,
+    )
+    meta = pq.ParquetFile(out).metadata
+    print(f"\n{ONE_HAND}: {meta.num_rows:,} hands in {meta.num_row_groups} row group(s)")
+
+
+@pytest.mark.peer
+def test_pokerkit_one_hand_files(benchmark, throughput, one_hand_files):
+    pokerkit = pytest.importorskip("pokerkit")
+    files = sorted(one_hand_files.glob("*.phh"))[: min(ONE_HAND_FILES, 2_000)]
+
+    def load():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            for path in files:
+                with open(path, "rb") as f:
+                    hh = pokerkit.HandHistory.load(f)
+                for _ in hh:
+                    pass
+
+    from importlib.metadata import version
+
+    name = f"pokerkit {version('pokerkit')} load + replay, file by file (1 process)"
+    throughput(benchmark, ONE_HAND, name, len(files), load, rounds=3)
 
 
 @pytest.mark.parametrize("workers", [1, 2])

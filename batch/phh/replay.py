@@ -84,9 +84,17 @@ class Hand:
 
 
 def _card_codes() -> dict[str, int]:
+    """Every two-character card text, in any letter case, and ``??``, to its code."""
     from cardbatch.kernels import cards
 
-    return {r + s: int(cards.parse(r + s)[0]) for r in _RANKS for s in _SUITS}
+    codes = {"??": UNKNOWN}
+    for r in _RANKS:
+        for s in _SUITS:
+            code = int(cards.parse(r + s)[0])
+            for rank in {r, r.lower()}:
+                for suit in {s, s.upper()}:
+                    codes[rank + suit] = code
+    return codes
 
 
 _CODES: dict[str, int] = {}
@@ -94,21 +102,13 @@ _CODES: dict[str, int] = {}
 
 def parse_cards(text: str) -> list[int]:
     """``"AsKd"`` to codes; ``"??"`` is 255. Raises :class:`Rejected` (``bad_card``)."""
-    if not _CODES:
-        _CODES.update(_card_codes())
+    codes = _CODES or _CODES.update(_card_codes()) or _CODES
     if len(text) % 2:
         raise Rejected("bad_card", f"cards {text!r} are not two characters each")
-    out = []
-    for i in range(0, len(text), 2):
-        c = text[i : i + 2]
-        if c == "??":
-            out.append(UNKNOWN)
-            continue
-        code = _CODES.get(c[0].upper() + c[1].lower())
-        if code is None:
-            raise Rejected("bad_card", f"{c!r} is not a card")
-        out.append(code)
-    return out
+    try:
+        return [codes[text[i : i + 2]] for i in range(0, len(text), 2)]
+    except KeyError as exc:
+        raise Rejected("bad_card", f"{exc.args[0]!r} is not a card") from None
 
 
 def _chips(value: Any, factor: int, name: str) -> int:
@@ -153,8 +153,14 @@ class _Table:
         self.bet = [0] * n  # this street's bets
         self.contrib = [[0] * n for _ in range(STREETS)]
         self.folded = [False] * n
+        self.live = n  # seats not folded
         self.queue: deque[int] = deque()
         self.street = 0
+
+    def fold(self, seat: int) -> None:
+        if not self.folded[seat]:
+            self.folded[seat] = True
+            self.live -= 1
 
     def put(self, seat: int, amount: int) -> None:
         self.stack[seat] -= amount
@@ -162,7 +168,7 @@ class _Table:
         self.contrib[self.street][seat] += amount
 
     def in_hand(self) -> int:
-        return self.n - sum(self.folded)
+        return self.live
 
     def start_round(self, opener: int) -> None:
         """The round's queue: the seats from ``opener`` on that have chips and could be called
@@ -183,7 +189,7 @@ class _Table:
             self.queue.clear()
 
     def actor(self) -> int | None:
-        return self.queue[0] if self.queue and self.in_hand() > 1 else None
+        return self.queue[0] if self.queue and self.live > 1 else None
 
     def acted(self, seat: int, raised: bool) -> None:
         """``seat`` acted: off the queue; a raise queues every other seat with chips, in order after it."""
@@ -285,7 +291,7 @@ def replay(fields: dict, factor: int = 1) -> Hand:
             if len(words) > 3 or table.folded[seat]:
                 raise Rejected("illegal_action", f"{_at(index, raw)}: a folded seat cannot show")
             if len(words) == 2:
-                table.folded[seat] = True  # a muck
+                table.fold(seat)  # a muck
             elif words[2] != "-":
                 cards = parse_cards(words[2])
                 if len(cards) != 2:
@@ -301,7 +307,7 @@ def replay(fields: dict, factor: int = 1) -> Hand:
         if verb == "f":
             if len(words) != 2:
                 raise Rejected("illegal_action", f"{_at(index, raw)}: a fold takes no amount")
-            table.folded[seat] = True
+            table.fold(seat)
         elif verb == "cc":
             if len(words) != 2:
                 raise Rejected("illegal_action", f"{_at(index, raw)}: a check or call takes no amount")
