@@ -139,6 +139,14 @@ def scan(path: str, rel: str, with_factor: bool) -> tuple[int, list[Unit]]:
     multi = path.endswith(".phhs")
     den, offset, hands, preamble = 1, 0, 0, False
     starts = [(0, 0)]
+    if not multi:  # one hand: one unit; the line-by-line pass only when an amount may be fractional
+        try:
+            with open(path, "rb") as f:
+                text = f.read().decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise InputError(f"{path}: not UTF-8 text ({exc.reason})") from None
+        if not with_factor or "." not in text:
+            return 1, [Unit(path, rel, 0, -1, 0, 1)]
     try:
         with open(path, "rb") as f:
             for raw in f:

@@ -207,11 +207,12 @@ def plan(
     A file of at least ``batch_rows`` rows gives units of consecutive row
     groups (a big row group is split into batches when it is read). Smaller
     files are grouped: consecutive files of the same schema and partition
-    folder go into one unit until a file whose key marks a cut
-    (:func:`_cut_after`; about ``batch_rows`` rows a unit) or, rarely, until
-    it holds ``MAX_UNIT_BATCHES`` batches. So a changed, added or removed file
-    changes its own unit (and the next when its cut moves), not every unit
-    after it. A unit is read and settled in batches of ``batch_rows`` rows.
+    folder go into one unit until, past half of ``batch_rows`` rows, a file
+    whose key marks a cut (:func:`_cut_after`; about ``batch_rows`` rows a
+    unit) or, rarely, until it holds ``MAX_UNIT_BATCHES`` batches. So a
+    changed, added or removed file changes its own unit (and the next one or
+    two when a cut moves), not every unit after it. A unit is read and settled
+    in batches of ``batch_rows`` rows.
     """
     units: list[Unit] = []
     file_rows = []
@@ -244,7 +245,9 @@ def plan(
             group.append(Piece(path, fi, key, tuple(range(len(sizes))), n, meta))
             group_rows += n
             group_like = like
-            if _cut_after(key, n, batch_rows) or group_rows >= MAX_UNIT_BATCHES * batch_rows:
+            if (group_rows >= batch_rows // 2 and _cut_after(key, n, batch_rows - batch_rows // 2)) or (
+                group_rows >= MAX_UNIT_BATCHES * batch_rows
+            ):
                 close_group()
             continue
         close_group()
@@ -263,8 +266,9 @@ def plan(
     return units, file_rows, holds
 
 
-# A cap on a group of small files: with cuts drawn at a file's chance rows / batch_rows, a group
-# reaches it with odds about e**-8 (a cap at 1x batch_rows made every cut after a changed file move).
+# A cap on a group of small files: with cuts drawn at a file's chance rows / (batch_rows / 2) past
+# half a batch, a group reaches it with odds below e**-14 (a cap at 1x batch_rows made every cut
+# after a changed file move; no minimum left a third of the parts under 10 % of a batch).
 MAX_UNIT_BATCHES = 8
 
 
@@ -283,11 +287,11 @@ def _footer_of(path: str, key: str) -> pq.FileMetaData:
     return storage.parquet_file(path).metadata
 
 
-def _cut_after(key: str, rows: int, batch_rows: int) -> bool:
-    """Whether a group of small files ends after this one: drawn from the file's key with chance
-    ``rows / batch_rows``, so groups hold about ``batch_rows`` rows and where they end depends on
-    the files near the cut only (content-defined, as rsync and backup tools cut streams)."""
-    return int(key[:8], 16) < (rows / batch_rows) * 0x1_0000_0000
+def _cut_after(key: str, rows: int, span: int) -> bool:
+    """Whether a group of small files may end after this one: drawn from the file's key with chance
+    ``rows / span``, so where groups end depends on the files near the cut only (content-defined,
+    as rsync and backup tools cut streams; a minimum size keeps the parts from being tiny)."""
+    return int(key[:8], 16) < (rows / span) * 0x1_0000_0000
 
 
 def settle_by_game(table: pa.Table, opts: SettleOptions) -> tuple[dict[str, pa.Table], dict[str, pa.Table], dict]:

@@ -377,3 +377,20 @@ def test_a_rerun_after_the_input_or_the_chip_factor_changed(tmp_path):
     assert pq.read_metadata(out).metadata[b"cardbatch.chip_factor"] == b"10"
     assert pq.read_table(errors_path(out)).column("source").to_pylist() == ["b.phh"]
     assert f and sorted(p.name for p in tmp_path.iterdir()) == ["h.errors.parquet", "h.parquet", "in"]
+
+
+def test_one_hand_files_import_together_and_as_alone(tmp_path, monkeypatch):
+    """One hand per file (the corpora's usual shape): the files go to tasks together, the output is
+    one row group, and every hand is what importing its file alone gives."""
+    src = SAMPLE / "pluribus"
+    files = sorted(src.glob("*.phh"))
+    monkeypatch.setattr("cardbatch.batch.importer.TASK_HANDS", 5)
+    assert [len(t) for t in tasks(plan([(str(f), f.name) for f in files], None)[1])] == [5, 5, 3]
+    s = run_import([str(src)], str(tmp_path / "all.parquet"), quiet(workers=2))
+    together = pq.read_table(tmp_path / "all.parquet")
+    assert s["hands_imported"] == len(files) and pq.ParquetFile(tmp_path / "all.parquet").num_row_groups == 1
+    for k, f in enumerate(files):
+        run_import([str(f)], str(tmp_path / f"{k}.parquet"), quiet())
+        alone = pq.read_table(tmp_path / f"{k}.parquet")
+        row = together.filter(pa.compute.equal(together.column("source"), f.name))
+        assert row.equals(alone), f.name

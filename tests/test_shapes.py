@@ -127,7 +127,8 @@ def test_a_changed_small_file_recomputes_only_its_unit(tidy, tmp_path):
     changed = hands(10, seed=99, start=int(table.column("hand_id")[300].as_py()))
     pq.write_table(changed, paths[30])  # same path, other hands
     again = run([str(tmp_path / "in")], str(out), OPTS, workers=1, batch_rows=100, quiet=True)
-    assert again["parts"] - again["parts_reused"] <= 2  # its unit, and the next one if a cut moved
+    assert again["parts"] - again["parts_reused"] <= 3  # its unit, and the next one or two if a cut moved
+    assert again["parts_reused"] >= again["parts"] - 3 > 0
     fresh = run([str(tmp_path / "in")], str(tmp_path / "fresh"), OPTS, workers=1, batch_rows=100, quiet=True)
     assert outputs(out).equals(outputs(tmp_path / "fresh"))
     assert [i for i in again["inputs"]] == [i for i in fresh["inputs"]]
