@@ -201,6 +201,7 @@ def plan(
     batch_rows: int,
     opts: SettleOptions,
     footers: list[bytes] | None = None,
+    parsed: dict[str, pq.FileMetaData] | None = None,
 ) -> tuple[list[Unit], list[int], dict[str, list[str]]]:
     """Units of about ``batch_rows`` rows each, each file's rows, and each part's file keys.
 
@@ -230,6 +231,8 @@ def plan(
         try:
             meta = _footer(path, footers[fi] if footers else None)
             schema = meta.schema.to_arrow_schema()
+            if parsed is not None:
+                parsed[path] = meta
         except (OSError, pa.ArrowException) as exc:
             raise InputError(f"cannot read {path}: {exc}") from None
         check_schema(path, schema, opts)
@@ -572,7 +575,8 @@ def run(
         identities, footers = zip(*(manifest.file_identity_and_footer(p) for p in paths))
     except OSError as exc:
         raise InputError(f"cannot read {exc.filename}: {exc.strerror}") from None
-    units, file_rows, holds = plan(paths, [i["key"] for i in identities], batch_rows, opts, list(footers))
+    parsed: dict[str, pq.FileMetaData] = {}
+    units, file_rows, holds = plan(paths, [i["key"] for i in identities], batch_rows, opts, list(footers), parsed)
     identities = list(identities)
     inputs = [{"path": p, "rows": n} for p, n in zip(paths, file_rows)]
     out = out_dir
@@ -587,13 +591,27 @@ def run(
     lock = manifest.Lock(out)
     try:
         return _run_locked(
-            units, holds, inputs, identities, out, opts, workers, engine, scheduler, batch_rows, (quiet, verbose), t0
+            units,
+            holds,
+            inputs,
+            identities,
+            out,
+            opts,
+            workers,
+            engine,
+            scheduler,
+            batch_rows,
+            (quiet, verbose),
+            t0,
+            parsed,
         )
     finally:
         lock.release()
 
 
-def _run_locked(units, holds, inputs, identities, out, opts, workers, engine, scheduler, batch_rows, talk, t0) -> dict:
+def _run_locked(
+    units, holds, inputs, identities, out, opts, workers, engine, scheduler, batch_rows, talk, t0, parsed
+) -> dict:
     from cardbatch import __version__
 
     from .progress import progress
@@ -618,13 +636,17 @@ def _run_locked(units, holds, inputs, identities, out, opts, workers, engine, sc
     if (engine == "local" or not scheduler) and len(units) > reused:  # a remote cluster compiles on its own
         from .warmup import compile_ahead
 
-        warm = compile_ahead(settle_table, sorted({u.path for u in units}), opts, quiet=quiet)
+        first = sorted({u.path for u in units})  # a unit's files share one schema
+        warm = compile_ahead(settle_table, first, opts, quiet=quiet, metadata={p: parsed[p] for p in first})
+        parsed.clear()  # the parent's copy of the footers is not needed any more
     t_settle = time.perf_counter()
     with progress(total=len(units), desc="settle", unit="part", quiet=quiet, verbose=verbose) as bar:
         if engine == "dask":
             summaries, workers = _run_dask(units, out_dir, opts, workers, scheduler, batch_rows, bar)
-        elif workers == 1 or len(units) <= 1:
-            workers = 1  # in this process
+        elif workers == 1 or len(units) <= 1 or (asked is None and sum(u.rows for u in units) <= batch_rows):
+            # in this process: also, unless --workers was given, a run of one batch of rows or less,
+            # for which starting workers (each imports and loads the kernels) costs more than it saves
+            workers = 1
             for u in units:
                 summaries.append((u, run_unit(u, out_dir, opts, batch_rows)))
                 bar.update(1)

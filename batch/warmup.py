@@ -25,10 +25,11 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.parquet as pq
 from numba.core import event as ev
 
 from . import storage
@@ -38,13 +39,15 @@ from .lifecycle import process_pool
 HEAD_ROWS = 8
 
 
-def heads(paths: Iterable[str]) -> list[pa.Table]:
-    """The first rows of one input per distinct schema (unreadable inputs are skipped: the run reports them)."""
+def heads(paths: Iterable[str], metadata: Mapping[str, pq.FileMetaData] | None = None) -> list[pa.Table]:
+    """The first rows of one input per distinct schema (unreadable inputs are skipped: the run reports
+    them); ``metadata``: footers the caller has parsed already (a file of tiny row groups has one of
+    megabytes)."""
     seen: list[pa.Schema] = []
     out = []
     for path in paths:
         try:
-            pf = storage.parquet_file(path)
+            pf = storage.parquet_file(path, metadata=(metadata or {}).get(path))
             if pf.metadata.num_rows == 0 or any(pf.schema_arrow.equals(s) for s in seen):
                 continue
             seen.append(pf.schema_arrow)
@@ -114,12 +117,17 @@ def _all_cached(settle_table: Settle, tables: list[pa.Table], opts: SettleOption
 
 
 def compile_ahead(
-    settle_table: Settle, paths: Iterable[str], opts: SettleOptions, processes: int = 2, quiet: bool = True
+    settle_table: Settle,
+    paths: Iterable[str],
+    opts: SettleOptions,
+    processes: int = 2,
+    quiet: bool = True,
+    metadata: Mapping[str, pq.FileMetaData] | None = None,
 ) -> dict:
     """Make sure the kernels that ``settle_table`` calls on ``paths`` are in numba's cache (the run's
     own function is passed in, a module-level one the pool can pickle); returns what it did and how long."""
     t0 = time.perf_counter()
-    tables = heads(paths)
+    tables = heads(paths, metadata)
     if not tables or _all_cached(settle_table, tables, opts):
         return {"compiled": False, "seconds": round(time.perf_counter() - t0, 3)}
     if not quiet:  # SPEC §12: a first run says so instead of sitting silent

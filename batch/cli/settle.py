@@ -68,7 +68,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         )
         p.add_argument("--game", choices=("holdem", "zjh", "team2v2"), help="the game of files without a game column")
         p.add_argument("--team-model", choices=("seed", "proportional"), default="seed", help="2v2 settlement model")
-        p.add_argument("--workers", type=positive_int, help="worker processes (default: one per core)")
+        p.add_argument(
+            "--workers",
+            type=positive_int,
+            help="worker processes (default: one per core; a run of at most --batch-rows rows settles in this process)",
+        )
         p.add_argument("--engine", choices=("local", "dask"), default="local", help="a process pool, or Dask")
         p.add_argument("--scheduler", help="Dask scheduler address (default: a LocalCluster on this machine)")
         p.add_argument(
