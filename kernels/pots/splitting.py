@@ -32,8 +32,17 @@ def split_equal(amount, mask, button, unit, first_winner, out):
     rest = amount - share * k
     for s in range(S):
         out[s] += share * np.int64((mask >> np.uint64(s)) & _ONE)
+    if rest > 0:  # only a split that does not divide: a call, not inlined into every kernel
+        _odd_chips(rest, mask, button, unit, first_winner, out)
+
+
+@njit(cache=True)
+def _odd_chips(rest, mask, button, unit, first_winner, out):
+    """Hand ``rest`` out in pieces of ``unit`` (or all of it with ``first_winner``), seats of ``mask``
+    from the first left of the button (SPEC §5.4)."""
+    S = out.shape[0]
     s = button
-    while rest > 0:  # seats from the first left of the button; every pass meets a winner
+    while rest > 0:  # every pass meets a winner
         s = s + 1 if s + 1 < S else 0
         if mask & seat_bit(s):
             piece = rest if first_winner else min(unit, rest)

@@ -48,16 +48,19 @@ def winners_at(mask, score, best, special, use_special, trips_floor):
     """Winners among ``mask`` when their best score is known: the seats holding it, or with
     ``use_special``, when that best is trips (``>= trips_floor``), the best eligible 2-3-5s."""
     won = _seats_at(mask, score, best)
-    if use_special and won:
-        S = score.shape[0]
-        if best >= trips_floor:
-            spec = np.uint64(0)
-            for s in range(S):
-                spec |= np.uint64(special[s]) << np.uint64(s)
-            spec &= mask
-            if spec:
-                return best_of(spec, score)
+    if use_special and won and best >= trips_floor:  # three-card trips only: a call, not inlined everywhere
+        return _trips_or_235(won, mask, score, special)
     return won
+
+
+@njit(cache=True)
+def _trips_or_235(won, mask, score, special):
+    """``won`` (trips), unless ``mask`` holds off-suit 2-3-5 hands: then the best of those."""
+    spec = np.uint64(0)
+    for s in range(score.shape[0]):
+        spec |= np.uint64(special[s]) << np.uint64(s)
+    spec &= mask
+    return best_of(spec, score) if spec else won
 
 
 @njit(cache=True, inline="always")
