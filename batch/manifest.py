@@ -167,10 +167,9 @@ def prepare(out: str, identities: list[dict], fingerprint: dict, holds: dict[str
                 continue
             if name.startswith(".") or not same_options or not m or m.group(1) not in holds:
                 storage.delete(path)
-    storage.write_text(
-        manifest,
-        json.dumps({"version": _version(), "fingerprint": fingerprint, "files": identities, "parts": holds}, indent=1),
-    )
+    # compact (no indent): Python's C encoder, where an indented one took a second for 10,000 files
+    content = {"version": _version(), "fingerprint": fingerprint, "files": identities, "parts": holds}
+    storage.write_text(manifest, json.dumps(content))
     reused = sum(1 for name in holds if storage.exists(storage.join(out, "_parts", f"{name}.json")))
     return reused, foreign
 
