@@ -7,7 +7,7 @@ for: import, compile or load the cache, one tiny call. Not a pytest-benchmark
     python benchmarks/first_results.py            # prints a Markdown table
     python benchmarks/first_results.py --main     # also the README's main command, cold and warm
     python benchmarks/first_results.py --only-main --limit 40   # CI: the main command only; exit 1
-                                                                 # when its cold run passes 40 s
+                                                                 # when its cold run passes 40 s twice
 
 Every kernel's cold figure uses its own empty cache, so it counts that kernel
 alone (plus the kernels it calls that no earlier line of the same process
@@ -103,7 +103,14 @@ def main() -> None:
                     flush=True,
                 )
                 if args.limit is not None and cold > args.limit:
-                    slow.append(f"README main command ({label}): first run {cold:.1f} s > {args.limit:g} s")
+                    # the VM's speed swings up to 2x within an hour: a slow first run is measured once
+                    # more, from another empty cache, and only two slow runs in a row fail
+                    shutil.rmtree(cache, ignore_errors=True)
+                    again, again_cpu = _command(settle + extra, cache, out)
+                    print(f"| README main command ({label}), again | {again:.1f} s ({again_cpu:.1f} s CPU) | |")
+                    if again > args.limit:
+                        twice = f"{cold:.1f} s and {again:.1f} s"
+                        slow.append(f"README main command ({label}): first run {twice} > {args.limit:g} s")
     if slow:
         print("\n".join(slow), file=sys.stderr)
         sys.exit(1)

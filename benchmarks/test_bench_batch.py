@@ -229,7 +229,7 @@ def test_shape_d_phh_import_output(benchmark, throughput, tmp_path):
 
     from cardbatch.batch.importer import ImportOptions, run_import
 
-    n = min(HANDS, 20_000)
+    n = min(HANDS, int(os.environ.get("CARDBATCH_BENCH_PHH_FILES", 20_000)))
     folder = tmp_path / "phh"
     folder.mkdir()
     texts = sample_hands()
