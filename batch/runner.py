@@ -38,6 +38,8 @@ from .formats import GAMES, HAND_REQUIRED, ORIGIN, TEAM_REQUIRED, InputError, Se
 from .lifecycle import init_pool_worker, process_pool
 from .outputs import UNKNOWN_GAME, conform_errors, conform_results, hive_keys, part_path
 
+# what the summary gives for each input file (and a unit of several files counts file by file)
+INPUT_COUNTERS = ("rows_settled", "rows_rejected", "mismatches", "chips_in", "chips_paid", "chips_raked")
 FAIL_ENV = "CARDBATCH_FAIL_PART"  # testing aid: a unit whose part name matches raises (crash drills)
 
 
@@ -451,8 +453,9 @@ def _tag(table: pa.Table, piece: int, tagged: bool) -> pa.Table:
 def _piece_counters(results: dict[str, pa.Table], errors: dict[str, pa.Table], pieces: int) -> list[dict[str, int]]:
     """Each piece's rows, chips and mismatches, from the rows it gave (which carry :data:`ORIGIN`):
     a card game's chips in are its payouts plus its rake, row by row (the kernels conserve chips)."""
-    keys = ("rows_settled", "rows_rejected", "mismatches", "chips_in", "chips_paid", "chips_raked")
-    out = [dict.fromkeys(keys, 0) for _ in range(pieces)]
+    from .lists import int_list_parts  # numba, loaded where settling loads it
+
+    out = [dict.fromkeys(INPUT_COUNTERS, 0) for _ in range(pieces)]
 
     def add(key: str, per_piece: np.ndarray) -> None:
         for k in np.flatnonzero(per_piece):
@@ -468,8 +471,6 @@ def _piece_counters(results: dict[str, pa.Table], errors: dict[str, pa.Table], p
             add("mismatches", np.bincount(origin[flags], minlength=pieces))
         if game == "team2v2":  # a 2v2 game moves balances, not chips in a pot
             continue
-        from .lists import int_list_parts
-
         values, starts, lengths, _ = int_list_parts(table.column("payout"), "payout")
         paid = _exact_by_piece(values, np.repeat(origin, lengths), pieces)
         raked = _exact_by_piece(table.column("rake").to_numpy(zero_copy_only=False), origin, pieces)
@@ -481,6 +482,10 @@ def _piece_counters(results: dict[str, pa.Table], errors: dict[str, pa.Table], p
         if table.num_rows:
             add("rows_rejected", np.bincount(table.column(ORIGIN).to_numpy(), minlength=pieces))
     return out
+
+
+def _untagged(tables: dict[str, pa.Table]) -> dict[str, pa.Table]:
+    return {g: t.drop_columns([ORIGIN]) if ORIGIN in t.column_names else t for g, t in tables.items()}
 
 
 def _exact_by_piece(values: np.ndarray, origin: np.ndarray, pieces: int) -> list[int]:
@@ -513,8 +518,7 @@ def run_unit(unit: Unit, out_dir: str, opts: SettleOptions, batch_rows: int) -> 
             r, e, c = settle_by_game(table, opts)
             if tagged:
                 by_piece.append(_piece_counters(r, e, len(unit.pieces)))
-                r = {g: t.drop_columns([ORIGIN]) if ORIGIN in t.column_names else t for g, t in r.items()}
-                e = {g: t.drop_columns([ORIGIN]) if ORIGIN in t.column_names else t for g, t in e.items()}
+                r, e = _untagged(r), _untagged(e)
             for game, part in r.items():
                 if part.num_columns:
                     if game not in results:
@@ -540,7 +544,7 @@ def run_unit(unit: Unit, out_dir: str, opts: SettleOptions, batch_rows: int) -> 
         _write_part(pa.concat_tables(parts, promote_options="permissive"), part_path(out, "errors", game, unit.name))
     if tagged:
         files = [merge_counters([b[k] for b in by_piece]) for k in range(len(unit.pieces))]
-        for key in ("rows_settled", "rows_rejected", "mismatches", "chips_in", "chips_paid", "chips_raked"):
+        for key in INPUT_COUNTERS:
             if sum(f.get(key, 0) for f in files) != summary.get(key, 0):  # a bug of ours: never a wrong summary
                 raise AssertionError(f"{unit.name}: {key} by file does not add up to the part's")
         summary["by_file"] = {p.path: f for p, f in zip(unit.pieces, files)}
@@ -731,8 +735,7 @@ def _counters(part: dict) -> dict:
 def _input_totals(parts: list[dict]) -> dict:
     """One input's rows and chips, added up over its parts (every game together)."""
     t = merge_counters(parts)
-    keys = ("rows_settled", "rows_rejected", "mismatches", "chips_in", "chips_paid", "chips_raked")
-    return {k: t.get(k, 0) for k in keys}
+    return {k: t.get(k, 0) for k in INPUT_COUNTERS}
 
 
 def _run_dask(units, out_dir, opts, workers, scheduler, batch_rows, bar) -> tuple[list[tuple[Unit, dict]], int]:

@@ -102,7 +102,9 @@ _CODES: dict[str, int] = {}
 
 def parse_cards(text: str) -> list[int]:
     """``"AsKd"`` to codes; ``"??"`` is 255. Raises :class:`Rejected` (``bad_card``)."""
-    codes = _CODES or _CODES.update(_card_codes()) or _CODES
+    if not _CODES:
+        _CODES.update(_card_codes())
+    codes = _CODES
     if len(text) % 2:
         raise Rejected("bad_card", f"cards {text!r} are not two characters each")
     try:
