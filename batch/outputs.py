@@ -215,7 +215,7 @@ def _nulls(col: pa.Array | pa.ChunkedArray) -> int:
     """Null values of a column, and of its lists' elements."""
     t = col.type
     if pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t):
-        return col.null_count + pc.sum(pc.is_null(pc.list_flatten(col))).as_py() if len(col) else col.null_count
+        return col.null_count + pc.list_flatten(col).null_count
     return col.null_count
 
 

@@ -232,3 +232,46 @@ def test_the_plan_refuses_nothing_it_used_to_read(tmp_path):
     assert s["rows_read"] == 5
     with pytest.raises(InputError, match="no Parquet files"):
         run([str(tmp_path / "o")], str(tmp_path / "o2"), OPTS, workers=1, quiet=True)
+
+
+def _edited(table: pa.Table, row: int, **values) -> pa.Table:
+    """``table`` with one row's cells replaced (types kept)."""
+    cols = table.to_pydict()
+    for name, value in values.items():
+        cols[name][row] = value
+    return pa.table({k: pa.array(v, table.schema.field(k).type) for k, v in cols.items()})
+
+
+def test_small_files_with_nulls_widths_and_int64_limits_count_as_each_file_alone(tmp_path):
+    """Files grouped into one unit count, file by file, exactly what each file settled alone gives:
+    null cells and elements, an int32 file (a unit of its own), and two tables of 2**63 - 1 chips
+    (their sum passes int64: the per-file sums must not wrap)."""
+    base = hands(200, seed=11)
+    shown = [
+        i
+        for i, (folded, board) in enumerate(zip(base.column("folded").to_pylist(), base.column("board").to_pylist()))
+        if len(folded) == 3 and 255 not in board
+    ]
+    big = 2**62 - 1
+    folder = tmp_path / "in"
+    folder.mkdir()
+    limit = dict(contrib=[0, big + 1, big], folded=[True, False, False], payout=None)
+    narrow = base.slice(60, 20)
+    files = {
+        "a.parquet": _edited(base.slice(0, 20), 0, button=None),  # a null cell
+        "b.parquet": _edited(base.slice(20, 20), 1, contrib=[5, None, 5]),  # a null element
+        "c.parquet": base.slice(40, 20),
+        "d.parquet": _edited(base, shown[0], **limit).slice(shown[0], 1),  # 2**63 - 1 chips
+        "f.parquet": _edited(base, shown[1], **limit).slice(shown[1], 1),  # and again
+        "e.parquet": narrow.set_column(0, "hand_id", narrow.column("hand_id").cast(pa.int32())),
+    }
+    for name, table in files.items():
+        pq.write_table(table, folder / name)
+    s = run([str(folder)], str(tmp_path / "out"), OPTS, workers=2, batch_rows=1000, quiet=True)
+    assert s["parts"] < len(files)  # a, b, c, d, f share a unit; e (int32 ids) is another
+    assert s["chips_in"] > 2**63 - 1  # exact beyond int64
+    for name in files:
+        alone = run([str(folder / name)], str(tmp_path / f"alone-{name}"), OPTS, workers=1, quiet=True)
+        mine = next(i for i in s["inputs"] if i["path"].endswith(name))
+        assert mine == alone["inputs"][0], name
+    assert s["rejected_by_reason"]["missing_value"] >= 2
