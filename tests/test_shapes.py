@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -275,3 +276,28 @@ def test_small_files_with_nulls_widths_and_int64_limits_count_as_each_file_alone
         mine = next(i for i in s["inputs"] if i["path"].endswith(name))
         assert mine == alone["inputs"][0], name
     assert s["rejected_by_reason"]["missing_value"] >= 2
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="reads /proc to find the workers")
+@pytest.mark.parametrize("sig, status", [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
+def test_a_stopped_run_of_grouped_small_files_resumes_exactly(tmp_path, sig, status):
+    """SIGTERM or Ctrl-C while two workers settle units of small files: no worker stays, and the same
+    command again finishes to the rows and counters of a run never stopped."""
+    from processes import alive, stop_when_workers_run
+
+    split_into_files(hands(30_000, seed=4), tmp_path / "in", 20)  # 1,500 files
+    out, fresh = tmp_path / "out", tmp_path / "fresh"
+    cmd = [sys.executable, "-m", "cardbatch", "settle", str(tmp_path / "in"), "--batch-rows", "100", "--workers", "2"]
+    code, err, workers = stop_when_workers_run([*cmd, "--out", str(out)], sig, wait=1.5)
+    assert code == status, err
+    assert not [w for w in workers if alive(w)] and not (out / "summary.json").exists()
+    finished = len(list((out / "_parts").glob("part-*.json")))
+    done = subprocess.run([*cmd, "--out", str(out)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert subprocess.run([*cmd, "--out", str(fresh), "-q"], capture_output=True).returncode == 0
+    assert outputs(out).equals(outputs(fresh))
+    assert outputs(out, "errors").equals(outputs(fresh, "errors"))
+    keys = ("rows_read", "rows_settled", "rows_rejected", "chips_in", "chips_paid", "inputs", "parts")
+    got, want = (json.loads((d / "summary.json").read_text()) for d in (out, fresh))
+    assert {k: got[k] for k in keys} == {k: want[k] for k in keys}
+    assert got["parts_reused"] == finished  # every part finished before the stop, and only those
