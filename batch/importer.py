@@ -33,7 +33,7 @@ from collections.abc import Iterator
 import numpy as np
 import pyarrow as pa
 
-from . import storage
+from . import pycolumns, storage
 from .formats import InputError
 from .phh import notation, replay
 
@@ -207,7 +207,7 @@ def import_units(units: tuple[Unit, ...]) -> tuple[pa.Table, pa.Table]:
     bad: dict[str, list] = {name: [] for name in ERRORS_SCHEMA.names}
     for unit in units:
         _import_unit(unit, rows, bad)
-    return _table(rows, HANDS_SCHEMA), _table(bad, ERRORS_SCHEMA)
+    return pycolumns.table(rows, HANDS_SCHEMA), pycolumns.table(bad, ERRORS_SCHEMA)
 
 
 def _import_unit(unit: Unit, rows: dict[str, list], bad: dict[str, list]) -> None:
@@ -255,17 +255,6 @@ def _import_unit(unit: Unit, rows: dict[str, list], bad: dict[str, list]) -> Non
             rows[key].append(value)
 
 
-def _table(columns: dict[str, list], schema: pa.Schema) -> pa.Table:
-    arrays = []
-    for field in schema:
-        values = columns[field.name]
-        if pa.types.is_dictionary(field.type):
-            arrays.append(pa.array(values, pa.string()).dictionary_encode().cast(field.type))
-        else:
-            arrays.append(pa.array(values, field.type))
-    return pa.Table.from_arrays(arrays, schema=schema)
-
-
 TASK_HANDS = 2_000  # small files go to a task together until they hold about this many hands
 
 
@@ -307,6 +296,11 @@ def _results(units: list[Unit], workers: int) -> Iterator[tuple[pa.Table, pa.Tab
             yield done
 
 
+def _int64s(array: pa.Array) -> np.ndarray:
+    """An int64 array without nulls as a numpy view (``to_numpy`` imports pandas: see pycolumns)."""
+    return np.frombuffer(array.buffers()[1], dtype=np.int64)[array.offset : array.offset + len(array)]
+
+
 def run_import(inputs: list[str], out: str, options: ImportOptions = ImportOptions()) -> dict:
     """Import every PHH hand of ``inputs`` into ``out`` (and its errors file); returns the summary."""
     from .progress import progress
@@ -331,7 +325,7 @@ def run_import(inputs: list[str], out: str, options: ImportOptions = ImportOptio
             for hands, bad in _results(units, options.workers):
                 if hands.num_rows:
                     writer.write(hands)
-                    ids.append(hands.column("hand_id").to_numpy())
+                    ids.extend(_int64s(chunk) for chunk in hands.column("hand_id").chunks)
                 if bad.num_rows:
                     err_writer.write(bad)
                     reasons.update(bad.column("reason").to_pylist())

@@ -15,6 +15,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from processes import alive, stop_when_workers_run
 
 from cardbatch.batch.formats import SettleOptions
@@ -394,3 +396,74 @@ def test_one_hand_files_import_together_and_as_alone(tmp_path, monkeypatch):
         alone = pq.read_table(tmp_path / f"{k}.parquet")
         row = together.filter(pa.compute.equal(together.column("source"), f.name))
         assert row.equals(alone), f.name
+
+
+def test_card_codes_are_the_kernels_codec():
+    """The replay writes its card codes out (importing the kernels loads numba): every text it
+    takes, in either letter case, codes as ``kernels.cards.parse`` does."""
+    from cardbatch.kernels import cards
+
+    texts = [r + s for r in "23456789TJQKA" for s in "dchs"]
+    texts += [t.lower() for t in texts] + [t[0] + t[1].upper() for t in texts]
+    assert replay.parse_cards("".join(texts)) == [int(cards.parse(t)[0]) for t in texts]
+    assert replay.parse_cards("??") == [255]
+
+
+_SPACE = st.sampled_from(["", " ", "  ", "\t"])
+_VALUE = st.one_of(
+    st.integers(-(10**12), 10**12).map(str),
+    st.sampled_from(["1_000", "01", "+5", "1.50", "0.0", "1e3", "true", "false", "True", "inf", "١"]),
+    st.text("abc dh p1-#'\"\\,[]", max_size=8).map(lambda t: f"'{t}'"),
+    st.text("abc dh p1-#'\\,", max_size=8).map(lambda t: f'"{t}"'),
+)
+
+
+@st.composite
+def _toml_line(draw):
+    key = draw(st.sampled_from(["actions", "antes", "hand", "k_2", "2k", "a-b", "a.b", "é"]))
+    if draw(st.booleans()):
+        items = draw(st.lists(_VALUE, max_size=4))
+        sep = draw(st.sampled_from([", ", ",", " , ", ",\t", " "]))
+        value = "[" + draw(_SPACE) + sep.join(items) + draw(st.sampled_from(["", ",", ", "])) + draw(_SPACE) + "]"
+    else:
+        value = draw(_VALUE)
+    return draw(_SPACE) + key + draw(_SPACE) + "=" + draw(_SPACE) + value + draw(_SPACE)
+
+
+@settings(max_examples=400, deadline=None)
+@given(lines=st.lists(_toml_line(), min_size=1, max_size=4), comment=st.booleans())
+def test_the_fast_reader_reads_what_tomllib_reads(lines, comment):
+    """The line reader that skips tomllib gives exactly tomllib's fields for any text it takes, and
+    any text tomllib refuses stays refused (the reader falls back to it whenever unsure)."""
+    from decimal import Decimal
+
+    try:
+        import tomllib
+    except ImportError:
+        import tomli as tomllib
+
+    text = "\n".join(lines) + ("\n# a comment\n" if comment else "\n")
+    try:
+        expected = tomllib.loads(text, parse_float=Decimal)
+    except tomllib.TOMLDecodeError:
+        with pytest.raises(notation.Malformed):
+            notation.parse(text)
+        return
+    got = notation.parse(text)
+    assert got == expected and [type(v) for v in got.values()] == [type(v) for v in expected.values()]
+
+
+def test_the_fast_reader_reads_the_sample_hands_as_tomllib_does():
+    from decimal import Decimal
+
+    try:
+        import tomllib
+    except ImportError:
+        import tomli as tomllib
+
+    texts = [p.read_text() for p in sorted(SAMPLE.rglob("*.phh"))]
+    assert texts
+    for text in texts:
+        fast = notation._parse_lines(text)
+        assert fast is not None  # the samples take the fast path...
+        assert fast == tomllib.loads(text, parse_float=Decimal)  # ...and read as tomllib reads them

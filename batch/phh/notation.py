@@ -93,7 +93,7 @@ def parse(text: str) -> dict[str, Any]:
         raise Malformed(f"not valid TOML: {exc}") from None
 
 
-_LINE = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)[ \t]*=[ \t]*(.*?)[ \t]*$")
+_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _ITEM = re.compile(r"\s*(?:'([^'\n]*)'|\"([^\"\\\n]*)\"|([^,\s'\"\[\]]+))\s*(?:,|$)")
 _INT = re.compile(r"^[+-]?(?:0|[1-9](?:_?[0-9])*)$")
 _DEC = re.compile(r"^[+-]?(?:0|[1-9](?:_?[0-9])*)\.[0-9](?:_?[0-9])*$")
@@ -124,18 +124,28 @@ def _parse_lines(text: str) -> dict[str, Any] | None:
         line = line.strip()
         if not line or line.startswith("#"):
             continue
-        m = _LINE.match(line)
-        if m is None or m.group(1) in fields:
+        # partition, not one regular expression for the line: its lazy value group backtracked at
+        # every character, 13 of the 90 us a hand took
+        key, equals, value = line.partition("=")
+        key = key.rstrip(" \t")
+        if not equals or not _KEY.fullmatch(key) or key in fields:
             return None
-        value = m.group(2)
+        value = value.lstrip(" \t")
         try:
             if value.startswith("[") and value.endswith("]"):
-                inner = value[1:-1].strip().rstrip(",")
-                if _QUOTED_ARRAY.match(inner):  # the actions, the players: single-quoted strings only
-                    fields[m.group(1)] = _QUOTED.findall(inner)
-                    continue
+                inner = value[1:-1].strip(" \t")
+                if inner.endswith(","):  # one trailing comma, after at least one item
+                    inner = inner[:-1].rstrip(" \t")
+                    if not inner:
+                        return None
+                if inner.startswith("'"):  # the actions, the players: single-quoted strings only
+                    items = _QUOTED.findall(inner)
+                    # as PHH writers space them, the items joined back are the text (no regex needed)
+                    if "'" + "', '".join(items) + "'" == inner or _QUOTED_ARRAY.match(inner):
+                        fields[key] = items
+                        continue
                 if _INT_ARRAY.match(inner):  # the amounts
-                    fields[m.group(1)] = [int(v) for v in inner.split(",")] if inner else []
+                    fields[key] = [int(v) for v in inner.split(",")] if inner else []
                     continue
                 items = []
                 pos = 0
@@ -145,12 +155,12 @@ def _parse_lines(text: str) -> dict[str, Any] | None:
                         return None
                     items.append(_scalar(*item.groups()))
                     pos = item.end()
-                fields[m.group(1)] = items
+                fields[key] = items
             else:
                 item = _ITEM.fullmatch(value)
                 if item is None:
                     return None
-                fields[m.group(1)] = _scalar(*item.groups())
+                fields[key] = _scalar(*item.groups())
         except KeyError:
             return None
     return fields

@@ -56,7 +56,7 @@ STREETS = 4
 MAX_SEATS = 23
 UNKNOWN = 255
 _RANKS = "23456789TJQKA"
-_SUITS = "cdhs"
+_SUITS = "dchs"  # the kernels' suit order: diamonds, clubs, hearts, spades
 
 
 class Rejected(ValueError):
@@ -84,31 +84,30 @@ class Hand:
 
 
 def _card_codes() -> dict[str, int]:
-    """Every two-character card text, in any letter case, and ``??``, to its code."""
-    from cardbatch.kernels import cards
-
+    """Every two-character card text, in any letter case, and ``??``, to its code: ``rank * 4 +
+    suit``, the codec of :mod:`cardbatch.kernels.cards` (a test holds the two equal). Written out,
+    not asked of that module: importing the kernels loads numba, a quarter second of every import
+    command's start."""
     codes = {"??": UNKNOWN}
-    for r in _RANKS:
-        for s in _SUITS:
-            code = int(cards.parse(r + s)[0])
-            for rank in {r, r.lower()}:
-                for suit in {s, s.upper()}:
-                    codes[rank + suit] = code
+    for r, rank in enumerate(_RANKS):
+        for s, suit in enumerate(_SUITS):
+            for a in {rank, rank.lower()}:
+                for b in {suit, suit.upper()}:
+                    codes[a + b] = r * 4 + s
     return codes
 
 
-_CODES: dict[str, int] = {}
+_CODES = _card_codes()
 
 
 def parse_cards(text: str) -> list[int]:
     """``"AsKd"`` to codes; ``"??"`` is 255. Raises :class:`Rejected` (``bad_card``)."""
-    if not _CODES:
-        _CODES.update(_card_codes())
-    codes = _CODES
     if len(text) % 2:
         raise Rejected("bad_card", f"cards {text!r} are not two characters each")
     try:
-        return [codes[text[i : i + 2]] for i in range(0, len(text), 2)]
+        if len(text) == 4:
+            return [_CODES[text[:2]], _CODES[text[2:]]]
+        return [_CODES[text[i : i + 2]] for i in range(0, len(text), 2)]
     except KeyError as exc:
         raise Rejected("bad_card", f"{exc.args[0]!r} is not a card") from None
 
@@ -142,6 +141,8 @@ def _per_seat(fields: dict, name: str, n: int, factor: int, default: int | None 
         return [_chips(value, factor, name)] * n
     if len(value) != n:
         raise Rejected("seat_count", f"{name} has {len(value)} entries for {n} players")
+    if all(type(v) is int for v in value):  # what the notation's fast path gives: _chips' first case
+        return [v * factor for v in value]
     return [_chips(v, factor, name) for v in value]
 
 
@@ -152,6 +153,7 @@ class _Table:
     def __init__(self, n: int, stacks: list[int]) -> None:
         self.n = n
         self.stack = stacks
+        self.zeros = [0] * n
         self.bet = [0] * n  # this street's bets
         self.contrib = [[0] * n for _ in range(STREETS)]
         self.folded = [False] * n
@@ -179,7 +181,8 @@ class _Table:
         n, bet, stack, folded = self.n, self.bet, self.stack, self.folded
         totals = sorted(bet[o] + stack[o] for o in range(n) if not folded[o])
         top, second = totals[-1], totals[-2] if len(totals) > 1 else -1
-        self.queue = queue = deque()
+        queue = self.queue
+        queue.clear()
         for k in range(n):
             s = (opener + k) % n
             if folded[s] or not stack[s]:
@@ -187,18 +190,20 @@ class _Table:
             other = top if bet[s] + stack[s] != top else second  # the most any other seat has
             if other > bet[s]:
                 queue.append(s)
-        if len(self.queue) == 1 and self.bet[self.queue[0]] >= max(self.bet):
-            self.queue.clear()
+        if len(queue) == 1 and bet[queue[0]] >= max(bet):
+            queue.clear()
 
     def actor(self) -> int | None:
         return self.queue[0] if self.queue and self.live > 1 else None
 
     def acted(self, seat: int, raised: bool) -> None:
         """``seat`` acted: off the queue; a raise queues every other seat with chips, in order after it."""
-        self.queue.popleft()
+        queue = self.queue
+        queue.popleft()
         if raised:
-            order = ((seat + k) % self.n for k in range(1, self.n))
-            self.queue = deque(s for s in order if not self.folded[s] and self.stack[s] > 0)
+            n, folded, stack = self.n, self.folded, self.stack
+            queue.clear()
+            queue.extend(s for s in (*range(seat + 1, n), *range(seat)) if not folded[s] and stack[s] > 0)
 
     def return_uncalled(self) -> None:
         """End of a round: the top bettor's excess over the next largest bet goes back to it."""
@@ -207,7 +212,7 @@ class _Table:
     def next_street(self) -> None:
         self.return_uncalled()
         self.street += 1
-        self.bet = [0] * self.n
+        self.bet[:] = self.zeros  # in place: the replay holds the list
         self.start_round(0)
 
 
@@ -234,7 +239,7 @@ def replay(fields: dict, factor: int = 1) -> Hand:
     n = len(starting)
     if not 2 <= n <= MAX_SEATS:
         raise Rejected("seat_count", f"{n} players: Hold'em takes 2..{MAX_SEATS}")
-    stacks = [_chips(v, factor, "starting_stacks") for v in starting]
+    stacks = _per_seat(fields, "starting_stacks", n, factor)
     if sum(stacks) > _MAX64:  # every contribution and payout is at most the table's chips
         raise Rejected("overflow", f"the starting stacks, {sum(stacks)} chips, do not fit a 64-bit integer")
     antes = _per_seat(fields, "antes", n, factor, default=0)
@@ -260,6 +265,10 @@ def replay(fields: dict, factor: int = 1) -> Hand:
         table.put(s, min(blinds[s], stacks[s] - posted[s]))
     table.start_round((max(range(n), key=lambda s: (table.bet[s] if blinds[s] > 0 else 0, s)) + 1) % n)
     actor = table.actor()
+    # the loop reads the table's lists through locals (each keeps its identity all hand) and does
+    # the common steps inline: method calls and the seat lookup were a third of a hand's replay
+    stack, bet, folded, queue = table.stack, table.bet, table.folded, table.queue
+    street_contrib = table.contrib[0]
 
     hole: list[list[int]] = [[] for _ in range(n)]
     board: list[int] = []
@@ -269,7 +278,8 @@ def replay(fields: dict, factor: int = 1) -> Hand:
         words = (raw.split("#", 1)[0] if "#" in raw else raw).split()
         if not words:
             continue
-        if words[0] == "d":
+        label = words[0]
+        if label == "d":
             if len(words) == 4 and words[1] == "dh":
                 seat = _seat(words[2], n, index, raw)
                 hole[seat].extend(parse_cards(words[3]))
@@ -283,14 +293,17 @@ def replay(fields: dict, factor: int = 1) -> Hand:
                     raise Rejected("illegal_action", f"{_at(index, raw)}: {len(cards)} board cards after {len(board)}")
                 board.extend(cards)
                 table.next_street()
+                street_contrib = table.contrib[table.street]
                 actor = table.actor()
             else:
                 raise Rejected("illegal_action", f"{_at(index, raw)}: not a dealing action of Hold'em")
             continue
-        seat = _seat(words[0], n, index, raw)
+        seat = _LABELS.get(label, n)
+        if seat >= n:
+            _seat(label, n, index, raw)  # raises
         verb = words[1] if len(words) > 1 else ""
         if verb == "sm":
-            if len(words) > 3 or table.folded[seat]:
+            if len(words) > 3 or folded[seat]:
                 raise Rejected("illegal_action", f"{_at(index, raw)}: a folded seat cannot show")
             if len(words) == 2:
                 table.fold(seat)  # a muck
@@ -305,30 +318,38 @@ def replay(fields: dict, factor: int = 1) -> Hand:
         if seat != actor:
             expected = "nobody" if actor is None else f"p{actor + 1}"
             raise Rejected("illegal_action", f"{_at(index, raw)}: out of turn ({expected} was to act)")
-        top = max(table.bet)
-        if verb == "f":
-            if len(words) != 2:
-                raise Rejected("illegal_action", f"{_at(index, raw)}: a fold takes no amount")
-            table.fold(seat)
-        elif verb == "cc":
-            if len(words) != 2:
-                raise Rejected("illegal_action", f"{_at(index, raw)}: a check or call takes no amount")
-            table.put(seat, min(top - table.bet[seat], table.stack[seat]))
-        else:
+        if verb == "cbr":
             if len(words) != 3:
                 raise Rejected("illegal_action", f"{_at(index, raw)}: a bet or raise takes one amount")
-            to = _chips(words[2], factor, _at(index, raw))
-            add = to - table.bet[seat]
-            if add > table.stack[seat]:
+            top = max(bet)
+            amount = words[2]
+            if amount.isascii() and amount.isdigit():  # the common case, without _chips' checks
+                to = int(amount) * factor
+            else:
+                to = _chips(amount, factor, _at(index, raw))
+            add = to - bet[seat]
+            if add > stack[seat]:
                 raise Rejected("illegal_action", f"{_at(index, raw)}: raises to {to}, more than the seat has")
-            if to <= top and add < table.stack[seat]:
+            if to <= top and add < stack[seat]:
                 raise Rejected("illegal_action", f"{_at(index, raw)}: a raise to {to} does not raise {top}")
-            table.put(seat, add)
-        table.acted(seat, verb == "cbr")
-        if table.in_hand() == 1:
+            table.acted(seat, True)
+        elif len(words) != 2:
+            what = "a fold" if verb == "f" else "a check or call"
+            raise Rejected("illegal_action", f"{_at(index, raw)}: {what} takes no amount")
+        else:
+            queue.popleft()
+            if verb == "f":
+                table.fold(seat)
+                add = 0
+            else:
+                add = min(max(bet) - bet[seat], stack[seat])
+        stack[seat] -= add
+        bet[seat] += add
+        street_contrib[seat] += add
+        if table.live == 1:
             table.return_uncalled()
             ended = True
-        actor = table.actor()
+        actor = queue[0] if queue and table.live > 1 else None
     if actor is not None:
         raise Rejected("incomplete", f"the actions stop while p{actor + 1} is to act")
     if not ended and table.in_hand() > 1 and len(board) < 5:  # a complete hand deals the board, all in or not
@@ -374,7 +395,7 @@ def _seat(label: str, n: int, index: int, raw: str) -> int:
 
 
 def _recorded(fields: dict, n: int, factor: int, starting: list[int], table: _Table) -> list[int] | None:
-    contrib = [sum(table.contrib[k][s] for k in range(STREETS)) for s in range(n)]
+    contrib = [sum(c) for c in zip(*table.contrib)]
     if "finishing_stacks" in fields:
         finishing = _per_seat(fields, "finishing_stacks", n, factor)
         recorded = [finishing[s] - starting[s] + contrib[s] for s in range(n)]
