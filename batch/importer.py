@@ -97,10 +97,11 @@ def find_inputs(inputs: list[str]) -> list[tuple[str, str]]:
         if os.path.isdir(given):
             for folder, dirs, names in os.walk(given):
                 dirs[:] = sorted(d for d in dirs if not d.startswith((".", "_")))
+                # relpath once a folder, not once a file (it normalises both paths every call)
+                base, rel = os.path.abspath(folder), os.path.relpath(folder, given)
                 for name in names:
                     if name.endswith(SUFFIXES) and not name.startswith((".", "_")):
-                        path = os.path.join(folder, name)
-                        found.setdefault(os.path.abspath(path), os.path.relpath(path, given))
+                        found.setdefault(os.path.join(base, name), name if rel == "." else os.path.join(rel, name))
         elif glob.has_magic(given):
             root = given[: min(given.index(c) for c in "*?[" if c in given)]
             root = root if root.endswith(os.sep) else os.path.dirname(root)
@@ -182,7 +183,7 @@ def plan(files: list[tuple[str, str]], chip: int | None) -> tuple[int, list[Unit
         factor = factor * den // math.gcd(factor, den)
         units.extend(found)
     factor = chip if chip is not None else factor
-    return factor, [dataclasses.replace(u, factor=factor) for u in units]
+    return factor, [u if u.factor == factor else dataclasses.replace(u, factor=factor) for u in units]
 
 
 def _read(unit: Unit) -> str:
@@ -283,7 +284,7 @@ def _results(units: list[Unit], workers: int) -> Iterator[tuple[pa.Table, pa.Tab
         return
     from .lifecycle import process_pool
 
-    with process_pool(workers, 1) as pool:
+    with process_pool(workers, None) as pool:  # the import needs no numba
         queue = iter(work)
         # range first: zip takes from its arguments in order, and a task taken after the range ran out
         # would be dropped

@@ -57,14 +57,17 @@ def stop_message(exc: BaseException) -> int:
     return EXIT_TERMINATED if isinstance(exc, Terminated) else EXIT_INTERRUPTED
 
 
-def init_pool_worker(threads: int, own_process: bool = True) -> None:
-    """Each worker, first: numba's threads (at most what the worker's numba allows); for our own
-    pool's processes also the lifecycle (ignore Ctrl-C, die with the parent). Dask workers belong
-    to their cluster, which stops them."""
-    import numba
-
+def init_pool_worker(threads: int | None, own_process: bool = True) -> None:
+    """Each worker, first: numba's threads (at most what the worker's numba allows; None: the
+    work needs no numba, which is then not imported); for our own pool's processes also the
+    lifecycle (ignore Ctrl-C, die with the parent). Dask workers belong to their cluster, which
+    stops them."""
     if own_process:
         init_worker()
+    if threads is None:
+        return
+    import numba
+
     numba.set_num_threads(max(1, min(threads, numba.config.NUMBA_NUM_THREADS)))
 
 
@@ -80,9 +83,9 @@ def kill_pool(pool: cf.ProcessPoolExecutor) -> None:
 
 
 @contextlib.contextmanager
-def process_pool(workers: int, threads: int) -> Iterator[cf.ProcessPoolExecutor]:
-    """A pool of fresh (spawned) worker processes; on Ctrl-C, SIGTERM or an error they are killed,
-    not waited for."""
+def process_pool(workers: int, threads: int | None) -> Iterator[cf.ProcessPoolExecutor]:
+    """A pool of fresh (spawned) worker processes, each with ``threads`` numba threads (None: no
+    numba); on Ctrl-C, SIGTERM or an error they are killed, not waited for."""
     pool = cf.ProcessPoolExecutor(
         max_workers=workers, mp_context=mp.get_context("spawn"), initializer=init_pool_worker, initargs=(threads,)
     )
