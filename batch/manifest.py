@@ -59,9 +59,10 @@ def file_identity_and_footer(path: str) -> tuple[dict, bytes]:
     if st.type != FileType.File:
         raise FileNotFoundError(2, "No such file", path)
     size = st.size
-    tail = storage.read_bytes(path, max(size - 8, 0), 8)
-    footer_len = int.from_bytes(tail[:4], "little") if len(tail) == 8 else 0
-    footer = storage.read_bytes(path, max(size - 8 - footer_len, 0), footer_len + 8)
+    tail, start = storage.read_tail(path, size)  # one read for the length and, mostly, the footer
+    footer_len = int.from_bytes(tail[-8:-4], "little") if len(tail) >= 8 else 0
+    first = max(size - 8 - footer_len, 0)
+    footer = tail[first - start :] if first >= start else storage.read_bytes(path, first, footer_len + 8)
     ident = {"path": path, "size": size, "mtime_ns": st.mtime_ns, "footer_sha256": hashlib.sha256(footer).hexdigest()}
     ident["key"] = hashlib.sha256(json.dumps(ident, sort_keys=True).encode()).hexdigest()[:12]
     return ident, footer

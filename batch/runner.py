@@ -417,12 +417,17 @@ def _tables_of(unit: Unit, batch_rows: int) -> Iterable[pa.Table]:
     for i, piece in enumerate(unit.pieces):
         try:  # a damaged page is the input's fault, not the output's: say so, exit 2
             # CRCs checked where the writer stored them; the plan's footer, when it came along
-            pf = storage.parquet_file(
-                piece.path,
-                metadata=piece.metadata or _footer_of(piece.path, piece.key),
-                page_checksum_verification=True,
-            )
+            if piece.metadata is not None:  # a small file, whole: one read, decoded in this thread
+                # (per file, a read per column chunk and the reader's threads cost more than the data:
+                # 1.0 against 0.7 ms of CPU for a 500-row file)
+                source = pa.BufferReader(storage.read_bytes(piece.path))
+                pf = pq.ParquetFile(source, metadata=piece.metadata, page_checksum_verification=True)
+            else:
+                pf = storage.parquet_file(
+                    piece.path, metadata=_footer_of(piece.path, piece.key), page_checksum_verification=True
+                )
             run: list[int] = []
+            threads = piece.metadata is None
             for g in piece.row_groups:
                 size = pf.metadata.row_group(g).num_rows
                 if size > batch_rows:
@@ -433,13 +438,13 @@ def _tables_of(unit: Unit, batch_rows: int) -> Iterable[pa.Table]:
                     continue
                 if pending_rows + size > batch_rows and (run or pending):
                     if run:
-                        pending.append(_tag(pf.read_row_groups(run), i, tagged))
+                        pending.append(_tag(pf.read_row_groups(run, use_threads=threads), i, tagged))
                         run = []
                     yield joined()
                 run.append(g)
                 pending_rows += size
             if run:
-                pending.append(_tag(pf.read_row_groups(run), i, tagged))
+                pending.append(_tag(pf.read_row_groups(run, use_threads=threads), i, tagged))
         except (OSError, pa.ArrowException) as exc:
             raise InputError(f"{piece.path}: cannot read row group: {exc}") from None
     if pending:

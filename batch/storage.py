@@ -34,7 +34,10 @@ def resolve(path: str) -> tuple[fs.FileSystem, str]:
     path = str(path)
     if is_uri(path):
         return fs.FileSystem.from_uri(path)
-    return fs.LocalFileSystem(), os.path.abspath(path)
+    return _LOCAL, os.path.abspath(path)
+
+
+_LOCAL = fs.LocalFileSystem()
 
 
 def join(base: str, *parts: str) -> str:
@@ -88,6 +91,16 @@ def read_bytes(path: str, offset: int = 0, length: int | None = None) -> bytes:
     with filesystem.open_input_file(p) as f:
         f.seek(offset)
         return f.read() if length is None else f.read(length)
+
+
+def read_tail(path: str, size: int, guess: int = 1 << 16) -> tuple[bytes, int]:
+    """The last ``guess`` bytes of a file of ``size`` bytes (all of it when smaller), in one read,
+    and their offset in the file: a Parquet footer and its length usually fit."""
+    filesystem, p = resolve(path)
+    start = max(size - guess, 0)
+    with filesystem.open_input_file(p) as f:
+        f.seek(start)
+        return f.read(size - start), start
 
 
 def read_text(path: str) -> str:
