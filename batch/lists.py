@@ -16,6 +16,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from numba import njit, prange
 
+from cardbatch.kernels.twins import twin
+
 from .formats import InputError
 
 
@@ -229,6 +231,7 @@ def _missing(child: pa.Array, starts: np.ndarray, lengths: np.ndarray, null_cell
     return missing
 
 
+@twin
 @njit(cache=True, parallel=True)
 def _scatter_kernel(values, starts, lengths, out):
     T, W = out.shape
@@ -239,6 +242,7 @@ def _scatter_kernel(values, starts, lengths, out):
             out[t, j] = values[base + j]
 
 
+@twin
 @njit(cache=True, parallel=True)
 def _scatter_streets_kernel(values, starts, lengths, row_width, out):
     T, K, S = out.shape
@@ -251,6 +255,7 @@ def _scatter_streets_kernel(values, starts, lengths, row_width, out):
                 out[t, k, p % w] = values[base + p]
 
 
+@twin
 @njit(cache=True, parallel=True)
 def _gather_kernel(values, rows, all_rows, offsets, flat):
     for i in prange(offsets.shape[0] - 1):
@@ -260,6 +265,7 @@ def _gather_kernel(values, rows, all_rows, offsets, flat):
             flat[base + j] = values[t, j]
 
 
+@twin
 @njit(cache=True, parallel=True)
 def _differs_kernel(values, rows, all_rows, offsets, list_values, starts, lengths, out):
     for i in prange(offsets.shape[0] - 1):
@@ -379,6 +385,7 @@ def differs_from_list(
     return out | malformed, recorded
 
 
+@twin
 @njit(cache=True, parallel=True)
 def _take_kernel(values, starts, rows, offsets, flat):
     for i in prange(rows.shape[0]):

@@ -42,7 +42,9 @@ def _flat(values: list[Any], kind: pa.DataType) -> pa.Array:
     n = len(values)
     if pa.types.is_string(kind):
         encoded = [v.encode() for v in values]
-        return pa.Array.from_buffers(kind, n, [None, _offsets([len(b) for b in encoded]), pa.py_buffer(b"".join(encoded))])
+        return pa.Array.from_buffers(
+            kind, n, [None, _offsets([len(b) for b in encoded]), pa.py_buffer(b"".join(encoded))]
+        )
     if pa.types.is_boolean(kind):
         bits = np.packbits(np.array(values, dtype=bool), bitorder="little")
         return pa.Array.from_buffers(kind, n, [None, pa.py_buffer(bits)])

@@ -503,9 +503,17 @@ def _exact_by_piece(values: np.ndarray, origin: np.ndarray, pieces: int) -> list
     return [(int(h) << 32) + int(lo) for h, lo in zip(high, low)]
 
 
-def run_unit(unit: Unit, out_dir: str, opts: SettleOptions, batch_rows: int) -> dict:
+def run_unit(unit: Unit, out_dir: str, opts: SettleOptions, batch_rows: int, serial: bool = False) -> dict:
     """Settle one unit and write its parts; returns its counters (also saved as the part JSON), with
-    each input file's share under ``by_file`` when the unit holds several files."""
+    each input file's share under ``by_file`` when the unit holds several files. ``serial``: the
+    kernels' serial builds (a small run: see :mod:`cardbatch.kernels.twins`)."""
+    from cardbatch.kernels import twins  # numba, loaded where settling loads it
+
+    with twins.serial(serial):
+        return _run_unit(unit, out_dir, opts, batch_rows)
+
+
+def _run_unit(unit: Unit, out_dir: str, opts: SettleOptions, batch_rows: int) -> dict:
     out = out_dir
     done = storage.join(out, "_parts", f"{unit.name}.json")
     if storage.exists(done):
@@ -597,29 +605,37 @@ def run(
         storage.delete(probe)
     except (OSError, pa.ArrowException) as exc:
         raise InputError(f"cannot write to {out_dir}: {exc}") from None
+    from cardbatch.kernels import twins  # numba, loaded where settling loads it
+
+    # a run of one batch or less is over in milliseconds once compiled: its kernels' serial builds
+    # compile in half the time (every other run takes the parallel builds, which also run faster);
+    # the workers are told, and this process settles, reports and warms up under the same choice
+    small = sum(u.rows for u in units) <= batch_rows
     lock = manifest.Lock(out)
     try:
-        return _run_locked(
-            units,
-            holds,
-            inputs,
-            identities,
-            out,
-            opts,
-            workers,
-            engine,
-            scheduler,
-            batch_rows,
-            (quiet, verbose),
-            t0,
-            parsed,
-        )
+        with twins.serial(small):
+            return _run_locked(
+                units,
+                holds,
+                inputs,
+                identities,
+                out,
+                opts,
+                workers,
+                engine,
+                scheduler,
+                batch_rows,
+                (quiet, verbose),
+                t0,
+                parsed,
+                small,
+            )
     finally:
         lock.release()
 
 
 def _run_locked(
-    units, holds, inputs, identities, out, opts, workers, engine, scheduler, batch_rows, talk, t0, parsed
+    units, holds, inputs, identities, out, opts, workers, engine, scheduler, batch_rows, talk, t0, parsed, small
 ) -> dict:
     from cardbatch import __version__
 
@@ -646,18 +662,20 @@ def _run_locked(
         from .warmup import compile_ahead
 
         first = sorted({u.path for u in units})  # a unit's files share one schema
-        warm = compile_ahead(settle_table, first, opts, quiet=quiet, metadata={p: parsed[p] for p in first})
+        warm = compile_ahead(
+            settle_table, first, opts, quiet=quiet, metadata={p: parsed[p] for p in first}, serial=small
+        )
         parsed.clear()  # the parent's copy of the footers is not needed any more
     t_settle = time.perf_counter()
     with progress(total=len(units), desc="settle", unit="part", quiet=quiet, verbose=verbose) as bar:
         if engine == "dask":
-            summaries, workers = _run_dask(units, out_dir, opts, workers, scheduler, batch_rows, bar)
+            summaries, workers = _run_dask(units, out_dir, opts, workers, scheduler, batch_rows, bar, small)
         elif workers == 1 or len(units) <= 1 or (asked is None and sum(u.rows for u in units) <= batch_rows):
             # in this process: also, unless --workers was given, a run of one batch of rows or less,
             # for which starting workers (each imports and loads the kernels) costs more than it saves
             workers = 1
             for u in units:
-                summaries.append((u, run_unit(u, out_dir, opts, batch_rows)))
+                summaries.append((u, run_unit(u, out_dir, opts, batch_rows, small)))
                 bar.update(1)
         else:
             import concurrent.futures as cf
@@ -665,7 +683,7 @@ def _run_locked(
             threads = max(1, (os.cpu_count() or 1) // workers)
             workers = min(workers, len(units))  # the pool starts no more processes than units
             with process_pool(workers, threads) as pool:
-                futures = {pool.submit(run_unit, u, out_dir, opts, batch_rows): u for u in units}
+                futures = {pool.submit(run_unit, u, out_dir, opts, batch_rows, small): u for u in units}
                 for f in cf.as_completed(futures):
                     summaries.append((futures[f], f.result()))
                     bar.update(1)
@@ -743,7 +761,9 @@ def _input_totals(parts: list[dict]) -> dict:
     return {k: t.get(k, 0) for k in INPUT_COUNTERS}
 
 
-def _run_dask(units, out_dir, opts, workers, scheduler, batch_rows, bar) -> tuple[list[tuple[Unit, dict]], int]:
+def _run_dask(
+    units, out_dir, opts, workers, scheduler, batch_rows, bar, serial=False
+) -> tuple[list[tuple[Unit, dict]], int]:
     from dask.distributed import Client, LocalCluster, as_completed
 
     cluster = None
@@ -764,7 +784,9 @@ def _run_dask(units, out_dir, opts, workers, scheduler, batch_rows, bar) -> tupl
     try:
         threads = max(1, (os.cpu_count() or 1) // workers)
         client.run(init_pool_worker, threads, False)
-        futures = client.map(run_unit, units, out_dir=out_dir, opts=opts, batch_rows=batch_rows, pure=False)
+        futures = client.map(
+            run_unit, units, out_dir=out_dir, opts=opts, batch_rows=batch_rows, serial=serial, pure=False
+        )
         unit_of = dict(zip(futures, units))
         out = []
         for f in as_completed(futures):

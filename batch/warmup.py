@@ -8,9 +8,14 @@ few rows from the head of each input, so the workers only load the cache:
    first compilation. If every kernel loads from the cache (a warm run) that
    is all (a few tenths of a second).
 2. Otherwise two processes compile side by side: one the pot kernel of the
-   run's policy family (the longest, ~13 s for ``standard`` on the 2-vCPU VM),
-   the other everything else, by settling the head rows with every button
-   made invalid, so no row reaches the pot kernel.
+   run's policy family (for ``standard``, on the 2-vCPU VM: ~5 s for the
+   serial build a small run takes, ~15 s for the parallel one), the other
+   everything else, by settling the head rows with every
+   button made invalid, so no row reaches the pot kernel. Once its pot kernel
+   is done, the first process settles the heads too, from the last one
+   backwards, so that with several inputs (the README's four: about 10 s of
+   other kernels against 5 s of pots) the two share the rest; whatever one
+   of them has cached, the other loads.
 3. The head rows are settled once more here, now from the cache: whatever the
    second step missed is compiled now, once, before the pool.
 
@@ -61,13 +66,17 @@ def heads(paths: Iterable[str], metadata: Mapping[str, pq.FileMetaData] | None =
 Settle = Callable[[pa.Table, SettleOptions], object]
 
 
-def _settle_heads(settle_table: Settle, tables: list[pa.Table], opts: SettleOptions) -> None:
-    """Settle each head, ignoring errors: the run itself meets them and reports them with their file."""
-    for table in tables:
-        try:
-            settle_table(table, opts)
-        except Exception:  # noqa: BLE001 (the warm-up must never change what a run does)
-            pass
+def _settle_heads(settle_table: Settle, tables: list[pa.Table], opts: SettleOptions, serial: bool) -> None:
+    """Settle each head, ignoring errors: the run itself meets them and reports them with their file.
+    ``serial``: through the kernels' serial builds, as a small run does (:mod:`cardbatch.kernels.twins`)."""
+    from cardbatch.kernels import twins
+
+    with twins.serial(serial):
+        for table in tables:
+            try:
+                settle_table(table, opts)
+            except Exception:  # noqa: BLE001 (the warm-up must never change what a run does)
+                pass
 
 
 def _without_buttons(table: pa.Table) -> pa.Table:
@@ -77,20 +86,28 @@ def _without_buttons(table: pa.Table) -> pa.Table:
     return table.set_column(i, "button", pa.array(np.full(table.num_rows, -1, np.int64)))
 
 
-def _compile_rest(settle_table: Settle, tables: list[pa.Table], opts: SettleOptions) -> float:
+def _compile_rest(settle_table: Settle, tables: list[pa.Table], opts: SettleOptions, serial: bool) -> float:
     t0 = time.perf_counter()
-    _settle_heads(settle_table, [_without_buttons(t) for t in tables], opts)
+    _settle_heads(settle_table, [_without_buttons(t) for t in tables], opts, serial)
     return time.perf_counter() - t0
 
 
-def _compile_pots(policy: str) -> float:
-    from cardbatch.kernels import pots
+def _compile_pots(
+    policy: str, settle_table: Settle, tables: list[pa.Table], opts: SettleOptions, serial: bool
+) -> tuple[float, float]:
+    """The pot kernel, then the other kernels from the last head backwards: the other process goes
+    forwards, so the two meet in the middle (seconds: the pot kernel's, the whole step's)."""
+    from cardbatch.kernels import pots, twins
 
     t0 = time.perf_counter()
-    pots.settle_detailed(
-        np.zeros((1, 1, 2), np.int64), [[True, True]], [[1, 2]], [0], policy, raise_on_error=False, detail=False
-    )
-    return time.perf_counter() - t0
+    with twins.serial(serial):
+        pots.settle_detailed(
+            np.zeros((1, 1, 2), np.int64), [[True, True]], [[1, 2]], [0], policy, raise_on_error=False, detail=False
+        )
+    t1 = time.perf_counter()
+    if len(tables) > 1:  # one head: the other process compiles it alone
+        _settle_heads(settle_table, [_without_buttons(t) for t in reversed(tables)], opts, serial)
+    return t1 - t0, time.perf_counter() - t0
 
 
 class _Cold(BaseException):  # not an Exception: nothing on the way may swallow it
@@ -105,12 +122,12 @@ class _StopAtCompile(ev.Listener):
         pass
 
 
-def _all_cached(settle_table: Settle, tables: list[pa.Table], opts: SettleOptions) -> bool:
+def _all_cached(settle_table: Settle, tables: list[pa.Table], opts: SettleOptions, serial: bool) -> bool:
     """Settle the head rows if every kernel they need loads from the cache; False at the first
     one that would have to be compiled (numba announces a compilation only after a cache miss)."""
     try:
         with ev.install_listener("numba:compile", _StopAtCompile()):
-            _settle_heads(settle_table, tables, opts)
+            _settle_heads(settle_table, tables, opts, serial)
         return True
     except _Cold:
         return False
@@ -123,27 +140,29 @@ def compile_ahead(
     processes: int = 2,
     quiet: bool = True,
     metadata: Mapping[str, pq.FileMetaData] | None = None,
+    serial: bool = False,
 ) -> dict:
     """Make sure the kernels that ``settle_table`` calls on ``paths`` are in numba's cache (the run's
     own function is passed in, a module-level one the pool can pickle); returns what it did and how long."""
     t0 = time.perf_counter()
     tables = heads(paths, metadata)
-    if not tables or _all_cached(settle_table, tables, opts):
+    if not tables or _all_cached(settle_table, tables, opts, serial):
         return {"compiled": False, "seconds": round(time.perf_counter() - t0, 3)}
     if not quiet:  # SPEC §12: a first run says so instead of sitting silent
         print(
             "cardbatch: compiling the kernels this run needs (once; cached for later runs)", file=sys.stderr, flush=True
         )
     with process_pool(max(1, processes), 1) as pool:
-        pots_f = pool.submit(_compile_pots, opts.policy)
-        rest_f = pool.submit(_compile_rest, settle_table, tables, opts)
-        pots_s, rest_s = pots_f.result(), rest_f.result()
+        pots_f = pool.submit(_compile_pots, opts.policy, settle_table, tables, opts, serial)
+        rest_f = pool.submit(_compile_rest, settle_table, tables, opts, serial)
+        (pots_s, pots_process_s), rest_s = pots_f.result(), rest_f.result()
     t1 = time.perf_counter()
-    _settle_heads(settle_table, tables, opts)
+    _settle_heads(settle_table, tables, opts, serial)
     return {
         "compiled": True,
         "seconds": round(time.perf_counter() - t0, 3),
         "pot_kernel_seconds": round(pots_s, 3),
+        "pot_process_seconds": round(pots_process_s, 3),
         "other_kernels_seconds": round(rest_s, 3),
         "leftover_seconds": round(time.perf_counter() - t1, 3),
     }

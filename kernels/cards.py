@@ -15,6 +15,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from numba import njit, prange
 
+from .twins import twin
+
 NO_CARD = 255
 RANKS = "23456789TJQKA"
 SUITS = "dchs"
@@ -152,6 +154,7 @@ def _card_step(c, required, seen, code):
     return seen | bit, code
 
 
+@twin
 @njit(cache=True, parallel=True)
 def _card_status_kernel(cards, required, out):
     for i in prange(cards.shape[0]):
@@ -164,6 +167,7 @@ def _card_status_kernel(cards, required, out):
         out[i] = code
 
 
+@twin
 @njit(cache=True, parallel=True)
 def _seat_card_status_kernel(hole, board, need_seat, need_board, out):
     T, S, k = hole.shape

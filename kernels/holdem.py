@@ -38,6 +38,7 @@ from numba import njit, prange
 from . import holdem_tables as _ht
 from .bits import trailing_zeros64
 from .cards import card_problem, check_card_array, check_out
+from .twins import twin
 
 _T = _ht.load()
 FLUSH_TABLE: np.ndarray = _T["flush_table"]
@@ -376,6 +377,7 @@ def describe(score: int) -> str:
     return f"high card, {_join(r)}"
 
 
+@twin
 @njit(cache=True, parallel=True)
 def _evaluate_seats_kernel(hole, board, mask, score_tables, out):
     displace7, values7, _, _, flush_values, card_key, card_bit = score_tables

@@ -23,6 +23,7 @@ import numpy as np
 from numba import njit, prange
 
 from .reasons import BAD_MULTIPLIER, BAD_STAKE, BAD_WINNER, NEGATIVE_BALANCE, NEGATIVE_FEE, OK, REASONS
+from .twins import twin
 
 MODELS = ("seed", "proportional")
 
@@ -42,6 +43,7 @@ def _split(s, p, q, xp, xq, proportional):
     return first, s - first
 
 
+@twin
 @njit(cache=True, parallel=True)
 def _settle_kernel(
     balance,

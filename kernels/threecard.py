@@ -36,6 +36,7 @@ import numpy as np
 from numba import njit, prange
 
 from .cards import RANKS, SUITS, card_problem, check_card_array, check_out
+from .twins import twin
 
 HIGH, PAIR, STRAIGHT, FLUSH, STRAIGHT_FLUSH, TRIPS = range(6)
 _CATEGORY_NAMES = {
@@ -344,6 +345,7 @@ def describe(value: int, rules: str | Rules = "zjh") -> str:
     return f"{name}, {text}"
 
 
+@twin
 @njit(cache=True, parallel=True)
 def _evaluate_seats_kernel(hole, mask, lookup, out):
     T, S, _ = hole.shape

@@ -60,7 +60,7 @@ def test_the_import_command_never_imports_pandas_or_numba(tmp_path):
     code = (
         "import sys, runpy;"
         f"sys.argv = ['cardbatch', 'import', {str(sample)!r}, '--out', {str(tmp_path / 'h.parquet')!r}, '-q'];"
-        "exec('try:\\n runpy.run_module(\"cardbatch\", run_name=\"__main__\")\\nexcept SystemExit:\\n pass');"
+        'exec(\'try:\\n runpy.run_module("cardbatch", run_name="__main__")\\nexcept SystemExit:\\n pass\');'
         "print(sorted(m for m in ('pandas', 'numba') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout

@@ -30,7 +30,7 @@ from cardbatch.batch.formats import SettleOptions
 from cardbatch.batch.runner import run, settle_table
 from cardbatch.batch.warmup import compile_ahead
 
-ahead = compile_ahead(settle_table, sys.argv[2:], SettleOptions())
+ahead = compile_ahead(settle_table, sys.argv[2:], SettleOptions(), serial=True)  # the samples: a small run
 compiled = []
 
 class Count(ev.Listener):
@@ -87,3 +87,39 @@ def test_heads_take_a_few_rows_of_one_file_per_schema(tmp_path):
     got = heads(sorted(str(p) for p in tmp_path.iterdir()))
     assert [t.num_rows for t in got] == [HEAD_ROWS, 5]
     assert [t.column_names for t in got] == [["hand_id", "x"], ["hand_id", "y"]]
+
+
+BUILDS = """
+import json, sys
+from cardbatch.batch.formats import SettleOptions
+from cardbatch.batch.runner import run
+from cardbatch.kernels import holdem
+from cardbatch.kernels.pots import driver
+
+run(sys.argv[3:], sys.argv[1], SettleOptions(), workers=1, quiet=True, batch_rows=int(sys.argv[2]))
+used = {}
+for name, kernel in (("pots", driver.settle_standard_kernel), ("evaluate", holdem._evaluate_seats_kernel)):
+    used[name] = [b for b in ("serial", "parallel") if getattr(kernel, b).signatures]
+print(json.dumps(used))
+"""
+
+
+def test_a_small_run_takes_the_serial_builds_and_a_big_one_the_parallel(tmp_path):
+    """A run of one batch or less compiles the kernels' serial builds (half the compile, the same
+    results); a bigger run the parallel ones, which also run faster. Nothing else is called."""
+    sample = str(ROOT / "data" / "holdem_sample.parquet")
+    used = {}
+    for name, batch_rows in (("small", 1 << 16), ("big", 1000)):
+        proc = subprocess.run(
+            [sys.executable, "-c", textwrap.dedent(BUILDS), str(tmp_path / name), str(batch_rows), sample],
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+        assert proc.returncode == 0, proc.stderr
+        used[name] = json.loads(proc.stdout.splitlines()[-1])
+    assert used["small"] == {"pots": ["serial"], "evaluate": ["serial"]}
+    assert used["big"] == {"pots": ["parallel"], "evaluate": ["parallel"]}
+    a = pq.read_table(tmp_path / "small" / "results")
+    b = pq.read_table(tmp_path / "big" / "results")
+    assert a.sort_by("hand_id").equals(b.sort_by("hand_id"))

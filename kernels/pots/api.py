@@ -18,13 +18,7 @@ import numpy as np
 from ..reasons import REASONS
 from ..threecard import rules_of
 from ..threecard import trips_floor as trips_floor_of
-from .driver import (
-    settle_rows_kernel,
-    settle_standard_kernel,
-    settle_standard_serial,
-    settle_streets_kernel,
-    settle_streets_serial,
-)
+from .driver import settle_rows_kernel, settle_standard_kernel, settle_streets_kernel
 from .policies import POLICIES, Policy
 
 MAX_SEATS = 64
@@ -219,23 +213,6 @@ def _payout_buffer(out: np.ndarray | None, T: int, S: int) -> np.ndarray:
     return out
 
 
-# Tables from which the parallel kernels run (when numba has more than one thread): below it, or
-# with one thread, the serial twins (see .driver._serial), which compile in half the time. A batch
-# of the batch driver (65,536 rows by default, one thread per worker) stays serial; 131,072 tables
-# take about 10 ms on one thread.
-PARALLEL_MIN_TABLES = 1 << 17
-
-
-def _parallel(tables: int) -> bool:
-    """Whether ``tables`` tables go to a parallel kernel (numba's thread count is asked only then:
-    asking starts its threading layer)."""
-    if tables < PARALLEL_MIN_TABLES:
-        return False
-    import numba
-
-    return numba.get_num_threads() > 1
-
-
 def settle_detailed(
     contrib: Any,
     live: Any,
@@ -297,19 +274,16 @@ def settle_detailed(
     )
     tables = (c, lv, sc, bt, sp, nfnd, dd)
     rules = opts.lower(use_special, trips_floor, detail)
-    parallel = _parallel(T)
     if standard:
         if detail:  # one table at a time, every pot kept (see .driver)
             settle_rows_kernel(tables, rules, (payout, status, rake, npots), pot_out, np.arange(T))
         else:
-            kernel = settle_standard_kernel if parallel else settle_standard_serial
-            kernel(tables, rules, (payout, status, rake, npots), pot_out)
+            settle_standard_kernel(tables, rules, (payout, status, rake, npots), pot_out)
             rows = np.flatnonzero((dd != 0).any(axis=1)) if dd.shape[1] else np.zeros(0, np.int64)
             if rows.size:  # a kernel of its own, compiled only when some table has dead chips
                 settle_rows_kernel(tables, rules, (payout, status, rake, npots), pot_out, rows)
     else:
-        kernel = settle_streets_kernel if parallel else settle_streets_serial
-        kernel(np.int64(opts.policy), tables, rules, (payout, status, rake, npots), pot_out)
+        settle_streets_kernel(np.int64(opts.policy), tables, rules, (payout, status, rake, npots), pot_out)
     if raise_on_error and status.any():
         t = int(np.flatnonzero(status)[0])
         raise ValueError(

@@ -1,10 +1,9 @@
 """The settlement kernels: every table of a batch, in parallel chunks, through one policy.
 
 Two kernels, one per policy family (``standard``; the per-street ones), so
-that a run compiles only the family it uses. Each comes twice, from one
-body: parallel (``prange`` over chunks of tables) and serial (the same code
-compiled without ``parallel``, where ``prange`` is ``range``), see
-:func:`_serial`.
+that a run compiles only the family it uses. The standard one is a
+:class:`~..twins.Twin`: parallel (``prange`` over chunks of tables), and the
+same body compiled serial for small runs.
 
 Arguments travel as tuples of arrays (as pynndescent passes them):
 ``tables = (contrib[T, K, S], live[T, S], score[T, S], button[T],
@@ -19,12 +18,11 @@ layers' at most ``S``).
 
 from __future__ import annotations
 
-import types
-
 import numpy as np
 from numba import njit, prange
 
 from ..reasons import BAD_BUTTON, BAD_DEAD_MONEY, DEAD_MONEY_POLICY, NEGATIVE_CONTRIB, NO_LIVE_SEAT, OK
+from ..twins import twin
 from .policies import standard, standard_dead, street
 from .winners import hand_winners
 
@@ -117,6 +115,7 @@ def _finish(t, code, out, payout, status):
 # runtime branch the pair took 53 s to compile (empty cache, 2-vCPU VM), the standard family
 # alone 13 s. Rejected: a literal ``per_street`` argument (numba.literally) to prune the other
 # branch: with cache=True every call re-dispatched (7 s a call) and nothing was pruned.
+@twin
 @njit(cache=True, parallel=True)
 def settle_standard_kernel(tables, rules, results, pot_out):
     """Settle every table under ``STANDARD``; ``contrib[T, 1, S]``. Bad tables get status != 0, payout 0.
@@ -217,6 +216,8 @@ def settle_rows_kernel(tables, rules, results, pot_out, rows):
         _finish(t, code, out, payout, status)
 
 
+# Not a twin (yet): the README's sample run does not use it, and a first run with a per-street
+# policy compiles it either way.
 @njit(cache=True, parallel=True)
 def settle_streets_kernel(policy, tables, rules, results, pot_out):
     """Settle every table street by street under ``PRESENCE``, ``RATIO_RANK`` or ``HYBRID``;
@@ -292,26 +293,3 @@ def settle_streets_kernel(policy, tables, rules, results, pot_out):
                 rake[t] = 0
                 npots[t] = total_pots
             _finish(t, code, out, payout, status)
-
-
-def _serial(kernel, name: str):
-    """``kernel``'s body compiled without ``parallel``, cached under ``name``.
-
-    numba's parallel pass compiles the chunk loop as a gufunc of its own, on
-    top of the function: the standard kernel took 19.2 s to compile against
-    8.7 s serial (empty cache, 2-vCPU VM), which was most of a first run.
-    Batches of a worker that has one core, and small batches anywhere, gain
-    nothing from threads, so they take the serial twin (:mod:`.api` picks).
-    The body is the same function object's code, so the two cannot drift;
-    the new name keeps numba's cache files apart (it names them by the
-    function's qualified name and first line).
-    """
-    f = kernel.py_func
-    twin = types.FunctionType(f.__code__, f.__globals__, name, f.__defaults__, f.__closure__)
-    twin.__qualname__ = name
-    twin.__doc__ = f"{f.__name__} without ``parallel`` (see :func:`_serial`)."
-    return njit(cache=True)(twin)
-
-
-settle_standard_serial = _serial(settle_standard_kernel, "settle_standard_serial")
-settle_streets_serial = _serial(settle_streets_kernel, "settle_streets_serial")
