@@ -516,4 +516,8 @@ def test_the_parallel_and_serial_builds_agree(rng):
         assert np.array_equal(getattr(serial, name), getattr(parallel, name)), name
     expect = reference("standard", contrib, live, score, button)
     for t, e in enumerate(expect):
-        assert serial.status[t] == 0 and serial.payout[t].tolist() == e[0], t
+        if e == "orphan_chips":
+            assert pots.REASONS[serial.status[t]] == "orphan_chips", t
+        else:
+            assert serial.status[t] == 0 and serial.payout[t].tolist() == e[0], t
+    assert (serial.status == 0).mean() > 0.3  # many tables valid: the comparison has teeth
