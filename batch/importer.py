@@ -28,7 +28,7 @@ import math
 import os
 import time
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 import numpy as np
 import pyarrow as pa
@@ -132,14 +132,41 @@ class Unit:
     first: int
     hands: int = 1
     factor: int = 1
+    # a one-hand file the first pass did not read: the import checks that its amounts need no other
+    # factor than the run's (:class:`FactorChanged` otherwise), so most files are read once, not twice
+    checked: bool = True
 
 
-def scan(path: str, rel: str, with_factor: bool) -> tuple[int, list[Unit]]:
+class FactorChanged(Exception):
+    """A file the first pass did not read needs a chip factor the run's does not divide: the run
+    starts again with every file read in the first pass (outputs as if it had been so from the
+    start)."""
+
+    def __init__(self, path: str, den: int) -> None:
+        super().__init__(path, den)
+        self.path, self.den = path, den
+
+
+def text_denominator(lines: Iterable[str]) -> int:
+    """The smallest chip factor the amounts of ``lines`` need (1 when all are whole), read line by
+    line as the first pass reads a file."""
+    den = 1
+    for line in lines:
+        if "cbr" in line or "=" in line and "." in line:
+            d = notation.denominators(line)
+            den = den * d // math.gcd(den, d)
+    return den
+
+
+def scan(path: str, rel: str, with_factor: bool, lazy: bool = False) -> tuple[int, list[Unit]]:
     """Pass one over a file, line by line: the smallest chip factor its amounts need (1 unless
-    ``with_factor``) and its units of at most :data:`UNIT_HANDS` hands, cut at section headers."""
+    ``with_factor``) and its units of at most :data:`UNIT_HANDS` hands, cut at section headers.
+    ``lazy``: a one-hand file is not read (its unit is checked when it is imported)."""
     multi = path.endswith(".phhs")
     den, offset, hands, preamble = 1, 0, 0, False
     starts = [(0, 0)]
+    if not multi and lazy:  # checked on import only when the run's factor is being found
+        return 1, [Unit(path, rel, 0, -1, 0, 1, checked=not with_factor)]
     if not multi:  # one hand: one unit; the line-by-line pass only when an amount may be fractional
         try:
             with open(path, "rb") as f:
@@ -152,8 +179,8 @@ def scan(path: str, rel: str, with_factor: bool) -> tuple[int, list[Unit]]:
         with open(path, "rb") as f:
             for raw in f:
                 line = raw.decode("utf-8")
-                if with_factor and ("cbr" in line or "=" in line and "." in line):
-                    d = notation.denominators(line)
+                if with_factor:
+                    d = text_denominator((line,))
                     den = den * d // math.gcd(den, d)
                 if multi and line.startswith("[") and notation.is_header(line):
                     if hands and hands % UNIT_HANDS == 0:
@@ -175,11 +202,12 @@ def scan(path: str, rel: str, with_factor: bool) -> tuple[int, list[Unit]]:
     return den, units
 
 
-def plan(files: list[tuple[str, str]], chip: int | None) -> tuple[int, list[Unit]]:
-    """The run's chip factor (``chip``, or the smallest every amount needs) and its work units."""
+def plan(files: list[tuple[str, str]], chip: int | None, lazy: bool = False) -> tuple[int, list[Unit]]:
+    """The run's chip factor (``chip``, or the smallest every amount needs) and its work units.
+    ``lazy``: one-hand files are not read here but checked as they are imported (see :class:`Unit`)."""
     factor, units = 1, []
     for path, rel in files:
-        den, found = scan(path, rel, chip is None)
+        den, found = scan(path, rel, chip is None, lazy)
         factor = factor * den // math.gcd(factor, den)
         units.extend(found)
     factor = chip if chip is not None else factor
@@ -215,6 +243,10 @@ def _import_unit(unit: Unit, rows: dict[str, list], bad: dict[str, list]) -> Non
     """Append one unit's hands to ``rows`` and its rejected hands to ``bad`` (column lists)."""
     rel, factor = unit.rel, unit.factor
     text = _read(unit)
+    if not unit.checked and "." in text:
+        den = text_denominator(text.split("\n"))  # the lines the first pass would have read
+        if factor % den:
+            raise FactorChanged(unit.path, den)
     for position, name, section in notation.sections(text, unit.path.endswith(".phhs"), unit.first):
         fields: dict = {}
         try:
@@ -304,13 +336,25 @@ def _int64s(array: pa.Array) -> np.ndarray:
 
 def run_import(inputs: list[str], out: str, options: ImportOptions = ImportOptions()) -> dict:
     """Import every PHH hand of ``inputs`` into ``out`` (and its errors file); returns the summary."""
-    from .progress import progress
 
     t0 = time.perf_counter()
     files = find_inputs(inputs)
     if options.chip is not None and (isinstance(options.chip, bool) or options.chip < 1):
         raise ValueError(f"--chip must be a positive integer, got {options.chip}")
-    factor, units = plan(files, options.chip)
+    factor, units = plan(files, options.chip, lazy=True)
+    try:
+        return _import_all(files, factor, units, out, options, t0)
+    except FactorChanged:  # a one-hand file with decimal amounts: find the factor from every file
+        factor, units = plan(files, options.chip)
+        return _import_all(files, factor, units, out, options, t0)
+
+
+def _import_all(
+    files: list[tuple[str, str]], factor: int, units: list[Unit], out: str, options: ImportOptions, t0: float
+) -> dict:
+    """:func:`run_import` once the plan is made: every unit imported, the outputs published."""
+    from .progress import progress
+
     err_out = errors_path(out)
     metadata = {b"cardbatch.chip_factor": str(factor).encode(), b"cardbatch.source": b"phh"}
     ids: list[np.ndarray] = []

@@ -470,3 +470,34 @@ def test_the_fast_reader_reads_the_sample_hands_as_tomllib_does(monkeypatch):
 
     monkeypatch.setattr(notation.tomllib, "loads", refuse)  # the samples take the fast path...
     assert [notation.parse(text) for text in texts] == expected  # ...and read as tomllib reads them
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_one_hand_files_are_read_once_unless_a_decimal_changes_the_factor(tmp_path, monkeypatch, workers):
+    """One-hand files are not read by the first pass: each is checked as it is imported, and a
+    file whose amounts need another chip factor starts the run again with every file read first.
+    The output is the same as an import told the factor (and the restart happens only then)."""
+    import cardbatch.batch.importer as importer
+
+    d = tmp_path / "in"
+    d.mkdir()
+    for k in range(30):
+        _write(d / f"h{k:02d}.phh", HU.format(sb=1, bb=2, s1=200, s2=200, r=6, hand=k, f1=206, f2=194))
+    monkeypatch.setattr(importer, "TASK_HANDS", 4)  # several tasks: with two workers, in worker processes
+    plans = []
+    real_plan = importer.plan
+    monkeypatch.setattr(importer, "plan", lambda *a, **k: plans.append(k.get("lazy", False)) or real_plan(*a, **k))
+    s = run_import([str(d)], str(tmp_path / "whole.parquet"), quiet(workers=workers))
+    assert s["chip_factor"] == 1 and s["hands_imported"] == 30 and plans == [True]
+    _write(d / "h29.phh", HU.format(sb="0.5", bb=1, s1=100, s2=100, r=3, hand=29, f1=103, f2=97))  # the last file
+    plans.clear()
+    s = run_import([str(d)], str(tmp_path / "found.parquet"), quiet(workers=workers))
+    assert s["chip_factor"] == 2 and s["hands_imported"] == 30 and plans == [True, False]
+    told = run_import([str(d)], str(tmp_path / "told.parquet"), quiet(chip=2, workers=workers))
+    assert told["hands_imported"] == 30
+    found, given = pq.read_table(tmp_path / "found.parquet"), pq.read_table(tmp_path / "told.parquet")
+    assert found.equals(given) and found.schema.metadata == given.schema.metadata
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        ["in", "whole.parquet", "whole.errors.parquet", "found.parquet", "found.errors.parquet"]
+        + ["told.parquet", "told.errors.parquet"]
+    )  # the abandoned first attempt left no file behind
