@@ -499,22 +499,24 @@ def test_dead_money_matches_reference_on_random_tables(rng, rake):
         assert (d.payout[only_dead] <= np.broadcast_to(dead.sum(axis=1)[:, None], c.shape)[only_dead]).all()
 
 
-def test_the_parallel_and_serial_builds_agree(rng):
-    """Small runs take the serial build of the standard kernel (it compiles in half the time), the
+@pytest.mark.parametrize("policy", pots.POLICIES)
+def test_the_parallel_and_serial_builds_agree(rng, policy):
+    """Small runs take the serial build of each pot kernel (it compiles in half the time), the
     rest the parallel one: the same body, compiled twice. Both settle the same tables alike, and
     the serial one as the reference does."""
     from cardbatch.kernels import twins
     from cardbatch.kernels.pots import driver
 
-    contrib, live, score, button = random_tables(rng, 3000, 9)
+    contrib, live, score, button = random_tables(rng, 3000, 9, 1 if policy == "standard" else 4)
     kw = dict(raise_on_error=False, detail=False)
-    parallel = pots.settle_detailed(contrib, live, score, button, "standard", **kw)
+    parallel = pots.settle_detailed(contrib, live, score, button, policy, **kw)
     with twins.serial():
-        serial = pots.settle_detailed(contrib, live, score, button, "standard", **kw)
-    assert driver.settle_standard_kernel.serial.signatures and driver.settle_standard_kernel.parallel.signatures
+        serial = pots.settle_detailed(contrib, live, score, button, policy, **kw)
+    kernel = driver.settle_standard_kernel if policy == "standard" else driver.settle_streets_kernel
+    assert kernel.serial.signatures and kernel.parallel.signatures
     for name in ("payout", "status", "rake", "pots"):
         assert np.array_equal(getattr(serial, name), getattr(parallel, name)), name
-    expect = reference("standard", contrib, live, score, button)
+    expect = reference(policy, contrib, live, score, button)
     for t, e in enumerate(expect):
         if e == "orphan_chips":
             assert pots.REASONS[serial.status[t]] == "orphan_chips", t

@@ -1,9 +1,9 @@
 """The settlement kernels: every table of a batch, in parallel chunks, through one policy.
 
 Two kernels, one per policy family (``standard``; the per-street ones), so
-that a run compiles only the family it uses. The standard one is a
-:class:`~..twins.Twin`: parallel (``prange`` over chunks of tables), and the
-same body compiled serial for small runs.
+that a run compiles only the family it uses. Each is a :class:`~..twins.Twin`:
+parallel (``prange`` over chunks of tables), and the same body compiled
+serial for small runs.
 
 Arguments travel as tuples of arrays (as pynndescent passes them):
 ``tables = (contrib[T, K, S], live[T, S], score[T, S], button[T],
@@ -216,8 +216,7 @@ def settle_rows_kernel(tables, rules, results, pot_out, rows):
         _finish(t, code, out, payout, status)
 
 
-# Not a twin (yet): the README's sample run does not use it, and a first run with a per-street
-# policy compiles it either way.
+@twin
 @njit(cache=True, parallel=True)
 def settle_streets_kernel(policy, tables, rules, results, pot_out):
     """Settle every table street by street under ``PRESENCE``, ``RATIO_RANK`` or ``HYBRID``;
