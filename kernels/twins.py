@@ -8,8 +8,10 @@ also runs faster, even on one thread: the serial standard pot kernel and
 Hold'em seat evaluator took 4x as long on a 250,000-row batch (numba
 optimises the gufunc's loop better than the plain function's). So the
 parallel build serves every big job, and the serial one is for a run that
-is over in milliseconds once compiled, where compiling is all the wait:
-the README's sample run, a notebook's few thousand rows.
+is over in milliseconds once compiled, where compiling is all the wait: a
+``settle`` or ``audit`` run of one batch or less, like the README's sample
+run (the batch driver decides per run; direct calls of the kernels' wrappers
+take the parallel builds).
 
 :func:`twin` wraps a ``@njit(parallel=True)`` kernel in a :class:`Twin`
 that also holds the same body compiled without ``parallel`` (where
