@@ -149,10 +149,10 @@ class FactorChanged(Exception):
 
 def text_denominator(lines: Iterable[str]) -> int:
     """The smallest chip factor the amounts of ``lines`` need (1 when all are whole), read line by
-    line as the first pass reads a file."""
+    line as the first pass reads a file. Only a line with a ``.`` can hold a fraction."""
     den = 1
     for line in lines:
-        if "cbr" in line or "=" in line and "." in line:
+        if "." in line:
             d = notation.denominators(line)
             den = den * d // math.gcd(den, d)
     return den
@@ -179,8 +179,8 @@ def scan(path: str, rel: str, with_factor: bool, lazy: bool = False) -> tuple[in
         with open(path, "rb") as f:
             for raw in f:
                 line = raw.decode("utf-8")
-                if with_factor:
-                    d = text_denominator((line,))
+                if with_factor and "." in line:  # as text_denominator reads a line, without a call a line
+                    d = notation.denominators(line)
                     den = den * d // math.gcd(den, d)
                 if multi and line.startswith("[") and notation.is_header(line):
                     if hands and hands % UNIT_HANDS == 0:

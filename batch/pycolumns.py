@@ -37,14 +37,18 @@ def _offsets(lengths: list[int]) -> pa.Buffer:
     return pa.py_buffer(offsets)
 
 
+def _strings(values: list[Any], validity: pa.Buffer | None, nulls: int) -> pa.Array:
+    """A string column; a None cell (cleared in ``validity``) takes no bytes."""
+    encoded = [b"" if v is None else v.encode() for v in values]
+    buffers = [validity, _offsets([len(b) for b in encoded]), pa.py_buffer(b"".join(encoded))]
+    return pa.Array.from_buffers(pa.string(), len(values), buffers, null_count=nulls)
+
+
 def _flat(values: list[Any], kind: pa.DataType) -> pa.Array:
     """A column without nulls of a primitive or string type."""
     n = len(values)
     if pa.types.is_string(kind):
-        encoded = [v.encode() for v in values]
-        return pa.Array.from_buffers(
-            kind, n, [None, _offsets([len(b) for b in encoded]), pa.py_buffer(b"".join(encoded))]
-        )
+        return _strings(values, None, 0)
     if pa.types.is_boolean(kind):
         bits = np.packbits(np.array(values, dtype=bool), bitorder="little")
         return pa.Array.from_buffers(kind, n, [None, pa.py_buffer(bits)])
@@ -69,12 +73,10 @@ def column(values: list[Any], kind: pa.DataType) -> pa.Array:
         child = _flat(list(chain.from_iterable(cells)), kind.value_type)
         lengths = [0 if v is None else len(v) for v in values]
         return pa.Array.from_buffers(kind, n, [validity, _offsets(lengths)], null_count=nulls, children=[child])
+    if pa.types.is_string(kind):
+        return _strings(values, validity, nulls)
     if not nulls:
         return _flat(values, kind)
-    if pa.types.is_string(kind):
-        encoded = [b"" if v is None else v.encode() for v in values]
-        buffers = [validity, _offsets([len(b) for b in encoded]), pa.py_buffer(b"".join(encoded))]
-        return pa.Array.from_buffers(kind, n, buffers, null_count=nulls)
     dense = _flat([False if v is None else v for v in values], kind)  # 0 under a null: any value would do
     return pa.Array.from_buffers(kind, n, [validity, dense.buffers()[1]], null_count=nulls)
 

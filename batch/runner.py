@@ -670,7 +670,7 @@ def _run_locked(
     with progress(total=len(units), desc="settle", unit="part", quiet=quiet, verbose=verbose) as bar:
         if engine == "dask":
             summaries, workers = _run_dask(units, out_dir, opts, workers, scheduler, batch_rows, bar, small)
-        elif workers == 1 or len(units) <= 1 or (asked is None and sum(u.rows for u in units) <= batch_rows):
+        elif workers == 1 or len(units) <= 1 or (asked is None and small):
             # in this process: also, unless --workers was given, a run of one batch of rows or less,
             # for which starting workers (each imports and loads the kernels) costs more than it saves
             workers = 1
