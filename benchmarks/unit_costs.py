@@ -1,0 +1,101 @@
+"""Where a worker's CPU goes on one unit of the tidy file, against the I/O ceiling's copy.
+
+``test_bench_batch.py`` compares ``cardbatch settle`` with a ceiling that reads
+the same row groups and writes results of the same shape without computing
+them. This script splits one 250,000-row row group's CPU seconds into the
+steps each does (in this process, one numba thread, best of ``--rounds``), and
+prints the best ratio settle could reach if its fixed costs (worker start-up,
+planning) were zero: ceiling / (ceiling + what settling adds). Run:
+
+    python benchmarks/unit_costs.py               # the benchmark's file (made by test_bench_batch.py)
+    python benchmarks/unit_costs.py --groups 4 --rounds 3
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+from test_bench_batch import _copy_unit  # noqa: E402  (the ceiling's own copy, not a second one)
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT / "data" / "generated" / "holdem_5000000.parquet"
+START = (
+    "import time; t = time.process_time()\n"
+    "import sys, pyarrow.parquet as pq\n"
+    "from cardbatch.batch import runner\n"
+    "from cardbatch.batch.formats import SettleOptions\n"
+    "runner.settle_by_game(pq.ParquetFile(sys.argv[1]).read_row_groups([0]).slice(0, 10), SettleOptions())\n"
+    "print(time.process_time() - t)\n"
+)
+
+
+def _cpu(fn, *args):
+    t = time.process_time()
+    out = fn(*args)
+    return time.process_time() - t, out
+
+
+def _steps(file: str, g: int, work: str) -> dict[str, float]:
+    """CPU seconds of each step on row group ``g``: the ceiling's copy, then ours."""
+    import pyarrow.parquet as pq
+
+    from cardbatch.batch import runner
+    from cardbatch.batch.formats import SettleOptions
+    from cardbatch.batch.outputs import conform_results
+
+    def write(table, path):
+        part = runner._part_writer(path)
+        part.write(table)
+        part.close()
+
+    out = {"ceiling copy": _cpu(_copy_unit, file, [g], f"{work}/c{g}.parquet", False)[0]}
+    out["read"], table = _cpu(pq.ParquetFile(file).read_row_groups, [g])
+    out["settle"], (results, _, _) = _cpu(runner.settle_by_game, table, SettleOptions())
+    out["conform"], conformed = _cpu(conform_results, results["holdem"], {})
+    out["write"] = _cpu(write, conformed, f"{work}/r{g}.parquet")[0]
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--file", default=str(DATA))
+    ap.add_argument("--groups", type=int, default=3, help="row groups timed (after one warm-up)")
+    ap.add_argument("--rounds", type=int, default=2)
+    a = ap.parse_args()
+    os.environ.setdefault("NUMBA_NUM_THREADS", "1")
+    import pyarrow.parquet as pq
+
+    from cardbatch.batch import runner
+    from cardbatch.batch.formats import SettleOptions
+
+    pf = pq.ParquetFile(a.file)
+    rows = pf.metadata.row_group(0).num_rows
+    runner.settle_by_game(pf.read_row_groups([0]), SettleOptions())  # compile or load the cache
+    best: dict[str, float] = {}
+    with tempfile.TemporaryDirectory() as d:
+        for _ in range(a.rounds):
+            steps = [_steps(a.file, g, d) for g in range(1, 1 + a.groups)]
+            for k in steps[0]:
+                v = sum(s[k] for s in steps) / a.groups
+                best[k] = min(best.get(k, v), v)
+    start = float(
+        subprocess.run([sys.executable, "-c", START, a.file], capture_output=True, text=True, check=True).stdout
+    )
+    ours = best["read"] + best["settle"] + best["conform"] + best["write"]
+    print(f"CPU seconds per {rows:,}-row unit (best of {a.rounds} rounds of {a.groups}):")
+    for k, v in best.items():
+        print(f"  {k:<13} {v:6.3f}")
+    print(f"  {'ours, total':<13} {ours:6.3f}")
+    print(f"worker start-up (imports, kernel cache loads, ten rows): {start:.2f} CPU s")
+    print(f"settle / ceiling with no fixed costs at most: {best['ceiling copy'] / ours:.0%}")
+
+
+if __name__ == "__main__":
+    main()
