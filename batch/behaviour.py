@@ -214,7 +214,7 @@ def fit(table: pa.Table, game: str, rules: str, base: int, source: str) -> tuple
     needed += ["board"] if game == "holdem" else []
     missing = [c for c in needed if c not in table.column_names]
     if missing:
-        raise ValueError(f"--behaviour-from: the log has no column {missing[0]!r} (data/FORMAT.md)")
+        raise ValueError(f"--behaviour-from: the log has no column {missing[0]!r} (docs/formats.md)")
     log, kept, rows_in = _read_log(table, game, rules)
     if not kept.any():
         raise ValueError(f"--behaviour-from: no complete {game} hand in the log ({rows_in} rows of the game)")

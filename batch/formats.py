@@ -1,4 +1,4 @@
-"""Input and output formats of the batch driver (described for people in data/FORMAT.md)."""
+"""Input and output formats of the batch driver (described for people in docs/formats.md)."""
 
 from __future__ import annotations
 

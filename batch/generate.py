@@ -1,6 +1,6 @@
 """``cardbatch generate``: synthetic, reproducible game logs with known bad rows.
 
-The behaviour model (documented in data/FORMAT.md): every hand deals from
+The behaviour model (documented in docs/guide/generate.md): every hand deals from
 :func:`cardbatch.kernels.decks.deal_decks` (deck index = hand id) and takes
 its betting from :mod:`cardbatch.kernels.betting` (each hand from its own
 counter-based stream keyed by (seed, hand id); a hand ends when one seat is
@@ -174,7 +174,7 @@ def _generate_chunk(
                 first_dead = np.argmax(~live[rows] & (np.arange(S)[None, :] < seats[rows, None]), axis=1)
                 seat = np.where(nlive >= 2, first_live, first_dead)
                 live[rows, seat] = False
-                if contrib.shape[1] > 1:  # its last street its own: an orphan under every policy (SPEC §6 scope)
+                if contrib.shape[1] > 1:  # its last street its own: an orphan under every policy
                     contrib[rows, -1, :] = 0
                 top = contrib[rows].sum(axis=1).max(axis=1)
                 contrib[rows, -1, seat] += top + 10 - contrib[rows, :, seat].sum(axis=1)
@@ -232,7 +232,7 @@ def _board_text(board: np.ndarray) -> np.ndarray:
 
 
 def generate_teams(n: int, seed: int, start: int = 0, bad_rate: float = 0.0) -> Generated:
-    """``n`` team2v2 games with the fixed-width schema of data/FORMAT.md."""
+    """``n`` team2v2 games with the fixed-width schema of docs/formats.md."""
     rng = np.random.default_rng([seed, start, 2])
     balance = rng.choice([0, 30, 500, 2000, 10000, 50000], (n, 4))
     mult = rng.integers(1, 5, (n, 4))

@@ -78,7 +78,7 @@ def _cards_matrix(col, per: int, width: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _dead_matrix(table: pa.Table, codes: np.ndarray, seats: np.ndarray, S: int) -> np.ndarray | None:
-    """The optional ``dead`` column (SPEC §5 step 7) as ``int64[T, S]``, or None without one.
+    """The optional ``dead`` column (docs: Rules, dead money) as ``int64[T, S]``, or None without one.
 
     Optional, but not guessed: a null cell or element is ``missing_value``
     (write 0 for no dead chips), a list of another length ``seat_count``.

@@ -1,7 +1,7 @@
 """``cardbatch import``: PHH hand histories (files, folders, globs) to one Parquet file of hands.
 
 Two passes over the inputs. The first, line by line, finds the chip factor F
-(SPEC §8.1: the smallest integer that makes every amount of every hand whole,
+(docs: import: the smallest integer that makes every amount of every hand whole,
 unless ``--chip`` gives it) by scanning the amount fields' text, without
 parsing, and cuts each file into units of at most :data:`UNIT_HANDS` hands
 at section headers. The second parses and replays each unit's hands

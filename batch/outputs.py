@@ -37,7 +37,7 @@ _LIST_I64 = pa.list_(pa.int64())
 # One schema for every game, so that every part in results/ has the same columns and types and
 # any reader opens the folder as one table (pandas and pyarrow take the first file's schema): card
 # games fill the hand columns, team games the 2v2 ones, the others are null. score is list<int64>
-# for both card games (SPEC §12 allows it).
+# for both card games (docs: Formats).
 RESULT_SCHEMA = pa.schema(
     [
         ("hand_id", _I64),
@@ -54,7 +54,7 @@ RESULT_SCHEMA = pa.schema(
         ("mismatch", pa.bool_()),
     ]
 )
-# The errors' columns: ours, then every input column of data/FORMAT.md in one type each. Cards and
+# The errors' columns: ours, then every input column of docs/formats.md in one type each. Cards and
 # board come as codes or as text: codes go to ``cards``/``board``, text to ``cards_text`` /
 # ``board_text`` (one string; a list of strings is joined by spaces). Any other input column goes,
 # with its value as JSON, into ``extra`` (so does a column of a known name whose type

@@ -393,7 +393,7 @@ def _room_summary(name: str, room: Room, first: Room, series: pa.Table) -> dict:
 
 
 class _HandsWriter:
-    """Every hand a card-game run plays, in the settle format (data/FORMAT.md), plus ``stack``
+    """Every hand a card-game run plays, in the settle format (docs/formats.md), plus ``stack``
     (chips before the hand) and ``player_id`` (the room's player index): a log that ``cardbatch
     settle`` settles to the same payouts and ``--behaviour-from`` fits. Written under a temporary
     name and renamed when complete."""

@@ -1,4 +1,4 @@
-"""Settle one Arrow table of team2v2 games (the fixed-width schema of data/FORMAT.md)."""
+"""Settle one Arrow table of team2v2 games (the fixed-width schema of docs/formats.md)."""
 
 from __future__ import annotations
 

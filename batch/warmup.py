@@ -148,7 +148,7 @@ def compile_ahead(
     tables = heads(paths, metadata)
     if not tables or _all_cached(settle_table, tables, opts, serial):
         return {"compiled": False, "seconds": round(time.perf_counter() - t0, 3)}
-    if not quiet:  # SPEC §12: a first run says so instead of sitting silent
+    if not quiet:  # a first run says so instead of sitting silent
         print(
             "cardbatch: compiling the kernels this run needs (once; cached for later runs)", file=sys.stderr, flush=True
         )

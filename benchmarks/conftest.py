@@ -9,7 +9,7 @@ table divides every rate by the group's reference (the first entry marked
 ``ours=True``), so the comparison holds on a noisy machine: peers run in the
 same process, on the same data, minutes apart at most. The summary is also
 written to ``.benchmarks/cardbatch-summary.json``, from which
-``benchmarks/readme_table.py`` writes the README's table. With
+``benchmarks/readme_table.py`` writes the table of docs/performance.md. With
 ``--benchmark-disable`` (CI's smoke run) every benchmark runs its code once
 and records nothing.
 """

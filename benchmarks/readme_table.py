@@ -1,11 +1,11 @@
-"""Write the README's benchmark table from the summary file of a benchmark run.
+"""Write the docs' benchmark table (docs/performance.md) from the summary file of a benchmark run.
 
 ``python -m pytest benchmarks -q -s`` writes ``.benchmarks/cardbatch-summary.json``
 (see ``conftest.py``); ``python benchmarks/readme_table.py`` then replaces the
-table between ``<!-- bench-table -->`` and ``<!-- /bench-table -->`` in the
-README with one row per measurement: its group, what ran, the rate, and the
-ratio of the group's reference (ours) to it, all from that one run, so the
-figures in the README are the ones a run printed and never copied by hand.
+table between ``<!-- bench-table -->`` and ``<!-- /bench-table -->`` of
+docs/performance.md with one row per measurement: its group, what ran, the rate,
+and the ratio of the group's reference (ours) to it, all from that one run, so
+the figures in the docs are the ones a run printed and never copied by hand.
 """
 
 from __future__ import annotations
@@ -53,18 +53,18 @@ def replace_table(readme: str, new: str) -> str:
     """``readme`` with the text between the markers replaced by ``new``."""
     start, end = readme.find(BEGIN), readme.find(END)
     if start < 0 or end < start:
-        raise ValueError(f"the README has no {BEGIN} ... {END} section")
+        raise ValueError(f"the page has no {BEGIN} ... {END} section")
     return readme[: start + len(BEGIN)] + "\n" + new + "\n" + readme[end:]
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("summary", nargs="?", default=str(ROOT / ".benchmarks" / "cardbatch-summary.json"))
-    parser.add_argument("--readme", default=str(ROOT / "README.md"))
+    parser.add_argument("--page", default=str(ROOT / "docs" / "performance.md"), help="the page holding the table")
     args = parser.parse_args(argv)
     summary = json.loads(Path(args.summary).read_text())
-    readme = Path(args.readme)
-    readme.write_text(replace_table(readme.read_text(), table(summary)))
+    page = Path(args.page)
+    page.write_text(replace_table(page.read_text(), table(summary)))
 
 
 if __name__ == "__main__":

@@ -2,7 +2,7 @@
 
 The ceiling is what the disk and Parquet allow for this job: the same 2
 processes read the same row groups (every column: rejected rows keep their
-original columns) and write the results of SPEC §12 — the same nine columns,
+original columns) and write the results of `cardbatch settle` — the same nine columns,
 the same types and list lengths — filled from input columns instead of
 computed. Ours is ``cardbatch settle`` through the local engine. A second,
 narrower ceiling (6 input columns read, 5 result columns written) is kept for

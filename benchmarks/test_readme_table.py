@@ -1,4 +1,4 @@
-"""The README's benchmark table is written from a run's summary file, not by hand."""
+"""The docs' benchmark table (docs/performance.md) is written from a run's summary file, not by hand."""
 
 from __future__ import annotations
 

@@ -50,10 +50,8 @@ def _steps(file: str, g: int, work: str) -> dict[str, float]:
     from cardbatch.batch.formats import SettleOptions
     from cardbatch.batch.outputs import conform_results
 
-    def write(table, path):
-        part = runner._part_writer(path)
-        part.write(table)
-        part.close()
+    def write(table, path):  # the options of settle's part writer
+        pq.write_table(table, path, compression="zstd", use_dictionary=False, write_statistics=False)
 
     out = {"ceiling copy": _cpu(_copy_unit, file, [g], f"{work}/c{g}.parquet", False)[0]}
     out["read"], table = _cpu(pq.ParquetFile(file).read_row_groups, [g])

@@ -9,7 +9,7 @@ the street's bet (drawn from :data:`_BETS`, in big blinds), capped by its
 stack, so short stacks go all in. A hand ends when one seat is left. Last, a
 folded seat's chips are trimmed so that it never has chips above every live
 seat (they would have come back uncalled). The full model is described for
-people in data/FORMAT.md.
+people in docs/guide/generate.md.
 """
 
 from __future__ import annotations

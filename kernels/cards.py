@@ -78,6 +78,11 @@ def parse(texts: Any) -> np.ndarray:
     Accepts rank ``10`` for ``T``, any letter case, and the suit symbols
     ``♦♣♥♠``; ``--`` is "no card" (255). Raises ``ValueError`` naming the first
     bad row and its text.
+
+    >>> parse("AsKd").tolist()
+    [51, 44]
+    >>> parse(["10h2c", "2♠--"]).tolist()
+    [[34, 1], [3, 255]]
     """
     arr, single = _as_string_array(texts)
     if arr.null_count:
@@ -116,11 +121,16 @@ def parse(texts: Any) -> np.ndarray:
     return cards[0] if single else cards
 
 
-def format(cards: Any) -> Any:  # noqa: A001 - the SPEC's public name
+def format(cards: Any) -> Any:  # noqa: A001 - a stable public name
     """Text of cards, the inverse of :func:`parse`.
 
     ``uint8[k]`` → one string; ``uint8[N, k]`` → a numpy array of N strings.
     Raises ``ValueError`` naming the first row holding a code that is not a card.
+
+    >>> format([51, 44])
+    'AsKd'
+    >>> format([[34, 1], [3, 255]]).tolist()
+    ['Th2c', '2s--']
     """
     arr = np.asarray(cards)
     if arr.dtype.kind not in "ui" or arr.ndim not in (1, 2):

@@ -1,7 +1,7 @@
 """Hold'em hand evaluation: best five of 5, 6 or 7 cards as a packed ``uint32``.
 
 Score = ``category << 20 | r1 << 16 | r2 << 12 | r3 << 8 | r4 << 4 | r5``
-(SPEC §3): category 0 high card .. 8 straight flush, ranks 0..12 (2..A) in
+(docs: Rules): category 0 high card .. 8 straight flush, ranks 0..12 (2..A) in
 order of significance. Higher is better; equal is a tie.
 
 The kernel reads two 64-bit words per card from one 256-row table (any
@@ -294,6 +294,12 @@ def evaluate(cards: Any, out: np.ndarray | None = None) -> np.ndarray:
     ``out``: a ``uint32[N]`` array to write into (reuse it across batches).
     Raises ``ValueError`` naming the first row with a card outside 0..51 or a
     card repeated within the hand.
+
+    >>> from cardbatch.kernels.cards import parse
+    >>> evaluate(parse(["AsKsQsJsTs", "7c5d4h3s2c"])).tolist()
+    [9175040, 340496]
+    >>> evaluate(parse(["AsAdKcKh4d2c3s"])).tolist()
+    [2929152]
     """
     arr = check_card_array(cards, (5, 6, 7), "evaluate")
     out = check_out(out, arr.shape[0], np.uint32)
@@ -353,7 +359,11 @@ def _join(ranks: list[int]) -> str:
 
 
 def describe(score: int) -> str:
-    """A readable name of one score, e.g. ``"two pair, kings and fours, ace kicker"``."""
+    """A readable name of one score, e.g. ``"two pair, kings and fours, ace kicker"``.
+
+    >>> describe(2929152)
+    'two pair, aces and kings, four kicker'
+    """
     arr, _ = _check_scores(np.array([score]).astype(np.int64), "describe")
     v = int(arr[0])
     cat = v >> 20

@@ -10,7 +10,7 @@ Hands without a flush are scored by their rank multiset: a perfect hash
 73,775 multisets of 5, 6 or 7 cards to a slot of a 2**17 ``uint16`` table
 holding the dense rank. Flushes index an 8,192-entry table by the flush
 suit's rank bitmask. Dense ranks (1 = royal flush .. 7462) map back to the
-packed score of SPEC §3 through a 7,463-entry table.
+packed score of the Hold'em scores (docs: Rules) through a 7,463-entry table.
 
 The tables ship as ``holdem_tables.npz`` so importing costs no build time;
 ``python -m cardbatch.kernels.holdem_tables`` rebuilds it and the tests check that the
@@ -158,7 +158,7 @@ def perfect_hash(
 
 
 def build() -> dict[str, np.ndarray]:
-    """Build every table from the rules of SPEC §3 (slow, about a second)."""
+    """Build every table from the rules of the Hold'em scores (docs: Rules) (slow, about a second)."""
     five_card_scores = set()
     for counts in _multisets(5):
         if max(counts) == 1:

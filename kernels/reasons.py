@@ -68,5 +68,5 @@ MESSAGES: dict[str, str] = {
     "negative_fee": "the fee is below zero",
     "overflow": "a value or a sum of chips does not fit a 64-bit integer, so it cannot be settled exactly",
     "bad_dead_money": "dead chips are below zero or above the seat's contribution",
-    "dead_money_policy": "dead chips are defined for the standard policy only (SPEC §5 step 7)",
+    "dead_money_policy": "dead chips are defined for the standard policy only (docs: Rules, dead money)",
 }

@@ -1,4 +1,4 @@
-"""2v2 team settlement (SPEC §7, seed 000): doubling, win cap, bankruptcy, AFK compensation, fee.
+"""2v2 team settlement (docs: Rules, 2v2 team games): doubling, win cap, bankruptcy, AFK compensation, fee.
 
 Seats 0 & 2 are team 0, seats 1 & 3 team 1. Per game: the table fee comes off
 each balance first (clamped to it); each seat gets a cap (what it may win or
@@ -299,6 +299,10 @@ def settle_2v2(
     ``fee``: scalars or ``[G]``. ``delta`` sums to 0 per game; the fee is the
     house's take, outside it (the balance change is ``delta - fee``). Raises
     ``ValueError`` naming the first invalid game.
+
+    >>> delta, fee = settle_2v2([[1000, 1000, 1000, 1000]], [[1, 1, 1, 1]], [[False] * 4], 0, 10, 1)
+    >>> delta.tolist(), fee.tolist()
+    ([[10, -10, 10, -10]], [[0, 0, 0, 0]])
     """
     r = settle_2v2_detailed(
         balance, multiplier, afk, winner, base, double, fee, model, caps, afk_rule, detail=False, out=out

@@ -1,6 +1,6 @@
 """Three-card hands (Zha Jin Hua and relatives): one int32 value per hand, higher is better.
 
-Values follow the seed's public scale (SPEC §2.1): a category's values sit on
+Values follow the seed's public scale (docs: Rules, the classic scale): a category's values sit on
 top of the largest value of the category below it, each category scored by
 the seed's formula (high card ``n1*256 + n2*16 + n3``, pair ``p*16 + k``,
 straight and straight flush by their lowest number, flush as high card,
@@ -228,6 +228,12 @@ def evaluate(cards: Any, rules: str | Rules = "zjh", out: np.ndarray | None = No
     ``out``: an ``int32[N]`` array to write into (reuse it across batches to
     skip page-faulting a fresh array). Raises ``ValueError`` naming the first
     row with a card outside 0..51 or repeated, or the rule set if it is unknown.
+
+    >>> from cardbatch.kernels.cards import parse
+    >>> evaluate(parse(["AhAdKs", "6h4d2d", "3c2dAs"])).tolist()
+    [4040, 1602, 4041]
+    >>> evaluate(parse(["6h4d2d"]), rules="zjh_suited").tolist()
+    [102560]
     """
     lookup = lookup_of(rules_of(rules))
     arr = check_card_array(cards, (3,), "evaluate")

@@ -194,7 +194,7 @@ def test_real_hands_imported_from_phh_fit_with_their_stacks(tmp_path):
 
 
 def test_a_log_from_cardbatch_generate_gives_back_its_documented_model(tmp_path):
-    """``cardbatch generate`` bets by another model (data/FORMAT.md): 2..9 seats uniform, each seat
+    """``cardbatch generate`` bets by another model (docs/formats.md): 2..9 seats uniform, each seat
     still in folds with 0.25 on every street whatever its cards, the street's bet uniform over
     {0, 1, 2, 4, 8, 25} big blinds (20 chips), no stacks written. The fit sees that model through its own:
     uniform seats, flat and equal fold rates after the flop, the six bet sizes. (The tolerances take the

@@ -1,35 +1,38 @@
-"""The examples in the package's docstrings run and print what they say."""
+"""The examples in the public wrappers' docstrings and in the README run and print what they show."""
 
 from __future__ import annotations
 
 import doctest
 import importlib
-import pkgutil
+import re
+from pathlib import Path
 
 import pytest
 
-import cardbatch.batch
-import cardbatch.kernels
-
-
-def _modules_with_examples() -> list[str]:
-    names = []
-    for package in (cardbatch.kernels, cardbatch.batch):  # mapped folders: walk each one
-        for info in pkgutil.walk_packages(package.__path__, package.__name__ + "."):
-            module = importlib.import_module(info.name)
-            if any(test.examples for test in doctest.DocTestFinder().find(module)):
-                names.append(info.name)
-    return names
-
-
-MODULES = _modules_with_examples()
-
-
-def test_the_settlement_api_has_examples():
-    assert "cardbatch.kernels.pots.api" in MODULES
+ROOT = Path(__file__).resolve().parents[1]
+MODULES = [
+    "cardbatch.kernels.cards",
+    "cardbatch.kernels.holdem",
+    "cardbatch.kernels.threecard",
+    "cardbatch.kernels.decks",
+    "cardbatch.kernels.team",
+    "cardbatch.kernels.pots.api",
+]
 
 
 @pytest.mark.parametrize("name", MODULES)
 def test_docstring_examples(name):
     result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
+    assert result.attempted > 0, f"{name} has no examples"
     assert result.failed == 0
+
+
+def test_the_readme_python_example():
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```python\n(.*?)```", text, flags=re.S)
+    assert blocks, "the README has no Python example"
+    for block in blocks:
+        test = doctest.DocTestParser().get_doctest(block, {}, "README.md", "README.md", 0)
+        runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+        runner.run(test)
+        assert test.examples and runner.failures == 0

@@ -147,3 +147,31 @@ def test_kernels_do_no_io_and_know_no_files():
                 assert not n.startswith(("pyarrow.parquet", "pyarrow.dataset", "cardbatch.batch", "dask")), (
                     f"{path}:{node.lineno} imports {n}"
                 )
+
+
+def _user_texts() -> list[Path]:
+    """What a user of the package reads: the README, the docs site and every module of the package
+    (docstrings, help texts and messages)."""
+    docs = sorted((ROOT / "docs").rglob("*.md")) if (ROOT / "docs").is_dir() else []  # not in every sdist
+    return [ROOT / "README.md", *docs, *MODULES.values()]
+
+
+def test_the_docs_stand_alone():
+    """Users have neither the contract this project was built from nor its seeds: every rule is in
+    the docs, in the project's own words, and nothing points outside them."""
+    for path in _user_texts():
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            for word in ("shared/", "SPEC §", "SPEC.md", "issue #"):
+                assert word not in line, f"{path.relative_to(ROOT)}:{n} points outside the docs: {line.strip()}"
+
+
+def test_the_link_tree_has_the_installed_shape():
+    """src/cardbatch is the tree static tools read (docs reference, editors): the installed package's
+    shape, as links to the repository's folders."""
+    tree = ROOT / "src" / "cardbatch"
+    if not tree.exists():  # an sdist carries the folders, not the links
+        pytest.skip("no src/ link tree here")
+    assert (tree / "__init__.py").resolve() == (ROOT / "package" / "__init__.py").resolve()
+    for folder, package in FOLDERS.items():
+        if folder != "package":
+            assert (tree / package.split(".")[1]).resolve() == (ROOT / folder).resolve()

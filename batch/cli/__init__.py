@@ -24,7 +24,7 @@ DESCRIPTION = """Settle, audit and rank card-game logs in bulk.
   cardbatch rank-decks --decks N --out F        deal and rank decks
   cardbatch simulate --game zjh --out DIR       a room's coin economy over many rounds
 
-Run `cardbatch COMMAND --help` for a command's options. Formats: data/FORMAT.md."""
+Run `cardbatch COMMAND --help` for a command's options. Formats: docs/formats.md."""
 
 __all__ = ["build_parser", "main"]
 

@@ -12,7 +12,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         sub,
         "generate",
         "write synthetic, reproducible game logs (with optional bad rows)",
-        "Write a Parquet file of synthetic hands in the input format (data/FORMAT.md): the same "
+        "Write a Parquet file of synthetic hands in the input format (docs/formats.md): the same "
         "seed gives the same file.",
     )
     p.add_argument("--game", choices=("holdem", "zjh", "team2v2"), default="holdem", help="the game logged")

@@ -48,7 +48,7 @@ def register(sub: argparse._SubParsersAction) -> None:
             "--policy",
             choices=("standard", "presence", "ratio_rank", "hybrid"),
             default="standard",
-            help="pot policy (SPEC §5-6)",
+            help="pot policy (the docs' Rules page describes each)",
         )
         p.add_argument("--rake-pct", help="rake as a fraction, e.g. 0.05 (exact decimal); standard policy only")
         p.add_argument("--rake-cap", type=non_negative_int, help="most rake per hand, in chips")

@@ -7,7 +7,7 @@ section is parsed by :mod:`tomllib` on its own (a broken hand breaks only
 itself). Numbers with decimals are read as :class:`decimal.Decimal`, never as
 floats: cents and half chips stay exact.
 
-The chip factor (SPEC §8.1) needs every amount of every hand before the
+The chip factor (docs: import, chips) needs every amount of every hand before the
 first hand is written; :func:`denominators` finds them with a regular
 expression over the amount fields and ``cbr`` actions only (a ``$1.50`` in an
 event name must not count), far cheaper than parsing.

@@ -1,4 +1,4 @@
-"""Replay one PHH Hold'em hand (no-limit ``NT`` or fixed-limit ``FT``) into the SPEC §8 columns.
+"""Replay one PHH Hold'em hand (no-limit ``NT`` or fixed-limit ``FT``) into the settle format's columns.
 
 The replay follows the chips, not the strategy: who must act next, what each
 action puts in on which street, who folded, which cards were dealt or shown.
@@ -9,7 +9,7 @@ action puts in on which street, who folded, which cards were dealt or shown.
 - **Forced bets** go in on street 0: each ante, then each blind or straddle,
   each capped at what the seat has (a blind at the stack less the ante).
   With ``ante_trimming_status = false`` the antes are dead money (``dead``,
-  SPEC §5 step 7: a big-blind ante is the usual case); with ``true`` they
+  dead money, docs: Rules: a big-blind ante is the usual case); with ``true`` they
   are live chips, and the largest ante's excess over the next largest goes
   back at once (a lone big-blind ante comes back whole), as pokerkit does.
 - **Turn order** (pokerkit's, which the PHH files are written by). Each
@@ -69,7 +69,7 @@ class Rejected(ValueError):
 
 @dataclasses.dataclass
 class Hand:
-    """One hand in the SPEC §8 layout (seat lists in PHH player order)."""
+    """One hand in the settle format's layout (seat lists in PHH player order)."""
 
     seats: int
     contrib_street: list[int]  # STREETS x seats, street-major

@@ -1,4 +1,4 @@
-"""Pot settlement over arrays of tables: side pots (SPEC §5) and per-street policies (SPEC §6).
+"""Pot settlement over arrays of tables: side pots (standard) and per-street policies (docs: Rules).
 
 One layering routine (:func:`.layering.layer`) turns a row of contributions
 into pots: levels are the distinct positive contributions, a layer holds
@@ -7,8 +7,8 @@ are the live seats with ``contrib >= L[k]``, and adjacent layers of the same
 kind with the same eligible set merge into one pot. Every policy distributes
 those pots:
 
-- ``standard``: each pot to its best eligible hands (SPEC §5), with rake;
-- ``presence``, ``ratio_rank``, ``hybrid``: per street (SPEC §6).
+- ``standard``: each pot to its best eligible hands (docs: Rules), with rake;
+- ``presence``, ``ratio_rank``, ``hybrid``: per street (docs: Rules).
 
 Integer chips only. Equal splits give ``amount // k`` (in multiples of
 ``chip_unit``) and hand the rest out one piece per winner in seat order from

@@ -339,8 +339,9 @@ def settle(
     ``contrib``: chips each seat put in, ``[T, S]`` or per street
     ``[T, K, S]``; ``live``: reached showdown; ``score``: hand values (higher
     wins; ignored where not live); ``button``: seat index per table.
-    ``policy``: ``standard`` (SPEC §5, ignores streets), ``presence``,
-    ``ratio_rank``, ``hybrid`` (SPEC §6).
+    ``policy``: ``standard`` (ignores streets), ``presence``,
+    ``ratio_rank``, ``hybrid`` (per street; each is described in the docs'
+    Rules page).
 
     Rules (see :class:`Options`, or pass one as ``options=``): ``rake_pct``
     (a fraction, exact: 0.05 is 1/20) and ``rake_cap`` (per hand) — standard
@@ -350,9 +351,9 @@ def settle(
     (bool ``[T, S]``, off-suit 2-3-5 hands) with ``trips_floor`` (smallest
     trips value) for the three-card rule that 2-3-5 beats trips; ``dead``
     (int ``[T, S]``, ``0 <= dead <= contrib``: the part of each seat's chips
-    no one had to match, such as a big-blind ante; standard policy only,
-    SPEC §5 step 7) — its pot goes to the best live seat that put chips in,
-    and a seat whose chips are all dead wins nothing else. ``out``: an
+    no one had to match, such as a big-blind ante; standard policy only) —
+    its pot goes to the best live seat that put chips in, and a seat whose
+    chips are all dead wins nothing else. ``out``: an
     ``int64[T, S]`` array to write the payouts into (numpy-style; reuse it
     across batches). Raises ``ValueError`` naming the first invalid table and
     its reason code.

@@ -174,7 +174,7 @@ def settle_standard_kernel(tables, rules, results, pot_out):
 @njit(cache=True)
 def settle_rows_kernel(tables, rules, results, pot_out, rows):
     """Settle the tables ``rows`` one at a time with what :func:`settle_standard_kernel` leaves out:
-    their dead money (SPEC §5 step 7) and, with ``detail``, every pot; arguments as there."""
+    their dead money (docs: Rules, dead money) and, with ``detail``, every pot; arguments as there."""
     contrib, live, score, button, special, no_rake, dead = tables
     use_special = rules[0]
     detail = rules[8]

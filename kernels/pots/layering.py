@@ -1,4 +1,4 @@
-"""Pot layering (SPEC §5 steps 1-3): one row of contributions to its pots, main pot first.
+"""Pot layering (docs: Rules, pots): one row of contributions to its pots, main pot first.
 
 Levels are the distinct positive contributions; a layer holds
 ``(L[k] - L[k-1]) * (seats with contrib >= L[k])`` chips; its eligible seats
@@ -14,7 +14,7 @@ top, a lone live seat's excess splits off as its uncalled bet; above the
 highest live contribution each layer is an orphan of its own. Most tables
 have one live level and no orphan layer, so the first pass settles them.
 
-Dead money (SPEC §5 step 7) is a pot of its own, set before the layers by
+Dead money (docs: Rules, dead money) is a pot of its own, set before the layers by
 :func:`add_dead_pot` once :func:`layer` has layered the live chips
 (``contrib - dead``): its eligible seats are the live seats that put any chip
 in, so a seat whose chips are all dead can win it and nothing else; it merges
@@ -103,7 +103,7 @@ def layer(
 
     With ``with_winners``, each pot's ``best`` slot holds its winners: its
     best eligible hands, or with ``use_special`` its best 2-3-5s when its best
-    hand is trips and it has an eligible off-suit 2-3-5 (SPEC §2.3); without,
+    hand is trips and it has an eligible off-suit 2-3-5 (docs: Rules, the 2-3-5 rule); without,
     the per-street policies, which look at the hand's winners first, save
     that pass. At the lowest live level every live seat that put chips in is
     eligible, so that level needs no pass either.

@@ -1,9 +1,9 @@
 """The four distribution policies: what each pot (or street) pays to whom.
 
-- ``standard`` (SPEC §5): each pot to its best eligible hands, with rake;
+- ``standard`` (docs: Rules): each pot to its best eligible hands, with rake;
   an uncalled bet goes back to its seat; dead chips are a pot of their own
   (step 7), in front of the others or merged into the main pot.
-- ``presence``, ``ratio_rank``, ``hybrid`` (SPEC §6): every street is its own
+- ``presence``, ``ratio_rank``, ``hybrid`` (docs: Rules): every street is its own
   pot family; the hand's winners W (the live seats with the best score) take
   the pots or the stakes they reached, the other live seats ("losers", in
   groups of equal score) what is left, and chips no one could take go to the
@@ -48,7 +48,7 @@ STANDARD, PRESENCE, RATIO_RANK, HYBRID = (int(p) for p in Policy)
 
 @njit(cache=True, inline="always")
 def standard(c, no_dead, live, score, special, button, no_rake, rules, lo, hi, amt, mask, won, kind, pot_rake, out):
-    """One table without dead money, SPEC §5. Returns (status, rake, npots); the pot arrays and
+    """One table without dead money (docs: Rules). Returns (status, rake, npots); the pot arrays and
     ``pot_rake`` hold the detail. ``no_dead``: an empty array (the signature is
     :func:`standard_dead`'s)."""
     use_special, trips_floor = rules[0], rules[1]
@@ -75,7 +75,7 @@ def standard_dead(c, dead, live, score, special, button, no_rake, rules, lo, hi,
 
 @njit(cache=True, inline="always")
 def _pay(c, dead, npots, button, no_rake, rules, lo, hi, amt, mask, won, kind, pot_rake, out):
-    """Rake and pay the ``npots`` pots of one table (SPEC §5 steps 4-6); ``dead``: the seats' dead
+    """Rake and pay the ``npots`` pots of one table (docs: Rules: splitting, rake); ``dead``: the seats' dead
     chips, empty when the table has none. Returns (status, rake, npots)."""
     _, _, unit, first_winner, refund, rake_num, rake_den, rake_cap, _ = rules
     raked_total = np.int64(0)
@@ -111,7 +111,7 @@ def _pay(c, dead, npots, button, no_rake, rules, lo, hi, amt, mask, won, kind, p
 
 @njit(cache=True)
 def _to_loser_groups(remaining, weights, losers, score, button, first_winner, out):
-    """Hand ``remaining`` to loser groups best first (SPEC §6 ratio_rank); returns what is left."""
+    """Hand ``remaining`` to loser groups best first (``ratio_rank``, docs: Rules); returns what is left."""
     left_mask = losers
     while left_mask and remaining > 0:
         group = best_of(left_mask, score)

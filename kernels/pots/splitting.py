@@ -1,4 +1,4 @@
-"""Chip splitting in whole chips (SPEC §5 step 4, SPEC §6's proportional shares).
+"""Chip splitting in whole chips (equal splits and proportional shares, docs: Rules).
 
 Equal splits give ``amount // k`` (in multiples of ``unit``, the smallest
 chip) and hand the rest out one piece per winner in seat order from the first
@@ -20,7 +20,7 @@ _ONE = np.uint64(1)
 
 @njit(cache=True, inline="always")
 def split_equal(amount, mask, button, unit, first_winner, out):
-    """Split ``amount`` equally among the seats in ``mask`` (SPEC §5.4 odd-chip rule)."""
+    """Split ``amount`` equally among the seats in ``mask`` (the odd-chip rule, docs: Rules)."""
     S = out.shape[0]
     k = np.int64(popcount64(mask))
     if k == 0 or amount == 0:
@@ -39,7 +39,7 @@ def split_equal(amount, mask, button, unit, first_winner, out):
 @njit(cache=True)
 def _odd_chips(rest, mask, button, unit, first_winner, out):
     """Hand ``rest`` out in pieces of ``unit`` (or all of it with ``first_winner``), seats of ``mask``
-    from the first left of the button (SPEC §5.4)."""
+    from the first left of the button (docs: Rules, splitting a pot)."""
     S = out.shape[0]
     s = button
     while rest > 0:  # every pass meets a winner

@@ -1,9 +1,9 @@
-"""Winner selection over seat masks: the best hands among a set of seats (SPEC §5 step 2).
+"""Winner selection over seat masks: the best hands among a set of seats (docs: Rules, pots).
 
 Seats are bits of a ``uint64`` mask. Which seats are eligible and where the
 best hand sits are random from table to table, so every routine here reduces
 with arithmetic selects over all seats instead of branching per seat. With the
-three-card 2-3-5 rule (SPEC §2.3) a set whose best hand is trips loses to its
+three-card 2-3-5 rule (docs: Rules, the 2-3-5 rule) a set whose best hand is trips loses to its
 off-suit 2-3-5 hands (``special``), which no single value can order.
 """
 
