@@ -13,18 +13,17 @@ few rows from the head of each input, so the workers only load the cache:
    everything else, by settling the head rows with every
    button made invalid, so no row reaches the pot kernel. Once its pot kernel
    is done, the first process settles the heads too, from the last one
-   backwards, so that with several inputs (the README's four: about 10 s of
+   backwards, so that with several inputs (the sample run's four: about 10 s of
    other kernels against 5 s of pots) the two share the rest; whatever one
    of them has cached, the other loads.
 3. The head rows are settled once more here, now from the cache: whatever the
    second step missed is compiled now, once, before the pool.
-
-Measured on the README's sample run (empty cache, 2-vCPU VM): the two
-compilations in one process took 22 s; side by side, see the README.
-Rejected: compiling in threads (numba holds one compiler lock per process);
-compiling by explicit signatures (they would have to track every dtype the
-decoders produce; the head rows are the run's own types).
 """
+
+# Measured on the sample run (empty cache, 2-vCPU VM): the two compilations in one process took 22 s; side by side,
+# see docs/performance.md. Rejected: compiling in threads (numba holds one compiler lock per process); compiling by
+# explicit signatures (they would have to track every dtype the decoders produce; the head rows are the run's own
+# types).
 
 from __future__ import annotations
 

@@ -6,7 +6,7 @@ private ``_kernel`` functions compiled with ``cache=True``. What one module
 shares with another is public in the module that owns it and named in its
 docstring: the internal API (``decks.next_word``, ``decks.check_count``,
 ``holdem.board_words``/``seat_value``, ``threecard.trips_floor``, ``threecard.lookup_value``,
-the ``bits`` helpers, the modules of ``pots``); the README's table lists what
+the ``bits`` helpers, the modules of ``pots``); the docs' Python API page lists what
 users call.
 """
 

@@ -17,15 +17,13 @@ tables.
 
 The tables hold the packed scores themselves (:data:`SCORE_TABLES`; deck
 ranking, which counts dense ranks, reads :data:`DENSE_TABLES`).
-
-Rejected, measured on 10 M random 7-card hands, one thread (2-vCPU VM): the
-card set as ``1 << c`` checked by popcount plus an OR of ``c + 12`` for the
-range, the flush mask rebuilt by a loop over the cards, an early return for
-an invalid hand and a dense rank mapped to its score by a third load: 140 M/s,
-against 176 M/s now. For scale: summing the keys alone runs at 600 M/s, keys
-plus the hash (no validation, no flush) at 326 M/s, so the two dependent
-loads of the hash are most of the time.
 """
+
+# Rejected, measured on 10 M random 7-card hands, one thread (2-vCPU VM): the card set as ``1 << c`` checked by
+# popcount plus an OR of ``c + 12`` for the range, the flush mask rebuilt by a loop over the cards, an early return
+# for an invalid hand and a dense rank mapped to its score by a third load: 140 M/s, against 176 M/s now. For scale:
+# summing the keys alone runs at 600 M/s, keys plus the hash (no validation, no flush) at 326 M/s, so the two
+# dependent loads of the hash are most of the time.
 
 from __future__ import annotations
 
@@ -234,10 +232,10 @@ def _enumerate7_kernel(pairs, nthreads, dense_tables):
     so its suit does not matter: the last level goes rank by rank, one hash
     per rank counted once per card of that rank still to come; when no suit
     holds three of the first five, the last two go by pairs of ranks
-    (``C(n, 2)`` or ``n * 4`` hands each). Measured on two threads: 971 M
-    hands/s one card at a time, 1,885 with the last level by rank, 2,947 with
-    the last two (1,461 on one thread).
+    (``C(n, 2)`` or ``n * 4`` hands each).
     """
+    # Measured on two threads: 971 M hands/s one card at a time, 1,885 with the last level by rank,
+    # 2,947 with the last two (1,461 on one thread).
     displace7, table7, _, _, flush_table, card_key, card_bit = dense_tables
     hist = np.zeros((nthreads, 7463), dtype=np.int64)
     for t in prange(nthreads):

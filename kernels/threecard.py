@@ -17,13 +17,11 @@ more reads entry 0). Entries of a repeated card, a code 52..63 or entry 0
 hold -1, so validation costs no branch: one load per hand. The table is
 ``int16`` (512 KiB) when every value fits, as for all unsuited rules, else
 ``int32`` (1 MiB, ``zjh_suited``).
-
-Rejected, measured on 10 M random hands, one thread (2-vCPU VM): the sorted
-multiset index ``lo + C2[mid] + C3[hi]`` of a 26,235-entry table (three
-min/max and two more loads per hand): 421 M/s, against 680 M/s for the direct
-``int16`` table; a 53**3 table with each code clamped to 52 (595 KiB):
-630-650 M/s.
 """
+
+# Rejected, measured on 10 M random hands, one thread (2-vCPU VM): the sorted multiset index ``lo + C2[mid] + C3[hi]``
+# of a 26,235-entry table (three min/max and two more loads per hand): 421 M/s, against 680 M/s for the direct
+# ``int16`` table; a 53**3 table with each code clamped to 52 (595 KiB): 630-650 M/s.
 
 from __future__ import annotations
 

@@ -9,7 +9,7 @@ Hold'em seat evaluator took 4x as long on a 250,000-row batch (numba
 optimises the gufunc's loop better than the plain function's). So the
 parallel build serves every big job, and the serial one is for a run that
 is over in milliseconds once compiled, where compiling is all the wait: a
-``settle`` or ``audit`` run of one batch or less, like the README's sample
+``settle`` or ``audit`` run of one batch or less, like the sample
 run (the batch driver decides per run; direct calls of the kernels' wrappers
 take the parallel builds).
 

@@ -123,16 +123,13 @@ def settle_standard_kernel(tables, rules, results, pot_out):
     Dead chips and the pots' detail are not looked at here: :func:`settle_rows_kernel`
     settles the tables that have dead chips again, after this, and every table when the
     detail is asked for.
-
-    Each table's row is copied into per-chunk scratch first: slicing a row
-    (``live[t]``) makes a reference-counted view, and those counts cost more
-    than the settlement. The argument tuples are unpacked once, here, and the
-    scratch arrays go to the helpers one by one: a tuple of arrays built
-    inside the parallel loop was miscompiled by numba 0.68 (garbage payouts;
-    right with ``parallel=False``), and the chunk as a function of its own,
-    called from the loop, ran at half the speed (6.1 against 13.1 M
-    standard tables/s on one thread).
     """
+    # Each table's row is copied into per-chunk scratch first: slicing a row (``live[t]``) makes a
+    # reference-counted view, and those counts cost more than the settlement. The argument tuples are
+    # unpacked once, here, and the scratch arrays go to the helpers one by one: a tuple of arrays built
+    # inside the parallel loop was miscompiled by numba 0.68 (garbage payouts; right with
+    # ``parallel=False``), and the chunk as a function of its own, called from the loop, ran at half the
+    # speed (6.1 against 13.1 M standard tables/s on one thread).
     contrib, live, score, button, special, no_rake, _ = tables
     use_special = rules[0]
     payout, status, rake, npots = results

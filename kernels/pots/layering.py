@@ -20,14 +20,12 @@ Dead money (docs: Rules, dead money) is a pot of its own, set before the layers 
 in, so a seat whose chips are all dead can win it and nothing else; it merges
 into the main pot when both have the same kind and eligible seats. Its levels
 are ``(0, 0)``: it spans no live level.
-
-Pots are written into scratch arrays, one slot per pot: ``lo``, ``hi``
-(levels), ``amount``, ``mask`` (eligible seats), ``best`` (winners),
-``kind``. They travel as separate arguments, not as one tuple: a tuple of
-scratch arrays has to be built inside the driver's parallel loop, which
-numba 0.68 miscompiled (garbage payouts), and unpacking it in these per-pot
-helpers cost reference counts (about 14 % of ``standard`` on one thread).
 """
+
+# Pots are written into scratch arrays, one slot per pot: ``lo``, ``hi`` (levels), ``amount``, ``mask`` (eligible
+# seats), ``best`` (winners), ``kind``. They travel as separate arguments, not as one tuple: a tuple of scratch arrays
+# has to be built inside the driver's parallel loop, which numba 0.68 miscompiled (garbage payouts), and unpacking it
+# in these per-pot helpers cost reference counts (about 14 % of ``standard`` on one thread).
 
 from __future__ import annotations
 
@@ -217,11 +215,11 @@ def called_pot_count(c, live):
     live levels, found top down one light pass each (the lowest needs none);
     a lone top seat's excess over everyone else is an uncalled pot of its
     own, and its called part merges with the level below unless a folded
-    seat reached above that level. A ``count_only`` flag on :func:`layer`
-    instead measured 282 -> 368 ns per 4-street ratio_rank table (and slowed
-    presence, which then inlines two copies of it), so the two are tied by a
-    test rather than merged.
+    seat reached above that level.
     """
+    # A ``count_only`` flag on :func:`layer` instead measured 282 -> 368 ns per 4-street ratio_rank
+    # table (and slowed presence, which then inlines two copies of it), so the two are tied by a test
+    # rather than merged.
     S = c.shape[0]
     big = np.int64(_MAX64)
     live_hi = np.int64(0)
