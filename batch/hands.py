@@ -15,6 +15,7 @@ import pyarrow.compute as pc
 from cardbatch.kernels import cards as kcards
 from cardbatch.kernels import holdem, pots, threecard
 
+from .cardtext import parse_column
 from .formats import CARDS_PER_SEAT, HAND_REQUIRED, MAX_SEATS, MIN_SEATS, ORIGIN, SettleOptions
 from .lists import (
     combined,
@@ -66,11 +67,11 @@ def _cards_matrix(col, per: int, width: int) -> tuple[np.ndarray, np.ndarray]:
         for k in np.unique(lengths):
             rows = np.flatnonzero(lengths == k)
             if 0 < k <= width:
-                out[rows, :k] = kcards.parse_column(arr.take(pa.array(rows)), int(k))
+                out[rows, :k] = parse_column(arr.take(pa.array(rows)), int(k))
         return out, lengths
     vals, starts, lengths = list_parts(arr)
     if vals.dtype.kind in "OU":
-        parsed = kcards.parse_column(pa.array(vals, pa.string()), per).reshape(-1)
+        parsed = parse_column(pa.array(vals, pa.string()), per).reshape(-1)
         return scatter(parsed, starts * per, lengths * per, width, 255, np.uint8), lengths * per
     if vals.dtype != np.uint8:
         vals = np.where((vals < 0) | (vals > 255), 254, vals).astype(np.uint8)

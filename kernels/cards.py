@@ -1,9 +1,11 @@
 """The card codec: ``c = rank * 4 + suit`` as ``uint8``, text like ``"AsKd"``.
 
 Ranks 0..12 are 2..A; suits 0..3 are diamonds, clubs, hearts, spades (spades
-highest, as in the seeds). ``255`` means "no card" and is written ``--``.
-Parsing and formatting work on whole columns at once through pyarrow compute
-and numpy lookups, never a Python loop over strings.
+highest). ``255`` means "no card" and is written ``--``.
+Parsing and formatting work on whole columns at once: the strings' code points
+as one numpy array, normalised and looked up in tables, never a Python loop
+over cards. (A batch's Arrow text columns are read on the batch side, without
+converting them to numpy strings first.)
 """
 
 from __future__ import annotations
@@ -11,8 +13,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
 from numba import njit, prange
 
 from .twins import twin
@@ -21,12 +21,13 @@ NO_CARD = 255
 RANKS = "23456789TJQKA"
 SUITS = "dchs"
 
-_RANK_OF = np.full(256, 255, dtype=np.uint8)
-_SUIT_OF = np.full(256, 255, dtype=np.uint8)
+# Byte -> rank or suit (upper-case letters; 255 = not one). Shared with the batch side's column reader.
+RANK_OF = np.full(256, 255, dtype=np.uint8)
+SUIT_OF = np.full(256, 255, dtype=np.uint8)
 for _r, _ch in enumerate(RANKS):
-    _RANK_OF[ord(_ch)] = _r
+    RANK_OF[ord(_ch)] = _r
 for _s, _ch in enumerate(SUITS.upper()):
-    _SUIT_OF[ord(_ch)] = _s
+    SUIT_OF[ord(_ch)] = _s
 
 # Text of every code: 52 cards, then "--" for NO_CARD; anything else is invalid.
 _TEXT = np.zeros((256, 2), dtype=np.uint8)
@@ -37,39 +38,56 @@ _FORMATTABLE = np.zeros(256, dtype=bool)
 _FORMATTABLE[:52] = True
 _FORMATTABLE[NO_CARD] = True
 
-# Normalisations applied (in order) after upper-casing, so every card is 2 bytes.
-_REPLACEMENTS = (
-    ("10", "T"),
-    ("♦", "D"),
-    ("♣", "C"),
-    ("♥", "H"),
-    ("♠", "S"),
-    ("♢", "D"),
-    ("♧", "C"),
-    ("♡", "H"),
-    ("♤", "S"),
-    (" ", ""),
-)
+# The spellings text may use, in the order they are normalised (after upper-casing), so that every
+# card is two letters: "10" is "T", the suit symbols are letters, spaces go.
+SUIT_SYMBOLS = (("♦", "D"), ("♣", "C"), ("♥", "H"), ("♠", "S"), ("♢", "D"), ("♧", "C"), ("♡", "H"), ("♤", "S"))
+TEXT_REPLACEMENTS = (("10", "T"), *SUIT_SYMBOLS, (" ", ""))
+_INVALID = 0xFFFF  # a code point no card uses: what an embedded NUL becomes
 
 
-def _as_string_array(texts: Any) -> tuple[pa.Array, bool]:
+def _as_text(texts: Any) -> tuple[np.ndarray, bool]:
+    """``texts`` as a 1-D numpy ``str`` array, and whether one string came in. Any column that numpy
+    can convert is taken (numpy, lists, pyarrow, pandas, polars); nulls and non-strings are refused."""
     if isinstance(texts, str):
-        return pa.array([texts], pa.string()), True
-    if isinstance(texts, pa.ChunkedArray):
-        texts = texts.combine_chunks()
-    if isinstance(texts, pa.Array):
-        if pa.types.is_dictionary(texts.type):
-            texts = texts.dictionary_decode()
-        if not (pa.types.is_string(texts.type) or pa.types.is_large_string(texts.type)):
-            raise ValueError(f"parse: expected a column of strings, got {texts.type}")
-        return texts, False
+        return np.array([texts]), True
     arr = np.asarray(texts)
     if arr.ndim != 1 or arr.dtype.kind not in "UOS":
         raise ValueError("parse: expected a string or a 1-D sequence of strings")
-    try:
-        return pa.array(arr.tolist() if arr.dtype.kind == "O" else arr, pa.string()), False
-    except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
-        raise ValueError(f"parse: every element must be a string ({exc})") from None
+    if arr.dtype.kind == "S":
+        return np.char.decode(arr, "utf-8"), False
+    if arr.dtype.kind == "O":
+        for row, value in enumerate(arr):  # objects are Python values already: one look at each
+            if value is None:
+                raise ValueError(f"parse: row {row} is null")
+            if not isinstance(value, str):
+                raise ValueError(f"parse: every element must be a string (row {row} is {type(value).__name__})")
+        arr = arr.astype(str)
+    return arr, False
+
+
+def _normalised(arr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The code points of each string after :data:`TEXT_REPLACEMENTS` and upper-casing, left-aligned
+    in ``uint32[N, width]`` (0 after the end), and each string's new length."""
+    n = arr.shape[0]
+    w = arr.dtype.itemsize // 4
+    cp = np.ascontiguousarray(arr).view(np.uint32).reshape(n, w).copy() if w else np.zeros((n, 0), np.uint32)
+    ends = w - np.argmax(cp[:, ::-1] != 0, axis=1) if w else np.zeros(n, np.int64)
+    ends[(cp == 0).all(axis=1)] = 0
+    cp[(cp == 0) & (np.arange(w) < ends[:, None])] = _INVALID  # a NUL inside the text is not padding
+    lower = (cp >= ord("a")) & (cp <= ord("z"))
+    cp[lower] -= 32
+    ten = (cp[:, :-1] == ord("1")) & (cp[:, 1:] == ord("0"))
+    cp[:, :-1][ten] = ord("T")
+    cp[:, 1:][ten] = 0
+    for symbol, letter in SUIT_SYMBOLS:
+        cp[cp == ord(symbol)] = ord(letter)
+    cp[cp == ord(" ")] = 0
+    keep = cp != 0
+    lengths = keep.sum(axis=1)
+    out = np.zeros((n, int(lengths.max()) if n else 0), np.uint32)
+    rows, cols = np.nonzero(keep)
+    out[rows, (np.cumsum(keep, axis=1) - 1)[rows, cols]] = cp[rows, cols]
+    return out, lengths
 
 
 def parse(texts: Any) -> np.ndarray:
@@ -84,31 +102,21 @@ def parse(texts: Any) -> np.ndarray:
     >>> parse(["10h2c", "2♠--"]).tolist()
     [[34, 1], [3, 255]]
     """
-    arr, single = _as_string_array(texts)
-    if arr.null_count:
-        row = int(np.flatnonzero(arr.is_null().to_numpy(zero_copy_only=False))[0])
-        raise ValueError(f"parse: row {row} is null")
-    norm = pc.utf8_upper(arr)
-    for old, new in _REPLACEMENTS:
-        norm = pc.replace_substring(norm, old, new)
-    n = len(norm)
-    lengths = pc.binary_length(norm).to_numpy(zero_copy_only=False).astype(np.int64)
+    arr, single = _as_text(texts)
+    n = arr.shape[0]
     if n == 0:
         return np.zeros((0, 0), dtype=np.uint8)
+    data, lengths = _normalised(arr)
     width = int(lengths[0])
     bad_len = np.flatnonzero((lengths != width) | (lengths % 2 == 1) | (lengths == 0))
     if bad_len.size:
         row = int(bad_len[0])
         raise ValueError(
-            f"parse: row {row} {arr[row].as_py()!r} is not a whole number "
-            f"of cards like the first row ({width // 2} cards)"
+            f"parse: row {row} {str(arr[row])!r} is not a whole number of cards like the first row ({width // 2} cards)"
         )
-    offsets_buf, data_buf = norm.buffers()[1], norm.buffers()[2]
-    off_dtype = np.int64 if pa.types.is_large_string(norm.type) else np.int32
-    offsets = np.frombuffer(offsets_buf, dtype=off_dtype)[norm.offset : norm.offset + n + 1]
-    data = np.frombuffer(data_buf, dtype=np.uint8)[offsets[0] : offsets[-1]].reshape(n, width)
-    ranks = _RANK_OF[data[:, 0::2]]
-    suits = _SUIT_OF[data[:, 1::2]]
+    data = np.minimum(data[:, :width], 255).astype(np.uint8)  # code points past a byte: no card has them
+    ranks = RANK_OF[data[:, 0::2]]
+    suits = SUIT_OF[data[:, 1::2]]
     cards = (ranks << 2) | suits
     dash = (data[:, 0::2] == ord("-")) & (data[:, 1::2] == ord("-"))
     cards[dash] = NO_CARD
@@ -116,7 +124,7 @@ def parse(texts: Any) -> np.ndarray:
     if bad.any():
         row = int(np.flatnonzero(bad.any(axis=1))[0])
         raise ValueError(
-            f"parse: row {row} {arr[row].as_py()!r} holds an unknown card (ranks {RANKS} or 10, suits {SUITS} or ♦♣♥♠)"
+            f"parse: row {row} {str(arr[row])!r} holds an unknown card (ranks {RANKS} or 10, suits {SUITS} or ♦♣♥♠)"
         )
     return cards[0] if single else cards
 
@@ -221,43 +229,6 @@ def seat_card_status(hole: Any, board: Any, need_seat: Any, need_board: Any) -> 
         raise ValueError("seat_card_status: expected hole [T, S, k], board [T, B], need_seat [T, S], need_board [T]")
     out = np.empty(h.shape[0], np.uint8)
     _seat_card_status_kernel(h, b, ns, nb, out)
-    return out
-
-
-BAD_TEXT = 254
-
-
-def parse_column(texts: Any, k: int) -> np.ndarray:
-    """Like :func:`parse` for a column of rows of exactly ``k`` cards, without raising.
-
-    Rows that are null, of another length, or hold an unknown card come back
-    as ``BAD_TEXT`` (254) in every position, so a batch can set them aside.
-    """
-    arr, _ = _as_string_array(texts)
-    n = len(arr)
-    out = np.full((n, k), BAD_TEXT, dtype=np.uint8)
-    if n == 0:
-        return out
-    norm = pc.utf8_upper(arr)
-    for old, new in _REPLACEMENTS:
-        norm = pc.replace_substring(norm, old, new)
-    norm = pc.fill_null(norm, "")
-    lengths = pc.binary_length(norm).to_numpy(zero_copy_only=False).astype(np.int64)
-    good = np.flatnonzero(lengths == 2 * k)
-    if good.size == 0:
-        return out
-    sub = norm.take(pa.array(good)) if good.size != n else norm
-    off_dtype = np.int64 if pa.types.is_large_string(sub.type) else np.int32
-    offsets = np.frombuffer(sub.buffers()[1], dtype=off_dtype)[sub.offset : sub.offset + len(sub) + 1]
-    data = np.frombuffer(sub.buffers()[2], dtype=np.uint8)[offsets[0] : offsets[-1]].reshape(len(sub), 2 * k)
-    ranks = _RANK_OF[data[:, 0::2]]
-    suits = _SUIT_OF[data[:, 1::2]]
-    codes = (ranks << 2) | suits
-    dash = (data[:, 0::2] == ord("-")) & (data[:, 1::2] == ord("-"))
-    codes[dash] = NO_CARD
-    bad = (((ranks == 255) | (suits == 255)) & ~dash).any(axis=1)
-    codes[bad] = BAD_TEXT
-    out[good] = codes
     return out
 
 

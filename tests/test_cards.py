@@ -1,7 +1,10 @@
 import numpy as np
 import pyarrow as pa
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
+from cardbatch.batch.cardtext import BAD_TEXT, parse_column
 from cardbatch.kernels import cards
 
 
@@ -115,3 +118,65 @@ def _status_by_hand(row, required):
         else:
             seen.add(c)
     return code
+
+
+# The rules of card text written out one string at a time: the reference both parsers are held to.
+_SYMBOLS = {"♦": "D", "♣": "C", "♥": "H", "♠": "S", "♢": "D", "♧": "C", "♡": "H", "♤": "S"}
+
+
+def _normalised(text: str) -> str:
+    t = text.upper().replace("10", "T")
+    for symbol, letter in _SYMBOLS.items():
+        t = t.replace(symbol, letter)
+    return t.replace(" ", "")
+
+
+def _reference_parse(text: str) -> list[int] | None:
+    t = _normalised(text)
+    if not t or len(t) % 2:
+        return None
+    out = []
+    for i in range(0, len(t), 2):
+        r, s = t[i], t[i + 1]
+        if r == "-" and s == "-":
+            out.append(255)
+        elif r in "23456789TJQKA" and s in "DCHS":
+            out.append("23456789TJQKA".index(r) * 4 + "DCHS".index(s))
+        else:
+            return None
+    return out
+
+
+_PIECES = st.sampled_from(
+    ["A", "a", "K", "t", "T", "10", "1", "0", "2", "9", "s", "S", "d", "h", "c", "♠", "♦", "♥", "♣", "♡", "-", " ", "x"]
+)
+
+
+@given(st.lists(st.lists(_PIECES, max_size=8).map("".join), min_size=1, max_size=6))
+def test_parse_follows_the_written_rules(texts):
+    """The numpy codec against the reference, row by row: the same codes, or an error naming the first
+    row whose length is not the first row's whole number of cards, else the first with an unknown card."""
+    expected = [_reference_parse(t) for t in texts]
+    lengths = [len(_normalised(t)) for t in texts]
+    bad_length = [i for i, n in enumerate(lengths) if n != lengths[0] or n % 2 or n == 0]
+    first_bad = bad_length[0] if bad_length else next((i for i, e in enumerate(expected) if e is None), None)
+    if first_bad is None:
+        assert cards.parse(texts).tolist() == expected
+    else:
+        with pytest.raises(ValueError, match=f"row {first_bad} "):
+            cards.parse(texts)
+
+
+@given(st.lists(st.one_of(st.none(), st.lists(_PIECES, max_size=8).map("".join)), max_size=8), st.integers(1, 3))
+def test_the_batch_column_reader_follows_the_same_rules(texts, k):
+    """batch's Arrow reader never raises: a row the reference reads as k cards gets its codes, any
+    other row (null, another count, an unknown card) is BAD_TEXT throughout."""
+    got = parse_column(pa.array(texts, pa.string()), k).tolist()
+    for text, row in zip(texts, got):
+        want = _reference_parse(text) if text is not None else None
+        assert row == (want if want is not None and len(want) == k else [BAD_TEXT] * k)
+
+
+def test_an_embedded_nul_is_not_padding():
+    with pytest.raises(ValueError, match="row 0"):
+        cards.parse(["A\x00s"])
