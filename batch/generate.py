@@ -20,10 +20,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from cardbatch.batch.io.lists import padded_to_list
 from cardbatch.kernels import betting, holdem, pots, team, threecard
 from cardbatch.kernels import decks as kdecks
-
-from .lists import padded_to_list
 
 INJECTABLE = (
     "bad_card",

@@ -19,11 +19,10 @@ from collections.abc import Iterator
 import numpy as np
 import pyarrow as pa
 
+from cardbatch.batch.io import storage
+from cardbatch.batch.io.progress import progress
 from cardbatch.kernels import decks as kdecks
 from cardbatch.kernels import holdem, ranking, readable, threecard
-
-from . import storage
-from .progress import progress
 
 SLICE = 1 << 20
 

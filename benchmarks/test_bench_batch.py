@@ -27,8 +27,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from cardbatch.batch.formats import SettleOptions
-from cardbatch.batch.runner import run
+from cardbatch.batch.settle.job import run
+from cardbatch.batch.settle.options import SettleOptions
 
 HANDS = int(os.environ.get("CARDBATCH_BENCH_HANDS", 5_000_000))
 ROW_GROUP = 250_000
@@ -227,7 +227,7 @@ def test_shape_d_phh_import_output(benchmark, throughput, tmp_path):
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from phh_corpus import sample_hands
 
-    from cardbatch.batch.importer import ImportOptions, run_import
+    from cardbatch.batch.phh.job import ImportOptions, run_import
 
     n = min(HANDS, int(os.environ.get("CARDBATCH_BENCH_PHH_FILES", 20_000)))
     folder = tmp_path / "phh"

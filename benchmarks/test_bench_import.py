@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from cardbatch.batch.importer import ImportOptions, plan, run_import
+from cardbatch.batch.phh.job import ImportOptions, plan, run_import
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from phh_corpus import write_corpus  # noqa: E402
@@ -40,7 +40,7 @@ def corpus(tmp_path_factory):
 
 
 def test_import_unit(benchmark, throughput, corpus):
-    from cardbatch.batch.importer import import_units
+    from cardbatch.batch.phh.job import import_units
 
     _, units = plan([(str(p), p.name) for p in sorted(corpus.glob("*.phhs"))], 1)
     unit = units[0]

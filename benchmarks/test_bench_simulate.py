@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from cardbatch.batch.simulate import Room, simulate
+from cardbatch.batch.simulate.job import Room, simulate
 
 SCALE = float(os.environ.get("CARDBATCH_BENCH_SIM_SCALE", 1))  # smaller rooms for a smoke run
 CASES = {

@@ -29,8 +29,8 @@ DATA = ROOT / "data" / "generated" / "holdem_5000000.parquet"
 START = (
     "import time; t = time.process_time()\n"
     "import sys, pyarrow.parquet as pq\n"
-    "from cardbatch.batch import runner\n"
-    "from cardbatch.batch.formats import SettleOptions\n"
+    "from cardbatch.batch.settle import job as runner\n"
+    "from cardbatch.batch.settle.options import SettleOptions\n"
     "runner.settle_by_game(pq.ParquetFile(sys.argv[1]).read_row_groups([0]).slice(0, 10), SettleOptions())\n"
     "print(time.process_time() - t)\n"
 )
@@ -46,9 +46,9 @@ def _steps(file: str, g: int, work: str) -> dict[str, float]:
     """CPU seconds of each step on row group ``g``: the ceiling's copy, then ours."""
     import pyarrow.parquet as pq
 
-    from cardbatch.batch import runner
-    from cardbatch.batch.formats import SettleOptions
-    from cardbatch.batch.outputs import conform_results
+    from cardbatch.batch.settle import job as runner
+    from cardbatch.batch.settle.options import SettleOptions
+    from cardbatch.batch.settle.outputs import conform_results
 
     def write(table, path):  # the options of settle's part writer
         pq.write_table(table, path, compression="zstd", use_dictionary=False, write_statistics=False)
@@ -70,8 +70,8 @@ def main() -> None:
     os.environ.setdefault("NUMBA_NUM_THREADS", "1")
     import pyarrow.parquet as pq
 
-    from cardbatch.batch import runner
-    from cardbatch.batch.formats import SettleOptions
+    from cardbatch.batch.settle import job as runner
+    from cardbatch.batch.settle.options import SettleOptions
 
     pf = pq.ParquetFile(a.file)
     rows = pf.metadata.row_group(0).num_rows

@@ -14,10 +14,10 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 
-from cardbatch.batch.formats import SettleOptions
 from cardbatch.batch.generate import generate_hands, generate_teams
-from cardbatch.batch.manifest import file_identity
-from cardbatch.batch.runner import run
+from cardbatch.batch.settle.job import run
+from cardbatch.batch.settle.manifest import file_identity
+from cardbatch.batch.settle.options import SettleOptions
 
 
 def cli(*args, env=None):
@@ -191,7 +191,7 @@ def test_dask_local_cluster_equals_local_engine(holdem_file, tmp_path):
 
 
 def test_mixed_games_in_one_file(tmp_path):
-    from cardbatch.batch.runner import settle_table
+    from cardbatch.batch.settle.job import settle_table
 
     a = generate_hands("holdem", 500, 1).table
     b = generate_hands("zjh", 500, 2, start=500).table
@@ -286,7 +286,7 @@ def _dead_money_table(dead_type):
 
 @pytest.mark.parametrize("dead_type", [pa.int64(), pa.uint32()])
 def test_dead_money_column(dead_type):
-    from cardbatch.batch.runner import settle_table
+    from cardbatch.batch.settle.job import settle_table
 
     table = _dead_money_table(dead_type)
     results, errors, counters = settle_table(table, SettleOptions(game="holdem"))
@@ -307,7 +307,7 @@ def test_dead_money_column(dead_type):
 def test_dead_money_null_elements_and_int64_limits():
     """A null element of ``dead`` rejects its row only; a dead value beyond int64 is ``overflow``; dead
     chips at int64's limit settle exactly."""
-    from cardbatch.batch.runner import settle_table
+    from cardbatch.batch.settle.job import settle_table
 
     base = _dead_money_table(pa.int64()).slice(0, 1)
     big = 2**62 - 1  # the table holds 2**63 - 1 chips: int64 at its very limit

@@ -15,8 +15,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from cardbatch.batch import behaviour as bh
-from cardbatch.batch.simulate import Room, simulate
+from cardbatch.batch.simulate import behaviour as bh
+from cardbatch.batch.simulate.job import Room, simulate
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cardbatch.batch.cardtext import BAD_TEXT, parse_column
+from cardbatch.batch.settle.cardtext import BAD_TEXT, parse_column
 from cardbatch.kernels import cards
 
 

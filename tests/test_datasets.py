@@ -10,9 +10,9 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 
-from cardbatch.batch.formats import SettleOptions
-from cardbatch.batch.outputs import ERROR_SCHEMA, RESULT_SCHEMA
-from cardbatch.batch.runner import run
+from cardbatch.batch.settle.job import run
+from cardbatch.batch.settle.options import SettleOptions
+from cardbatch.batch.settle.outputs import ERROR_SCHEMA, RESULT_SCHEMA
 
 duckdb = pytest.importorskip("duckdb")
 pl = pytest.importorskip("polars")
@@ -98,8 +98,8 @@ def test_every_part_has_its_folders_schema_whatever_the_input_types(tmp_path, sa
 
 
 def test_input_discovery_skips_what_pyarrow_skips_and_counts_a_file_once(tmp_path):
-    from cardbatch.batch import manifest
-    from cardbatch.batch.runner import expand_inputs
+    from cardbatch.batch.settle import manifest
+    from cardbatch.batch.settle.job import expand_inputs
 
     table = pa.table({"hand_id": [1]})
     for rel in (
@@ -123,7 +123,7 @@ def test_an_error_row_keeps_every_value_it_came_with():
     """Known columns in the schema's types; unknown ones, and known names of another type, as JSON."""
     import json
 
-    from cardbatch.batch.outputs import conform_errors
+    from cardbatch.batch.settle.outputs import conform_errors
 
     given = pa.table(
         {
@@ -152,7 +152,7 @@ def test_an_error_row_keeps_every_value_it_came_with():
 def test_results_near_int64_limits_and_with_null_records():
     """A recorded payout read as uint64 above int64 is written as null (its row is flagged), a null
     cell stays null, int64's extremes pass unchanged."""
-    from cardbatch.batch.outputs import conform_results
+    from cardbatch.batch.settle.outputs import conform_results
 
     big = 2**63 - 1
     given = pa.table(

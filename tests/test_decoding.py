@@ -14,9 +14,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cardbatch.batch.formats import SettleOptions
 from cardbatch.batch.generate import generate_hands, generate_teams
-from cardbatch.batch.runner import settle_table
+from cardbatch.batch.settle.job import settle_table
+from cardbatch.batch.settle.options import SettleOptions
 
 DATA_STREETS = Path(__file__).resolve().parents[1] / "data" / "holdem_streets_text_sample.parquet"
 DATA_ZJH = Path(__file__).resolve().parents[1] / "data" / "zjh_sample.parquet"

@@ -174,3 +174,27 @@ def test_the_link_tree_has_the_installed_shape():
     for folder, package in FOLDERS.items():
         if folder != "package":
             assert (tree / package.split(".")[1]).resolve() == (ROOT / folder).resolve()
+
+
+def test_every_package_says_what_lives_there():
+    for name, path in MODULES.items():
+        if path.name == "__init__.py" and name != "cardbatch":
+            doc = ast.get_docstring(ast.parse(path.read_text()))
+            assert doc and len(doc) > 40, f"{path.relative_to(ROOT)}: no docstring saying what lives here"
+
+
+JOBS = ("settle", "phh", "simulate", "generate", "rank_decks")
+
+
+@pytest.mark.parametrize("job", JOBS)
+def test_a_job_imports_only_io_and_itself(job):
+    """Jobs share code through ``batch.io`` (and the kernels), never through each other (the package
+    itself is allowed: the manifest fingerprints its sources)."""
+    own = f"cardbatch.batch.{job}"
+    for name, path in MODULES.items():
+        if name != own and not name.startswith(own + "."):
+            continue
+        for module, _, line in _imports(name, path):
+            if module.startswith("cardbatch.batch"):
+                ok = module in (own, "cardbatch.batch") or module.startswith((own + ".", "cardbatch.batch.io"))
+                assert ok, f"{path.relative_to(ROOT)}:{line} imports {module}"

@@ -5,7 +5,7 @@ import pyarrow as pa
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cardbatch.batch.lists import (
+from cardbatch.batch.io.lists import (
     differs_from_list,
     gather_flat,
     list_offsets,

@@ -19,10 +19,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from processes import alive, stop_when_workers_run
 
-from cardbatch.batch.formats import SettleOptions
-from cardbatch.batch.importer import ImportOptions, errors_path, hand_id, plan, run_import, tasks
 from cardbatch.batch.phh import notation, replay
-from cardbatch.batch.runner import settle_table
+from cardbatch.batch.phh.job import ImportOptions, errors_path, hand_id, plan, run_import, tasks
+from cardbatch.batch.settle.job import settle_table
+from cardbatch.batch.settle.options import SettleOptions
 
 SAMPLE = Path(__file__).parent / "data" / "phh"
 
@@ -162,8 +162,8 @@ def test_phhs_sections_positions_and_stable_ids(tmp_path, monkeypatch):
     s1 = run_import([f], str(tmp_path / "a.parquet"), quiet())
     # in units (and tasks) of two hands, cut inside the file, on two workers: the same output, whose
     # row groups are gathered for readers, not one per task
-    monkeypatch.setattr("cardbatch.batch.importer.UNIT_HANDS", 2)
-    monkeypatch.setattr("cardbatch.batch.importer.TASK_HANDS", 2)
+    monkeypatch.setattr("cardbatch.batch.phh.job.UNIT_HANDS", 2)
+    monkeypatch.setattr("cardbatch.batch.phh.job.TASK_HANDS", 2)
     assert len(tasks(plan([(f, "many.phhs")], None)[1])) == 3
     s2 = run_import([str(tmp_path / "*.phhs")], str(tmp_path / "b.parquet"), quiet(workers=2))
     assert s1["hands_imported"] == s2["hands_imported"] == 5
@@ -173,7 +173,7 @@ def test_phhs_sections_positions_and_stable_ids(tmp_path, monkeypatch):
     assert a.column("source_hand").to_pylist() == ["5", "5", "9", "9", "4"]  # the file's own numbers repeat
     assert a.column("hand_id").to_pylist() == [hand_id("many.phhs", i) for i in range(5)]
     # more units than the workers' window (two each), one hand per unit: every hand once, in order
-    monkeypatch.setattr("cardbatch.batch.importer.UNIT_HANDS", 1)
+    monkeypatch.setattr("cardbatch.batch.phh.job.UNIT_HANDS", 1)
     s3 = run_import([f], str(tmp_path / "d.parquet"), quiet(workers=2))
     assert s3["hands_read"] == 5 and pq.read_table(tmp_path / "d.parquet").equals(a)
     # a hand before the first header is position 0, and the units after it count it
@@ -386,7 +386,7 @@ def test_one_hand_files_import_together_and_as_alone(tmp_path, monkeypatch):
     one row group, and every hand is what importing its file alone gives."""
     src = SAMPLE / "pluribus"
     files = sorted(src.glob("*.phh"))
-    monkeypatch.setattr("cardbatch.batch.importer.TASK_HANDS", 5)
+    monkeypatch.setattr("cardbatch.batch.phh.job.TASK_HANDS", 5)
     assert [len(t) for t in tasks(plan([(str(f), f.name) for f in files], None)[1])] == [5, 5, 3]
     s = run_import([str(src)], str(tmp_path / "all.parquet"), quiet(workers=2))
     together = pq.read_table(tmp_path / "all.parquet")
@@ -477,7 +477,7 @@ def test_one_hand_files_are_read_once_unless_a_decimal_changes_the_factor(tmp_pa
     """One-hand files are not read by the first pass: each is checked as it is imported, and a
     file whose amounts need another chip factor starts the run again with every file read first.
     The output is the same as an import told the factor (and the restart happens only then)."""
-    import cardbatch.batch.importer as importer
+    import cardbatch.batch.phh.job as importer
 
     d = tmp_path / "in"
     d.mkdir()

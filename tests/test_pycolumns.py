@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cardbatch.batch import pycolumns
-from cardbatch.batch.importer import ERRORS_SCHEMA, HANDS_SCHEMA
+from cardbatch.batch.io import pycolumns
+from cardbatch.batch.phh.job import ERRORS_SCHEMA, HANDS_SCHEMA
 
 
 def _cells(kind: pa.DataType, nullable: bool = True) -> st.SearchStrategy:

@@ -15,7 +15,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from cardbatch.batch import report
+from cardbatch.batch.settle import report
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = sorted(str(p) for p in (ROOT / "data").glob("*_sample.parquet"))

@@ -20,10 +20,11 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from cardbatch.batch import storage
-from cardbatch.batch.formats import InputError, SettleOptions
 from cardbatch.batch.generate import generate_hands
-from cardbatch.batch.runner import run
+from cardbatch.batch.io import storage
+from cardbatch.batch.io.errors import InputError
+from cardbatch.batch.settle.job import run
+from cardbatch.batch.settle.options import SettleOptions
 
 OPTS = SettleOptions()
 

@@ -8,7 +8,7 @@ import numpy as np
 import pyarrow.parquet as pq
 import pytest
 
-from cardbatch.batch.simulate import Room, gini, simulate
+from cardbatch.batch.simulate.job import Room, gini, simulate
 
 
 @pytest.mark.parametrize("game", ["team2v2", "zjh", "holdem"])

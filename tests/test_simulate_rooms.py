@@ -17,7 +17,7 @@ import pytest
 from processes import alive, stop_when_workers_run
 
 from cardbatch.batch.cli.simulate import room_set
-from cardbatch.batch.simulate import METRICS, SHARES, Room, simulate, simulate_rooms
+from cardbatch.batch.simulate.job import METRICS, SHARES, Room, simulate, simulate_rooms
 
 SMALL = Room(game="zjh", players=1500, rounds=6, tables_per_round=200, rake_pct="0.05", seed=4)
 

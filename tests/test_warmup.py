@@ -16,7 +16,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from cardbatch.batch.warmup import HEAD_ROWS, heads
+from cardbatch.batch.settle.warmup import HEAD_ROWS, heads
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = sorted(str(p) for p in (ROOT / "data").glob("*_sample.parquet"))
@@ -26,9 +26,9 @@ SAMPLES = sorted(str(p) for p in (ROOT / "data").glob("*_sample.parquet"))
 COUNT_COMPILES = """
 import json, sys
 from numba.core import event as ev
-from cardbatch.batch.formats import SettleOptions
-from cardbatch.batch.runner import run, settle_table
-from cardbatch.batch.warmup import compile_ahead
+from cardbatch.batch.settle.options import SettleOptions
+from cardbatch.batch.settle.job import run, settle_table
+from cardbatch.batch.settle.warmup import compile_ahead
 
 ahead = compile_ahead(settle_table, sys.argv[2:], SettleOptions(), serial=True)  # the samples: a small run
 compiled = []
@@ -91,8 +91,8 @@ def test_heads_take_a_few_rows_of_one_file_per_schema(tmp_path):
 
 BUILDS = """
 import json, sys
-from cardbatch.batch.formats import SettleOptions
-from cardbatch.batch.runner import run
+from cardbatch.batch.settle.options import SettleOptions
+from cardbatch.batch.settle.job import run
 from cardbatch.kernels import holdem
 from cardbatch.kernels.pots import driver
 

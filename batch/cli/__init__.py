@@ -11,9 +11,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..lifecycle import Terminated, install_parent_handlers, stop_message
-from . import generate, phh_import, rank_decks, settle, simulate
-from .common import EXIT_CODES, EXIT_USAGE, Formatter, internal_error
+from cardbatch.batch.cli import generate, phh_import, rank_decks, settle, simulate
+from cardbatch.batch.cli.common import EXIT_CODES, EXIT_USAGE, Formatter, internal_error
+from cardbatch.batch.io.lifecycle import Terminated, install_parent_handlers, stop_message
 
 DESCRIPTION = """Settle, audit and rank card-game logs in bulk.
 

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import argparse
 
-from .common import EXIT_OK, add_subcommand, non_negative_int, options_from, positive_int, print_summary, tell
+from cardbatch.batch.cli.common import (
+    EXIT_OK,
+    add_subcommand,
+    non_negative_int,
+    options_from,
+    positive_int,
+    print_summary,
+    tell,
+)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -29,7 +37,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from ..generate import GenerateOptions, write
+    from cardbatch.batch.generate import GenerateOptions, write
 
     summary = write(options_from(GenerateOptions, args))
     print_summary(summary, args.quiet)

@@ -1,11 +1,19 @@
-"""``cardbatch import``: PHH hand histories to Parquet (the job: :mod:`cardbatch.batch.importer`)."""
+"""``cardbatch import``: PHH hand histories to Parquet (the job: :mod:`cardbatch.batch.phh.job`)."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 
-from .common import EXIT_OK, EXIT_USAGE, add_subcommand, options_from, positive_int, print_summary, tell
+from cardbatch.batch.cli.common import (
+    EXIT_OK,
+    EXIT_USAGE,
+    add_subcommand,
+    options_from,
+    positive_int,
+    print_summary,
+    tell,
+)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -26,8 +34,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from ..formats import InputError
-    from ..importer import ImportOptions, run_import
+    from cardbatch.batch.io.errors import InputError
+    from cardbatch.batch.phh.job import ImportOptions, run_import
 
     try:
         summary = run_import(args.inputs, args.out, options_from(ImportOptions, args))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from .common import (
+from cardbatch.batch.cli.common import (
     EXIT_OK,
     MEASURES,
     RULE_PRESETS,
@@ -50,7 +50,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from ..rank_decks import RankDecksOptions, run
+    from cardbatch.batch.rank_decks import RankDecksOptions, run
 
     summary = run(options_from(RankDecksOptions, args), quiet=args.quiet, verbose=args.verbose)
     print_summary(summary, args.quiet)

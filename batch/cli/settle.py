@@ -1,6 +1,6 @@
 """``cardbatch settle`` and ``cardbatch audit``: the nightly job's command line.
 
-The job itself is :func:`cardbatch.batch.runner.run`.
+The job itself is :func:`cardbatch.batch.settle.job.run`.
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import argparse
 import sys
 from fractions import Fraction
 
-from .common import (
+from cardbatch.batch.cli.common import (
     EXIT_AUDIT,
     EXIT_OK,
     EXIT_USAGE,
@@ -85,10 +85,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
+    from cardbatch.batch.io.errors import InputError
+    from cardbatch.batch.settle.job import run
+    from cardbatch.batch.settle.options import SettleOptions
     from cardbatch.kernels.threecard import rules_of
-
-    from ..formats import SettleOptions
-    from ..runner import InputError, run
 
     if args.rake_pct is not None:
         try:

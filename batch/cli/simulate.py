@@ -1,4 +1,4 @@
-"""``cardbatch simulate``: a room's economy over many rounds (the job: :mod:`cardbatch.batch.simulate`)."""
+"""``cardbatch simulate``: a room's economy over many rounds (the job: :mod:`cardbatch.batch.simulate.job`)."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ try:
 except ImportError:  # Python 3.10: the same parser, from PyPI (a dependency there)
     import tomli as tomllib
 
-from ..room import Room
-from .common import EXIT_OK, RULE_PRESETS, add_subcommand, options_from, print_summary, tell
+from cardbatch.batch.cli.common import EXIT_OK, RULE_PRESETS, add_subcommand, options_from, print_summary, tell
+from cardbatch.batch.simulate.room import Room
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -72,7 +72,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from ..simulate import simulate, simulate_rooms
+    from cardbatch.batch.simulate.job import simulate, simulate_rooms
 
     base = options_from(Room, args, caps=not args.no_caps)
     rooms = room_set(base, args.sweep, args.rooms)
@@ -182,9 +182,9 @@ def fitted(logs: list[str], rooms: list[tuple[str, Room]]):
     """The betting model fitted to the logs, for the rooms' one card game and base."""
     import pyarrow as pa
 
-    from ..behaviour import fit
-    from ..runner import expand_inputs
-    from ..storage import parquet_file
+    from cardbatch.batch.io.storage import parquet_file
+    from cardbatch.batch.settle.job import expand_inputs
+    from cardbatch.batch.simulate.behaviour import fit
 
     games = {room.game for _, room in rooms}
     bases = {room.base for _, room in rooms}

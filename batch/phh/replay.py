@@ -48,7 +48,7 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
-from .notation import Malformed
+from cardbatch.batch.phh.notation import Malformed
 
 SUPPORTED = ("NT", "FT")
 _MAX64 = 2**63 - 1

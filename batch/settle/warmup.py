@@ -36,9 +36,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from numba.core import event as ev
 
-from . import storage
-from .formats import SettleOptions
-from .lifecycle import process_pool
+from cardbatch.batch.io import storage
+from cardbatch.batch.io.lifecycle import process_pool
+from cardbatch.batch.settle.options import SettleOptions
 
 HEAD_ROWS = 8
 

@@ -25,8 +25,9 @@ from pathlib import Path
 
 from pyarrow.fs import FileType
 
-from . import storage
-from .formats import InputError, SettleOptions
+from cardbatch.batch.io import storage
+from cardbatch.batch.io.errors import InputError
+from cardbatch.batch.settle.options import SettleOptions
 
 MANIFEST = "_manifest.json"
 PART_DIRS = ("results", "errors", "_parts")

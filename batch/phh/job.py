@@ -5,7 +5,7 @@ Two passes over the inputs. The first, line by line, finds the chip factor F
 unless ``--chip`` gives it) by scanning the amount fields' text, without
 parsing, and cuts each file into units of at most :data:`UNIT_HANDS` hands
 at section headers. The second parses and replays each unit's hands
-(:mod:`.phh.replay`; in worker processes with ``workers > 1``, at most two
+(:mod:`.replay`; in worker processes with ``workers > 1``, at most two
 units each in flight, written in input order) and streams row groups to
 ``OUT`` and the hands it sets aside to ``OUT``'s ``.errors.parquet``, both
 under temporary names renamed when complete. Memory is bounded by a unit,
@@ -33,9 +33,9 @@ from collections.abc import Iterable, Iterator
 import numpy as np
 import pyarrow as pa
 
-from . import pycolumns, storage
-from .formats import InputError
-from .phh import notation, replay
+from cardbatch.batch.io import pycolumns, storage
+from cardbatch.batch.io.errors import InputError
+from cardbatch.batch.phh import notation, replay
 
 SUFFIXES = (".phh", ".phhs")
 HANDS_SCHEMA = pa.schema(
@@ -314,7 +314,7 @@ def _results(units: list[Unit], workers: int) -> Iterator[tuple[pa.Table, pa.Tab
         for task in work:
             yield import_units(task)
         return
-    from .lifecycle import process_pool
+    from cardbatch.batch.io.lifecycle import process_pool
 
     with process_pool(workers, None) as pool:  # the import needs no numba
         queue = iter(work)
@@ -353,7 +353,7 @@ def _import_all(
     files: list[tuple[str, str]], factor: int, units: list[Unit], out: str, options: ImportOptions, t0: float
 ) -> dict:
     """:func:`run_import` once the plan is made: every unit imported, the outputs published."""
-    from .progress import progress
+    from cardbatch.batch.io.progress import progress
 
     err_out = errors_path(out)
     metadata = {b"cardbatch.chip_factor": str(factor).encode(), b"cardbatch.source": b"phh"}

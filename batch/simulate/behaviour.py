@@ -51,10 +51,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from cardbatch.batch.io import lists
 from cardbatch.kernels import decks as kdecks
 from cardbatch.kernels import holdem, threecard
-
-from . import lists
 
 QUARTILES = 4
 MIN_DECISIONS = 50

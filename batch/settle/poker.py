@@ -12,12 +12,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from cardbatch.kernels import cards as kcards
-from cardbatch.kernels import holdem, pots, threecard
-
-from .cardtext import parse_column
-from .formats import CARDS_PER_SEAT, HAND_REQUIRED, MAX_SEATS, MIN_SEATS, ORIGIN, SettleOptions
-from .lists import (
+from cardbatch.batch.io.lists import (
     combined,
     differs_from_list,
     elements_of,
@@ -33,7 +28,11 @@ from .lists import (
     sums_overflow,
     take_list,
 )
-from .rejects import CODE, error_rows, mark, mark_status, reason_counts
+from cardbatch.batch.settle.cardtext import parse_column
+from cardbatch.batch.settle.options import CARDS_PER_SEAT, HAND_REQUIRED, MAX_SEATS, MIN_SEATS, ORIGIN, SettleOptions
+from cardbatch.batch.settle.rejects import CODE, error_rows, mark, mark_status, reason_counts
+from cardbatch.kernels import cards as kcards
+from cardbatch.kernels import holdem, pots, threecard
 
 _CARD_CODE = np.zeros(4, np.int16)  # the card checker's problems as reason codes
 _CARD_CODE[[kcards.CARD_BAD, kcards.CARD_MISSING]] = CODE["bad_card"]

@@ -5,10 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
-from cardbatch.kernels import team
-
-from .formats import ORIGIN, TEAM_REQUIRED, SettleOptions
-from .lists import (
+from cardbatch.batch.io.lists import (
     differs_from_list,
     exact_sum,
     int_column,
@@ -19,7 +16,9 @@ from .lists import (
     padded_to_list,
     scatter,
 )
-from .rejects import error_rows, mark, mark_status, reason_counts
+from cardbatch.batch.settle.options import ORIGIN, TEAM_REQUIRED, SettleOptions
+from cardbatch.batch.settle.rejects import error_rows, mark, mark_status, reason_counts
+from cardbatch.kernels import team
 
 
 def _four(table: pa.Table, name: str, codes: np.ndarray, dtype) -> np.ndarray:

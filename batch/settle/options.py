@@ -1,16 +1,10 @@
-"""Input and output formats of the batch driver (described for people in docs/formats.md)."""
+"""The settle job's options and the shape of its inputs (described for people in docs/formats.md)."""
 
 from __future__ import annotations
 
 import dataclasses
 
 import pyarrow as pa
-
-
-class InputError(Exception):
-    """Input this tool cannot read as asked (a file, a schema, a column's type): the run stops with
-    exit 2 and this message; rows with bad values are set aside instead."""
-
 
 GAMES = ("holdem", "zjh", "team2v2")
 CARDS_PER_SEAT = {"holdem": 2, "zjh": 3}

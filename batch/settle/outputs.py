@@ -243,6 +243,6 @@ def _extra_json(table: pa.Table, names: list[str], n: int) -> pa.Array:
 
 def part_path(out: str, kind: str, game: str, name: str) -> str:
     """Where a unit's part of one game goes: ``out/kind/game=G/name.parquet`` (a path or a URI)."""
-    from .storage import join
+    from cardbatch.batch.io.storage import join
 
     return join(out, kind, f"game={game}", f"{name}.parquet")

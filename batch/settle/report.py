@@ -26,7 +26,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from . import lists, storage
+from cardbatch.batch.io import lists, storage
 
 EXAMPLES = 3  # example rows per rejection reason
 LARGEST = 10  # mismatched hands listed

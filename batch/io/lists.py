@@ -16,9 +16,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from numba import njit, prange
 
+from cardbatch.batch.io.errors import InputError
 from cardbatch.kernels.twins import twin
-
-from .formats import InputError
 
 
 def combined(col) -> pa.Array:
@@ -286,7 +285,7 @@ def frozen(a: np.ndarray, dtype=None) -> np.ndarray:
     is part of the type: Arrow's buffers arrive read-only, numpy's arrays
     writable. Passing every input read-only, and bytes as uint8, leaves one
     version per kernel and width, which the run compiles ahead of its
-    workers (:mod:`cardbatch.batch.warmup`).
+    workers (:mod:`cardbatch.batch.settle.warmup`).
     """
     a = np.ascontiguousarray(a, dtype=dtype)
     if a.dtype == np.bool_:

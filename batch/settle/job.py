@@ -33,10 +33,12 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from pyarrow.fs import FileType as fs_types
 
-from . import manifest, storage
-from .formats import GAMES, HAND_REQUIRED, ORIGIN, TEAM_REQUIRED, InputError, SettleOptions
-from .lifecycle import init_pool_worker, process_pool
-from .outputs import UNKNOWN_GAME, conform_errors, conform_results, hive_keys, part_path
+from cardbatch.batch.io import storage
+from cardbatch.batch.io.errors import InputError
+from cardbatch.batch.io.lifecycle import init_pool_worker, process_pool
+from cardbatch.batch.settle import manifest
+from cardbatch.batch.settle.options import GAMES, HAND_REQUIRED, ORIGIN, TEAM_REQUIRED, SettleOptions
+from cardbatch.batch.settle.outputs import UNKNOWN_GAME, conform_errors, conform_results, hive_keys, part_path
 
 # what the summary gives for each input file (and a unit of several files counts file by file)
 INPUT_COUNTERS = ("rows_settled", "rows_rejected", "mismatches", "chips_in", "chips_paid", "chips_raked")
@@ -303,12 +305,12 @@ def settle_by_game(table: pa.Table, opts: SettleOptions) -> tuple[dict[str, pa.T
     """Settle one Arrow table, split by its ``game`` column when there is one: (results by game,
     errors by game, counters with a ``by_game`` split). Rows of a game we do not know are errors
     under ``unknown``."""
-    from .lists import without_views
+    from cardbatch.batch.io.lists import without_views
 
     table = without_views(table)
-    from .hands import settle_hands
-    from .rejects import CODE, error_rows
-    from .teams import settle_teams
+    from cardbatch.batch.settle.poker import settle_hands
+    from cardbatch.batch.settle.rejects import CODE, error_rows
+    from cardbatch.batch.settle.team2v2 import settle_teams
 
     def one(sub: pa.Table, game: str):
         required = TEAM_REQUIRED if game == "team2v2" else HAND_REQUIRED[game]
@@ -458,7 +460,7 @@ def _tag(table: pa.Table, piece: int, tagged: bool) -> pa.Table:
 def _piece_counters(results: dict[str, pa.Table], errors: dict[str, pa.Table], pieces: int) -> list[dict[str, int]]:
     """Each piece's rows, chips and mismatches, from the rows it gave (which carry :data:`ORIGIN`):
     a card game's chips in are its payouts plus its rake, row by row (the kernels conserve chips)."""
-    from .lists import int_list_parts  # numba, loaded where settling loads it
+    from cardbatch.batch.io.lists import int_list_parts  # numba, loaded where settling loads it
 
     out = [dict.fromkeys(INPUT_COUNTERS, 0) for _ in range(pieces)]
 
@@ -638,8 +640,7 @@ def _run_locked(
     units, holds, inputs, identities, out, opts, workers, engine, scheduler, batch_rows, talk, t0, parsed, small
 ) -> dict:
     from cardbatch import __version__
-
-    from .progress import progress
+    from cardbatch.batch.io.progress import progress
 
     quiet, verbose = talk
     out_dir = out
@@ -659,7 +660,7 @@ def _run_locked(
     summaries: list[tuple[Unit, dict]] = []
     warm = None
     if (engine == "local" or not scheduler) and len(units) > reused:  # a remote cluster compiles on its own
-        from .warmup import compile_ahead
+        from cardbatch.batch.settle.warmup import compile_ahead
 
         first = sorted({u.path for u in units})  # a unit's files share one schema
         warm = compile_ahead(
@@ -738,7 +739,7 @@ def _run_locked(
     total.setdefault("rejected_by_reason", {})
     if total["rows_read"] != total["rows_settled"] + total["rows_rejected"]:
         raise AssertionError("rows lost: read != settled + rejected")
-    from .report import write_report
+    from cardbatch.batch.settle.report import write_report
 
     try:
         total["report"] = write_report(out, total)

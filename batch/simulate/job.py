@@ -6,7 +6,7 @@ settlement kernels, vectorised over all tables of the round.
 
 Behaviour:
 
-- card games: the betting model of :mod:`cardbatch.batch.behaviour` (seat
+- card games: the betting model of :mod:`cardbatch.batch.simulate.behaviour` (seat
   counts, fold and all-in rates by hand strength, bet sizes in base units, per
   street), from the flags (``--fold-p``, ``--allin-p``, ``--bet-max``) or
   fitted to recorded hands (``--behaviour-from``). Pots are settled by
@@ -41,13 +41,12 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from cardbatch.batch.io import lists
+from cardbatch.batch.io.progress import progress
+from cardbatch.batch.simulate import behaviour as bh
+from cardbatch.batch.simulate.room import Room
 from cardbatch.kernels import decks as kdecks
 from cardbatch.kernels import holdem, pots, team, threecard
-
-from . import behaviour as bh
-from . import lists
-from .progress import progress
-from .room import Room
 
 METRICS = (
     "tables",
@@ -324,7 +323,7 @@ def simulate_rooms(
         else:
             import concurrent.futures as cf
 
-            from .lifecycle import process_pool
+            from cardbatch.batch.io.lifecycle import process_pool
 
             with process_pool(workers, 1) as pool:
                 futures = {pool.submit(play, rooms[i][1], rooms[i][1].seed + rep, model): (i, rep) for i, rep in jobs}
@@ -401,7 +400,7 @@ class _HandsWriter:
     def __init__(self, path: str, room: Room):
         if room.game == "team2v2":
             raise ValueError("--write-hands: only card games (zjh, holdem) play hands")
-        from .storage import PublishedParquet
+        from cardbatch.batch.io.storage import PublishedParquet
 
         self.room = room
         self.out = PublishedParquet(path)

@@ -1,0 +1,11 @@
+"""What every job shares to read and write data, knowing nothing of cards or games.
+
+- ``storage``: paths and ``s3://`` URIs through pyarrow's file systems; files published whole
+  (a temporary name, then a rename or copy) or not at all.
+- ``lists``: Arrow columns to numpy (offsets and validity at every level, sliced and chunked
+  arrays, every list and string layout), and numpy back to Arrow lists.
+- ``pycolumns``: Arrow columns built from numpy buffers, without ``pa.array`` (which imports pandas).
+- ``progress``: the progress bar on a terminal, a log line every ~10 s elsewhere.
+- ``lifecycle``: worker processes, Ctrl-C and SIGTERM, parents that die.
+- ``errors``: :class:`~cardbatch.batch.io.errors.InputError`, input a job cannot read (exit 2).
+"""

@@ -1,0 +1,12 @@
+"""The ``settle`` and ``audit`` job: recorded hands in, settled results, set-aside rows and a
+report out.
+
+- ``job``: the run (inputs to units of work, engines, resuming) and the in-memory
+  :func:`~cardbatch.batch.settle.job.settle_table`.
+- ``options``: the job's options and the inputs' required columns.
+- ``poker``: settling Hold'em and Zha Jin Hua tables; ``team2v2``: 2v2 games; ``cardtext``:
+  text cards in Arrow columns; ``rejects``: reason codes for set-aside rows.
+- ``outputs``: the fixed schemas of ``results/`` and ``errors/``; ``manifest``: what a rerun
+  may reuse, and the folder's lock; ``warmup``: compiling before the workers start;
+  ``report``: ``report.html``.
+"""
