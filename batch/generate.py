@@ -20,6 +20,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from cardbatch.batch.io.columns import fixed_size_list
 from cardbatch.batch.io.lists import padded_to_list
 from cardbatch.kernels import betting, holdem, pots, team, threecard
 from cardbatch.kernels import decks as kdecks
@@ -40,10 +41,6 @@ class Generated:
     table: pa.Table
     injected: dict[str, np.ndarray]  # reason -> hand ids
     tampered: np.ndarray  # hand ids whose recorded payout was altered
-
-
-def _fixed(a: np.ndarray) -> pa.FixedSizeListArray:
-    return pa.FixedSizeListArray.from_arrays(pa.array(np.ascontiguousarray(a).reshape(-1)), a.shape[1])
 
 
 CHUNK = 1 << 17  # rows generated at once: small arrays stay in the allocator instead of page-faulting
@@ -103,7 +100,7 @@ def _generate_chunk(
 ) -> Generated:
     rng = np.random.default_rng([seed, start, 1])
     per = 2 if game == "holdem" else 3
-    max_seats = min(max_seats, 22 if game == "holdem" else 17)
+    max_seats = min(max_seats, kdecks.MAX_HOLDEM_PLAYERS if game == "holdem" else kdecks.MAX_ZJH_PLAYERS)
     S = max_seats
     seats = rng.integers(2, max_seats + 1, n)
     streets = 4 if game == "holdem" else 3
@@ -185,7 +182,7 @@ def _generate_chunk(
         "button": pa.array(button.astype(np.int8)),
     }
     if game == "holdem":
-        cols["board"] = pa.array(_board_text(board)) if text_cards else _fixed(board)
+        cols["board"] = pa.array(_board_text(board)) if text_cards else fixed_size_list(board)
     flat_cards = hole.reshape(n, S * per)
     if text_cards:
         text = _TEXT_LUT[hole[..., 0]]
@@ -261,14 +258,14 @@ def generate_teams(n: int, seed: int, start: int = 0, bad_rate: float = 0.0) -> 
         {
             "hand_id": pa.array(hand_id),
             "game": pa.array(np.full(n, "team2v2")).dictionary_encode(),
-            "balance": _fixed(balance),
-            "multiplier": _fixed(mult),
-            "afk": _fixed(afk),
+            "balance": fixed_size_list(balance),
+            "multiplier": fixed_size_list(mult),
+            "afk": fixed_size_list(afk),
             "winner": pa.array(winner.astype(np.int8)),
             "base": pa.array(base.astype(np.int64)),
             "double": pa.array(double.astype(np.int64)),
             "fee": pa.array(fee.astype(np.int64)),
-            "payout": _fixed(delta),
+            "payout": fixed_size_list(delta),
         }
     )
     return Generated(table, injected, np.zeros(0, np.int64))

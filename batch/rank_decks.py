@@ -20,6 +20,7 @@ import numpy as np
 import pyarrow as pa
 
 from cardbatch.batch.io import storage
+from cardbatch.batch.io.columns import fixed_size_list
 from cardbatch.batch.io.progress import progress
 from cardbatch.kernels import decks as kdecks
 from cardbatch.kernels import holdem, ranking, readable, threecard
@@ -27,16 +28,11 @@ from cardbatch.kernels import holdem, ranking, readable, threecard
 SLICE = 1 << 20
 
 
-def _fixed(values: np.ndarray) -> pa.FixedSizeListArray:
-    n, width = values.shape
-    return pa.FixedSizeListArray.from_arrays(pa.array(np.ascontiguousarray(values).reshape(-1)), width)
-
-
 def _dealt_cards(deck_rows: np.ndarray, game: str, players: int) -> dict[str, pa.Array]:
     if game == "zjh":
-        return {"hands": _fixed(deck_rows[:, kdecks.zjh_positions(players).reshape(-1)])}
+        return {"hands": fixed_size_list(deck_rows[:, kdecks.zjh_positions(players).reshape(-1)])}
     hole, board = kdecks.holdem_positions(players)
-    return {"hands": _fixed(deck_rows[:, hole.reshape(-1)]), "board": _fixed(deck_rows[:, board])}
+    return {"hands": fixed_size_list(deck_rows[:, hole.reshape(-1)]), "board": fixed_size_list(deck_rows[:, board])}
 
 
 def _names(codes: np.ndarray, names: tuple[str, ...]) -> pa.DictionaryArray:
@@ -70,16 +66,16 @@ def ranking_table(
             cols["board_text"] = pa.array(
                 readable.cards_text(dealt["board"].flatten().to_numpy().reshape(len(rows), -1), 5), pa.string()
             )
-    cols["value"] = _fixed(r.values[rows])
+    cols["value"] = fixed_size_list(r.values[rows])
     if deck_rows is not None:
         cats = r.categories[rows]
         cols.update(
             {
-                "category": _fixed(cats),
+                "category": fixed_size_list(cats),
                 "category_name": pa.FixedSizeListArray.from_arrays(_names(cats.reshape(-1), names), players),
-                "rank_in_deck": _fixed(r.rank_in_deck[rows]),
-                "global_rank": _fixed(r.global_rank[rows]),
-                "winners": _fixed(r.winners[rows]),
+                "rank_in_deck": fixed_size_list(r.rank_in_deck[rows]),
+                "global_rank": fixed_size_list(r.global_rank[rows]),
+                "winners": fixed_size_list(r.winners[rows]),
             }
         )
     best, second = r.best[rows], r.second[rows]

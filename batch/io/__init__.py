@@ -4,7 +4,8 @@
   (a temporary name, then a rename or copy) or not at all.
 - ``lists``: Arrow columns to numpy (offsets and validity at every level, sliced and chunked
   arrays, every list and string layout), and numpy back to Arrow lists.
-- ``pycolumns``: Arrow columns built from numpy buffers, without ``pa.array`` (which imports pandas).
+- ``pycolumns``: Arrow columns built from numpy buffers, without ``pa.array`` (which imports pandas);
+  ``columns``: a text-type check and fixed-size list columns, without numba.
 - ``progress``: the progress bar on a terminal, a log line every ~10 s elsewhere.
 - ``lifecycle``: worker processes, Ctrl-C and SIGTERM, parents that die.
 - ``errors``: :class:`~cardbatch.batch.io.errors.InputError`, input a job cannot read (exit 2).

@@ -5,7 +5,8 @@ report out.
   :func:`~cardbatch.batch.settle.job.settle_table`.
 - ``options``: the job's options and the inputs' required columns.
 - ``poker``: settling Hold'em and Zha Jin Hua tables; ``team2v2``: 2v2 games; ``cardtext``:
-  text cards in Arrow columns; ``rejects``: reason codes for set-aside rows.
+  text cards in Arrow columns; ``recorded``: the recorded result beside ours; ``rejects``:
+  reason codes for set-aside rows.
 - ``outputs``: the fixed schemas of ``results/`` and ``errors/``; ``manifest``: what a rerun
   may reuse, and the folder's lock; ``warmup``: compiling before the workers start;
   ``report``: ``report.html``.

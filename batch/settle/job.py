@@ -34,6 +34,7 @@ import pyarrow.parquet as pq
 from pyarrow.fs import FileType as fs_types
 
 from cardbatch.batch.io import storage
+from cardbatch.batch.io.columns import is_text
 from cardbatch.batch.io.errors import InputError
 from cardbatch.batch.io.lifecycle import init_pool_worker, process_pool
 from cardbatch.batch.settle import manifest
@@ -187,16 +188,9 @@ def check_schema(path: str, schema: pa.Schema, opts: SettleOptions) -> None:
                 or pa.types.is_fixed_size_list(t)
                 or pa.types.is_list_view(t)
                 or pa.types.is_large_list_view(t)
-                or (name == "cards" and _is_text(t))
+                or (name == "cards" and is_text(t))
             ):
                 raise InputError(f"{path}: column {name} must be a list, got {t}")
-
-
-def _is_text(t: pa.DataType) -> bool:
-    """A string column, plain, large, view or dictionary-encoded."""
-    if pa.types.is_dictionary(t):
-        t = t.value_type
-    return pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_string_view(t)
 
 
 def plan(

@@ -32,6 +32,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from cardbatch.batch.io.columns import is_text
+
 _I64 = pa.int64()
 _LIST_I64 = pa.list_(pa.int64())
 # One schema for every game, so that every part in results/ has the same columns and types and
@@ -122,7 +124,7 @@ def _canonical_array(arr: pa.Array) -> pa.Array:
         return arr.cast(pa.string())
     if pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t):
         child = t.value_type
-        target = _I64 if pa.types.is_integer(child) else pa.string() if _is_text(child) else child
+        target = _I64 if pa.types.is_integer(child) else pa.string() if is_text(child) else child
         try:
             return arr.cast(pa.list_(target))
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError):  # a value above int64, or a dictionary
@@ -131,12 +133,6 @@ def _canonical_array(arr: pa.Array) -> pa.Array:
             offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int32)
             return pa.ListArray.from_arrays(pa.array(offsets), _canonical_array(lists.flatten()), mask=lists.is_null())
     return arr
-
-
-def _is_text(t: pa.DataType) -> bool:
-    if pa.types.is_dictionary(t):
-        t = t.value_type
-    return pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_string_view(t)
 
 
 def canonical(col: pa.ChunkedArray | pa.Array) -> pa.Array:
@@ -208,7 +204,7 @@ def conform_errors(table: pa.Table, keys: tuple[tuple[str, str], ...] = ()) -> p
 def _is_text_column(t: pa.DataType) -> bool:
     if pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t):
         t = t.value_type
-    return _is_text(t)
+    return is_text(t)
 
 
 def _nulls(col: pa.Array | pa.ChunkedArray) -> int:

@@ -14,7 +14,6 @@ import pyarrow.compute as pc
 
 from cardbatch.batch.io.lists import (
     combined,
-    differs_from_list,
     elements_of,
     exact_sum,
     gather_flat,
@@ -26,10 +25,10 @@ from cardbatch.batch.io.lists import (
     missing_rows,
     scatter,
     sums_overflow,
-    take_list,
 )
 from cardbatch.batch.settle.cardtext import parse_column
 from cardbatch.batch.settle.options import CARDS_PER_SEAT, HAND_REQUIRED, MAX_SEATS, MIN_SEATS, ORIGIN, SettleOptions
+from cardbatch.batch.settle.recorded import recorded_columns
 from cardbatch.batch.settle.rejects import CODE, error_rows, mark, mark_status, reason_counts
 from cardbatch.kernels import cards as kcards
 from cardbatch.kernels import holdem, pots, threecard
@@ -223,11 +222,8 @@ def settle_hands(table: pa.Table, game: str, opts: SettleOptions) -> tuple[pa.Ta
     }
     mismatches = 0
     if "payout" in table.column_names:
-        recorded = table.column("payout")
-        mismatch, compared = differs_from_list(payout, offsets, recorded, g, "payout")
-        cols["recorded_payout"] = recorded if g is None else take_list(recorded, good)
-        cols["mismatch"] = pa.array(mismatch, mask=~compared)  # null: nothing was recorded
-        mismatches = int((mismatch & compared).sum())
+        recorded, mismatches = recorded_columns(payout, offsets, table.column("payout"), g, "recorded_payout")
+        cols.update(recorded)
     if ORIGIN in table.column_names:
         cols[ORIGIN] = combined(table.column(ORIGIN)) if g is None else combined(table.column(ORIGIN)).take(good)
     results = pa.table(cols)

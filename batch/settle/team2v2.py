@@ -6,7 +6,6 @@ import numpy as np
 import pyarrow as pa
 
 from cardbatch.batch.io.lists import (
-    differs_from_list,
     exact_sum,
     int_column,
     int_list_parts,
@@ -17,6 +16,7 @@ from cardbatch.batch.io.lists import (
     scatter,
 )
 from cardbatch.batch.settle.options import ORIGIN, TEAM_REQUIRED, SettleOptions
+from cardbatch.batch.settle.recorded import recorded_columns
 from cardbatch.batch.settle.rejects import error_rows, mark, mark_status, reason_counts
 from cardbatch.kernels import team
 
@@ -84,10 +84,10 @@ def settle_teams(table: pa.Table, opts: SettleOptions) -> tuple[pa.Table, pa.Tab
     if "payout" in table.column_names:
         full = np.zeros((T, 4), np.int64)  # rows in table order, as the comparison indexes them
         full[good] = delta
-        mismatch, compared = differs_from_list(full, list_offsets(four), table.column("payout"), good, "payout")
-        cols["recorded_delta"] = table.column("payout").take(pa.array(good))
-        cols["mismatch"] = pa.array(mismatch, mask=~compared)  # null: nothing was recorded
-        mismatches = int((mismatch & compared).sum())
+        recorded, mismatches = recorded_columns(
+            full, list_offsets(four), table.column("payout"), good, "recorded_delta"
+        )
+        cols.update(recorded)
     if ORIGIN in table.column_names:
         cols[ORIGIN] = table.column(ORIGIN).take(pa.array(good))
     if exact_sum(delta) != 0:
