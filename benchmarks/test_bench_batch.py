@@ -27,7 +27,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from cardbatch.batch.settle.job import run
+from cardbatch.batch.settle.job import settle_files
 from cardbatch.batch.settle.options import SettleOptions
 
 HANDS = int(os.environ.get("CARDBATCH_BENCH_HANDS", 5_000_000))
@@ -118,7 +118,7 @@ def test_settle_local_engine(benchmark, throughput, big_file):
     def once():
         d = tempfile.mkdtemp()
         try:
-            return run([str(big_file)], d, SettleOptions(), workers=2, quiet=True)  # the CLI defaults
+            return settle_files([str(big_file)], d, SettleOptions(), workers=2, quiet=True)  # the CLI defaults
         finally:
             shutil.rmtree(d)
 
@@ -197,7 +197,7 @@ def _settle_shape(benchmark, throughput, name: str, inputs: list[str], hands: in
 
     def once():
         shutil.rmtree(d, ignore_errors=True)
-        return run(inputs, d, SettleOptions(), workers=2, quiet=True)
+        return settle_files(inputs, d, SettleOptions(), workers=2, quiet=True)
 
     try:
         once()  # compile and fill numba's cache in the workers

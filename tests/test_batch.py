@@ -15,7 +15,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from cardbatch.batch.generate import generate_hands, generate_teams
-from cardbatch.batch.settle.job import run
+from cardbatch.batch.settle.job import settle_files
 from cardbatch.batch.settle.manifest import file_identity
 from cardbatch.batch.settle.options import SettleOptions
 
@@ -46,7 +46,7 @@ def read_dir(path):
 
 def test_every_row_accounted_for_and_chips_conserved(holdem_file, tmp_path):
     g, path = holdem_file
-    s = run([str(path)], str(tmp_path / "out"), SettleOptions(), workers=1, batch_rows=1000, quiet=True)
+    s = settle_files([str(path)], str(tmp_path / "out"), SettleOptions(), workers=1, batch_rows=1000, quiet=True)
     assert s["rows_read"] == 3000 == s["rows_settled"] + s["rows_rejected"]
     assert s["chips_in"] == s["chips_paid"] + s["chips_raked"]
     results, errors = read_dir(tmp_path / "out" / "results"), read_dir(tmp_path / "out" / "errors")
@@ -92,7 +92,7 @@ def test_clean_audit_exits_zero(tmp_path):
 def test_street_policies_and_text_cards(tmp_path, policy):
     g = generate_hands("holdem", 1500, seed=11, bad_rate=0.05, streets_column=True, text_cards=True)
     path = write(g, tmp_path / "s.parquet")
-    s = run([str(path)], str(tmp_path / "out"), SettleOptions(policy=policy), workers=1, quiet=True)
+    s = settle_files([str(path)], str(tmp_path / "out"), SettleOptions.of(policy=policy), workers=1, quiet=True)
     assert s["rows_settled"] + s["rows_rejected"] == 1500
     assert s["rows_rejected"] == sum(len(v) for v in g.injected.values())
     assert s["chips_in"] == s["chips_paid"]
@@ -101,7 +101,7 @@ def test_street_policies_and_text_cards(tmp_path, policy):
 def test_team_games(tmp_path):
     g = generate_teams(2000, seed=4, bad_rate=0.05)
     path = write(g, tmp_path / "t.parquet")
-    s = run([str(path)], str(tmp_path / "out"), SettleOptions(), workers=1, quiet=True)
+    s = settle_files([str(path)], str(tmp_path / "out"), SettleOptions(), workers=1, quiet=True)
     assert s["rows_rejected"] == sum(len(v) for v in g.injected.values())
     assert s["mismatches"] == 0
     results = read_dir(tmp_path / "out" / "results")
@@ -172,8 +172,8 @@ def test_folders_globs_and_hive_partitions(tmp_path):
     for day in (1, 2):
         (root / f"day={day}").mkdir(parents=True)
         write(generate_hands("zjh", 400, seed=day, start=day * 1000), root / f"day={day}" / "part.parquet")
-    s1 = run([str(root)], str(tmp_path / "a"), SettleOptions(), workers=1, quiet=True)
-    s2 = run([str(root / "day=*" / "*.parquet")], str(tmp_path / "b"), SettleOptions(), workers=1, quiet=True)
+    s1 = settle_files([str(root)], str(tmp_path / "a"), SettleOptions(), workers=1, quiet=True)
+    s2 = settle_files([str(root / "day=*" / "*.parquet")], str(tmp_path / "b"), SettleOptions(), workers=1, quiet=True)
     assert s1["rows_read"] == s2["rows_read"] == 800 and s1["files"] == 2
 
 
@@ -181,9 +181,9 @@ def test_dask_local_cluster_equals_local_engine(holdem_file, tmp_path):
     pytest.importorskip("dask.distributed")
     g, path = holdem_file
     local = tmp_path / "local"
-    run([str(path)], str(local), SettleOptions(), workers=1, batch_rows=1000, quiet=True)
+    settle_files([str(path)], str(local), SettleOptions(), workers=1, batch_rows=1000, quiet=True)
     dsk = tmp_path / "dask"
-    s = run([str(path)], str(dsk), SettleOptions(), workers=2, engine="dask", batch_rows=1000, quiet=True)
+    s = settle_files([str(path)], str(dsk), SettleOptions(), workers=2, engine="dask", batch_rows=1000, quiet=True)
     assert s["engine"] == "dask" and s["rows_read"] == 3000
     for sub in ("results", "errors"):
         for p in (local / sub).rglob("*.parquet"):
@@ -211,7 +211,7 @@ def test_part_widens_when_later_batches_hold_another_game(tmp_path):
     t = t.set_column(t.column_names.index("game"), "game", pa.array(["holdem"] * 300 + ["zjh"] * 300))
     src = tmp_path / "mixed.parquet"
     pq.write_table(t, src, row_group_size=300)
-    s = run([str(src)], str(tmp_path / "out"), SettleOptions(), workers=1, batch_rows=600, quiet=True)
+    s = settle_files([str(src)], str(tmp_path / "out"), SettleOptions(), workers=1, batch_rows=600, quiet=True)
     assert s["parts"] == 1 and s["rows_read"] == 600
     got = read_dir(tmp_path / "out" / "results")
     assert got.schema.field("score").type == pa.list_(pa.int64())
@@ -289,7 +289,7 @@ def test_dead_money_column(dead_type):
     from cardbatch.batch.settle.job import settle_table
 
     table = _dead_money_table(dead_type)
-    results, errors, counters = settle_table(table, SettleOptions(game="holdem"))
+    results, errors, counters = settle_table(table, SettleOptions.of(game="holdem"))
     assert results.column("hand_id").to_pylist() == [1, 2]
     assert results.column("payout").to_pylist() == [
         [0, 0, 7_000_000],
@@ -300,7 +300,7 @@ def test_dead_money_column(dead_type):
         4: "bad_dead_money",
     }
     assert counters["chips_in"] == counters["chips_paid"] == 14_000_000
-    _, errors, _ = settle_table(table.slice(0, 2), SettleOptions(game="holdem", policy="ratio_rank"))
+    _, errors, _ = settle_table(table.slice(0, 2), SettleOptions.of(game="holdem", policy="ratio_rank"))
     assert errors.column("reason").to_pylist() == ["dead_money_policy"] * 2
 
 
@@ -322,7 +322,7 @@ def test_dead_money_null_elements_and_int64_limits():
             for k, v in rows.items()
         }
     )
-    results, errors, counters = settle_table(table, SettleOptions(game="holdem"))
+    results, errors, counters = settle_table(table, SettleOptions.of(game="holdem"))
     assert dict(zip(errors.column("hand_id").to_pylist(), errors.column("reason").to_pylist())) == {
         1: "missing_value",
         3: "overflow",

@@ -10,7 +10,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 
-from cardbatch.batch.settle.job import run
+from cardbatch.batch.settle.job import settle_files
 from cardbatch.batch.settle.options import SettleOptions
 from cardbatch.batch.settle.outputs import ERROR_SCHEMA, RESULT_SCHEMA
 
@@ -25,7 +25,7 @@ SAMPLES = sorted(str(p) for p in (ROOT / "data").glob("*_sample.parquet"))
 @pytest.fixture(scope="module")
 def sample_run(tmp_path_factory):
     out = tmp_path_factory.mktemp("sample") / "out"
-    return out, run(SAMPLES, str(out), SettleOptions(), workers=1, quiet=True)
+    return out, settle_files(SAMPLES, str(out), SettleOptions(), workers=1, quiet=True)
 
 
 def _inputs_sql() -> str:
@@ -84,7 +84,7 @@ def test_every_part_has_its_folders_schema_whatever_the_input_types(tmp_path, sa
     folder.mkdir(parents=True)
     pq.write_table(odd, folder / "odd.parquet")
     out = tmp_path / "out"
-    s = run([str(tmp_path / "logs")], str(out), SettleOptions(), workers=1, quiet=True)
+    s = settle_files([str(tmp_path / "logs")], str(out), SettleOptions(), workers=1, quiet=True)
     sample_out, _ = sample_run
     for sub, schema in (("results", RESULT_SCHEMA), ("errors", ERROR_SCHEMA)):
         for part in list((out / sub).rglob("*.parquet")) + list((sample_out / sub).rglob("*.parquet")):

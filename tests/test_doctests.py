@@ -17,6 +17,7 @@ MODULES = [
     "cardbatch.kernels.decks",
     "cardbatch.kernels.team",
     "cardbatch.kernels.pots.api",
+    "cardbatch.batch.settle.options",
 ]
 
 

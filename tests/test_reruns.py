@@ -15,7 +15,7 @@ import pytest
 
 from cardbatch.batch.generate import generate_hands
 from cardbatch.batch.io.errors import InputError
-from cardbatch.batch.settle.job import run
+from cardbatch.batch.settle.job import settle_files
 from cardbatch.batch.settle.manifest import Lock
 from cardbatch.batch.settle.options import SettleOptions
 
@@ -40,12 +40,12 @@ def _settled(out: Path) -> dict[int, list[int]]:
 
 def _fresh(tmp: Path, inputs: list[str], opts: SettleOptions = OPTS) -> tuple[dict, dict]:
     out = tmp / f"fresh{len(list(tmp.glob('fresh*')))}"
-    summary = run(inputs, str(out), opts, workers=1, batch_rows=100, quiet=True)
+    summary = settle_files(inputs, str(out), opts, workers=1, batch_rows=100, quiet=True)
     return _settled(out), summary
 
 
 def _again(inputs: list[str], out: Path, opts: SettleOptions = OPTS) -> dict:
-    return run(inputs, str(out), opts, workers=1, batch_rows=100, quiet=True)
+    return settle_files(inputs, str(out), opts, workers=1, batch_rows=100, quiet=True)
 
 
 @pytest.fixture
@@ -97,7 +97,7 @@ def test_an_added_file_that_sorts_first_is_settled_once(tmp_path, folder):
 def test_changed_options_recompute_everything(tmp_path, folder):
     out = tmp_path / "out"
     _again([str(folder)], out)
-    raked = SettleOptions(rake_pct="0.05", rake_cap=30)
+    raked = SettleOptions.of(rake_pct="0.05", rake_cap=30)
     summary = _again([str(folder)], out, raked)
     assert summary["parts_reused"] == 0 and summary["chips_raked"] > 0
     assert summary["chips_raked"] == _fresh(tmp_path, [str(folder)], raked)[1]["chips_raked"]

@@ -23,7 +23,7 @@ import pytest
 from cardbatch.batch.generate import generate_hands
 from cardbatch.batch.io import storage
 from cardbatch.batch.io.errors import InputError
-from cardbatch.batch.settle.job import run
+from cardbatch.batch.settle.job import settle_files
 from cardbatch.batch.settle.options import SettleOptions
 
 OPTS = SettleOptions()
@@ -60,7 +60,7 @@ def tidy(tmp_path_factory):
     d = tmp_path_factory.mktemp("tidy")
     table = hands(600)
     pq.write_table(table, d / "tidy.parquet")
-    summary = run([str(d / "tidy.parquet")], str(d / "out"), OPTS, workers=1, quiet=True)
+    summary = settle_files([str(d / "tidy.parquet")], str(d / "out"), OPTS, workers=1, quiet=True)
     return table, summary, outputs(d / "out"), outputs(d / "out", "errors")
 
 
@@ -75,7 +75,7 @@ def _same_rows(out: Path, tidy) -> None:
 def test_one_row_row_groups_are_read_together(tidy, tmp_path):
     table, want, _, _ = tidy
     pq.write_table(table, tmp_path / "tiny.parquet", row_group_size=1)
-    s = run([str(tmp_path / "tiny.parquet")], str(tmp_path / "out"), OPTS, workers=1, batch_rows=256, quiet=True)
+    s = settle_files([str(tmp_path / "tiny.parquet")], str(tmp_path / "out"), OPTS, workers=1, batch_rows=256, quiet=True)
     _same_rows(tmp_path / "out", tidy)
     assert s["parts"] == 3  # 600 rows in units of 256 row groups of one row, not 600 units
     for part in (tmp_path / "out" / "results").rglob("*.parquet"):
@@ -87,7 +87,7 @@ def test_one_row_row_groups_are_read_together(tidy, tmp_path):
 def test_small_files_share_units_and_count_per_file(tidy, tmp_path):
     table, want, results, errors = tidy
     paths = split_into_files(table, tmp_path / "in", 7)  # 86 files of 7 rows (the last of 5)
-    s = run([str(tmp_path / "in")], str(tmp_path / "out"), OPTS, workers=2, batch_rows=100, quiet=True)
+    s = settle_files([str(tmp_path / "in")], str(tmp_path / "out"), OPTS, workers=2, batch_rows=100, quiet=True)
     _same_rows(tmp_path / "out", tidy)
     assert s["files"] == len(paths) and s["parts"] < len(paths) / 4
     assert len(list((tmp_path / "out" / "results").rglob("*.parquet"))) == s["parts"]
@@ -124,14 +124,14 @@ def test_a_changed_small_file_recomputes_only_its_unit(tidy, tmp_path):
     table, _, _, _ = tidy
     paths = split_into_files(table, tmp_path / "in", 10)
     out = tmp_path / "out"
-    first = run([str(tmp_path / "in")], str(out), OPTS, workers=1, batch_rows=100, quiet=True)
+    first = settle_files([str(tmp_path / "in")], str(out), OPTS, workers=1, batch_rows=100, quiet=True)
     assert first["parts"] >= 4
     changed = hands(10, seed=99, start=int(table.column("hand_id")[300].as_py()))
     pq.write_table(changed, paths[30])  # same path, other hands
-    again = run([str(tmp_path / "in")], str(out), OPTS, workers=1, batch_rows=100, quiet=True)
+    again = settle_files([str(tmp_path / "in")], str(out), OPTS, workers=1, batch_rows=100, quiet=True)
     assert again["parts"] - again["parts_reused"] <= 3  # its unit, and the next one or two if a cut moved
     assert again["parts_reused"] >= again["parts"] - 3 > 0
-    fresh = run([str(tmp_path / "in")], str(tmp_path / "fresh"), OPTS, workers=1, batch_rows=100, quiet=True)
+    fresh = settle_files([str(tmp_path / "in")], str(tmp_path / "fresh"), OPTS, workers=1, batch_rows=100, quiet=True)
     assert outputs(out).equals(outputs(tmp_path / "fresh"))
     assert [i for i in again["inputs"]] == [i for i in fresh["inputs"]]
     names = json.loads((out / "_manifest.json").read_text())["parts"]
@@ -144,7 +144,7 @@ def test_small_files_of_other_schemas_and_partitions_stay_apart(tmp_path):
     narrow = b.set_column(0, "hand_id", b.column("hand_id").cast(pa.int32()))
     for day, t in (("2026-11-01", a), ("2026-11-02", narrow)):
         split_into_files(t, tmp_path / "in" / f"date={day}", 5)
-    s = run([str(tmp_path / "in")], str(tmp_path / "out"), OPTS, workers=1, batch_rows=1000, quiet=True)
+    s = settle_files([str(tmp_path / "in")], str(tmp_path / "out"), OPTS, workers=1, batch_rows=1000, quiet=True)
     assert s["parts"] == 2 and s["rows_read"] == 80
     res = outputs(tmp_path / "out")
     dates = dict(zip(res.column("hand_id").to_pylist(), res.column("date").to_pylist()))
@@ -188,7 +188,7 @@ def test_an_output_inside_the_input_folder_is_never_read(tmp_path):
 def test_a_manifest_of_another_tool_does_not_hide_a_folder(tmp_path):
     pq.write_table(hands(20), tmp_path / "h.parquet")
     (tmp_path / "_manifest.json").write_text('{"written_by": "another tool"}')
-    assert run([str(tmp_path)], str(tmp_path / "o"), OPTS, workers=1, quiet=True)["rows_read"] == 20
+    assert settle_files([str(tmp_path)], str(tmp_path / "o"), OPTS, workers=1, quiet=True)["rows_read"] == 20
 
 
 def test_two_columns_of_one_name_stop_with_exit_2_naming_it(tmp_path):
@@ -205,7 +205,7 @@ def test_an_unsigned_hand_id_beyond_int64_keeps_its_identity(tmp_path):
     big = [2**64 - 1 - k for k in range(6)]
     t = t.set_column(0, "hand_id", pa.array(big, pa.uint64()))
     pq.write_table(t, tmp_path / "u.parquet")
-    s = run([str(tmp_path / "u.parquet")], str(tmp_path / "out"), OPTS, workers=1, quiet=True)
+    s = settle_files([str(tmp_path / "u.parquet")], str(tmp_path / "out"), OPTS, workers=1, quiet=True)
     assert s["rows_rejected"] == 6 and s["rejected_by_reason"] == {"overflow": 6}
     errors = outputs(tmp_path / "out", "errors")
     assert errors.column("hand_id").null_count == 6
@@ -230,10 +230,10 @@ def test_the_plan_refuses_nothing_it_used_to_read(tmp_path):
     """A file with no row group gives no unit; an empty folder of outputs is no input."""
     pq.write_table(hands(0), tmp_path / "empty.parquet")
     pq.write_table(hands(5), tmp_path / "five.parquet")
-    s = run([str(tmp_path)], str(tmp_path / "o"), OPTS, workers=1, quiet=True)
+    s = settle_files([str(tmp_path)], str(tmp_path / "o"), OPTS, workers=1, quiet=True)
     assert s["rows_read"] == 5
     with pytest.raises(InputError, match="no Parquet files"):
-        run([str(tmp_path / "o")], str(tmp_path / "o2"), OPTS, workers=1, quiet=True)
+        settle_files([str(tmp_path / "o")], str(tmp_path / "o2"), OPTS, workers=1, quiet=True)
 
 
 def _edited(table: pa.Table, row: int, **values) -> pa.Table:
@@ -269,11 +269,11 @@ def test_small_files_with_nulls_widths_and_int64_limits_count_as_each_file_alone
     }
     for name, table in files.items():
         pq.write_table(table, folder / name)
-    s = run([str(folder)], str(tmp_path / "out"), OPTS, workers=2, batch_rows=1000, quiet=True)
+    s = settle_files([str(folder)], str(tmp_path / "out"), OPTS, workers=2, batch_rows=1000, quiet=True)
     assert s["parts"] < len(files)  # a, b, c, d, f share a unit; e (int32 ids) is another
     assert s["chips_in"] > 2**63 - 1  # exact beyond int64
     for name in files:
-        alone = run([str(folder / name)], str(tmp_path / f"alone-{name}"), OPTS, workers=1, quiet=True)
+        alone = settle_files([str(folder / name)], str(tmp_path / f"alone-{name}"), OPTS, workers=1, quiet=True)
         mine = next(i for i in s["inputs"] if i["path"].endswith(name))
         assert mine == alone["inputs"][0], name
     assert s["rejected_by_reason"]["missing_value"] >= 2

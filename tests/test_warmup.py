@@ -27,7 +27,7 @@ COUNT_COMPILES = """
 import json, sys
 from numba.core import event as ev
 from cardbatch.batch.settle.options import SettleOptions
-from cardbatch.batch.settle.job import run, settle_table
+from cardbatch.batch.settle.job import settle_files, settle_table
 from cardbatch.batch.settle.warmup import compile_ahead
 
 ahead = compile_ahead(settle_table, sys.argv[2:], SettleOptions(), serial=True)  # the samples: a small run
@@ -43,7 +43,7 @@ class Count(ev.Listener):
         pass
 
 with ev.install_listener("numba:compile", Count()):
-    summary = run(sys.argv[2:], sys.argv[1], SettleOptions(), workers=1, quiet=True)
+    summary = settle_files(sys.argv[2:], sys.argv[1], SettleOptions(), workers=1, quiet=True)
 print(json.dumps({"ahead": ahead, "compiled": compiled, "in_run": summary["compile_ahead"]}))
 """
 
@@ -92,11 +92,11 @@ def test_heads_take_a_few_rows_of_one_file_per_schema(tmp_path):
 BUILDS = """
 import json, sys
 from cardbatch.batch.settle.options import SettleOptions
-from cardbatch.batch.settle.job import run
+from cardbatch.batch.settle.job import settle_files
 from cardbatch.kernels import holdem
 from cardbatch.kernels.pots import driver
 
-run(sys.argv[3:], sys.argv[1], SettleOptions(), workers=1, quiet=True, batch_rows=int(sys.argv[2]))
+settle_files(sys.argv[3:], sys.argv[1], SettleOptions(), workers=1, quiet=True, batch_rows=int(sys.argv[2]))
 used = {}
 for name, kernel in (("pots", driver.settle_standard_kernel), ("evaluate", holdem._evaluate_seats_kernel)):
     used[name] = [b for b in ("serial", "parallel") if getattr(kernel, b).signatures]

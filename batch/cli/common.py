@@ -70,20 +70,13 @@ def tell(line: str, quiet: bool) -> None:
         print(line, file=sys.stderr, flush=True)
 
 
-def settle_line(command: str, s: dict, out: str) -> str:
-    """What a settle or audit run did, in one line: rows, reasons, chips, mismatches, where the output is."""
-    reasons = ", ".join(f"{k} {v:,}" for k, v in sorted(s.get("rejected_by_reason", {}).items(), key=lambda kv: -kv[1]))
-    rejected = f"{s['rows_rejected']:,} rejected" + (f" ({reasons})" if reasons else "")
-    return (
-        f"cardbatch {command}: {s['rows_read']:,} rows: {s['rows_settled']:,} settled, {rejected}; "
-        f"chips in {s['chips_in']:,} = paid {s['chips_paid']:,} + raked {s['chips_raked']:,}; "
-        f"{s['mismatches']:,} mismatches; {s['wall_seconds']:.1f} s; output in {out}/ "
-        + (
-            "(results/, errors/, summary.json, report.html)"
-            if str(s.get("report", "")).endswith(".html")
-            else "(results/, errors/, summary.json)"
-        )
-    )
+def show(summary: Any, quiet: bool) -> int:
+    """A job's :class:`~cardbatch.batch.io.jobs.Summary`: its JSON on stdout and its one line on
+    stderr, unless ``--quiet``; returns the exit status it asks for."""
+    if not quiet:
+        print(summary.json())
+        print(summary.line, file=sys.stderr, flush=True)
+    return summary.status
 
 
 def internal_error(command: str, exc: BaseException) -> int:

@@ -10,17 +10,13 @@ import sys
 from fractions import Fraction
 
 from cardbatch.batch.cli.common import (
-    EXIT_AUDIT,
-    EXIT_OK,
     EXIT_USAGE,
     RULE_PRESETS,
     add_subcommand,
     non_negative_int,
     options_from,
     positive_int,
-    print_summary,
-    settle_line,
-    tell,
+    show,
 )
 
 
@@ -86,9 +82,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def _run(args: argparse.Namespace) -> int:
     from cardbatch.batch.io.errors import InputError
+    from cardbatch.batch.io.jobs import RunOptions
     from cardbatch.batch.settle.job import run
-    from cardbatch.batch.settle.options import SettleOptions
-    from cardbatch.kernels.threecard import rules_of
+    from cardbatch.batch.settle.options import SettleJob, SettleOptions
+    from cardbatch.kernels.pots import Options
 
     if args.rake_pct is not None:
         try:
@@ -97,20 +94,15 @@ def _run(args: argparse.Namespace) -> int:
         except (ValueError, ZeroDivisionError):
             print(f"cardbatch {args.command}: --rake-pct must be a number in 0..1", file=sys.stderr)
             return EXIT_USAGE
-    rules_of(args.rules)
-    opts = options_from(SettleOptions, args)
+    job = SettleJob(
+        tuple(args.inputs),
+        args.out,
+        options_from(SettleOptions, args, pots=options_from(Options, args)),
+        args.batch_rows,
+        options_from(RunOptions, args),
+    )
     try:
-        summary = run(
-            args.inputs,
-            args.out,
-            opts,
-            workers=args.workers,
-            engine=args.engine,
-            scheduler=args.scheduler,
-            batch_rows=args.batch_rows,
-            quiet=args.quiet,
-            verbose=args.verbose,
-        )
+        summary = run(job)
     except InputError as exc:
         print(f"cardbatch {args.command}: {exc}", file=sys.stderr)
         return EXIT_USAGE
@@ -120,8 +112,4 @@ def _run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return EXIT_USAGE
-    print_summary(summary, args.quiet, indent=1, sort_keys=True)
-    tell(settle_line(args.command, summary, args.out), args.quiet)
-    if args.audit and summary.get("mismatches", 0):
-        return EXIT_AUDIT
-    return EXIT_OK
+    return show(summary, args.quiet)

@@ -36,9 +36,10 @@ from pyarrow.fs import FileType as fs_types
 from cardbatch.batch.io import storage
 from cardbatch.batch.io.columns import is_text
 from cardbatch.batch.io.errors import InputError
+from cardbatch.batch.io.jobs import Summary
 from cardbatch.batch.io.lifecycle import init_pool_worker, process_pool
 from cardbatch.batch.settle import manifest
-from cardbatch.batch.settle.options import GAMES, HAND_REQUIRED, ORIGIN, TEAM_REQUIRED, SettleOptions
+from cardbatch.batch.settle.options import GAMES, HAND_REQUIRED, ORIGIN, TEAM_REQUIRED, SettleJob, SettleOptions
 from cardbatch.batch.settle.outputs import UNKNOWN_GAME, conform_errors, conform_results, hive_keys, part_path
 
 # what the summary gives for each input file (and a unit of several files counts file by file)
@@ -562,7 +563,7 @@ def _run_unit(unit: Unit, out_dir: str, opts: SettleOptions, batch_rows: int) ->
     return summary
 
 
-def run(
+def settle_files(
     inputs: list[str],
     out_dir: str,
     opts: SettleOptions,
@@ -573,7 +574,8 @@ def run(
     quiet: bool = False,
     verbose: bool = False,
 ) -> dict:
-    """Settle every input into ``out_dir``; returns the summary (also written as summary.json).
+    """Settle every input into ``out_dir``; returns the summary's figures (also written as
+    summary.json). :func:`run` is the same with its options in one value.
 
     ``quiet``: no progress on stderr; ``verbose``: a progress line per finished part."""
 
@@ -628,6 +630,46 @@ def run(
             )
     finally:
         lock.release()
+
+
+def run(job: SettleJob) -> Summary:
+    """Settle (or audit) ``job.inputs`` into ``job.out``: the ``cardbatch settle`` command as one call.
+
+    Raises :class:`~cardbatch.batch.io.errors.InputError` for input it cannot read as asked (a
+    schema, a column's type, an unwritable output) and ``OSError`` for a failing disk; bad rows are
+    set aside, never raised.
+    """
+    r = job.run
+    figures = settle_files(
+        list(job.inputs),
+        job.out,
+        job.options,
+        workers=r.workers,
+        engine=r.engine,
+        scheduler=r.scheduler,
+        batch_rows=job.batch_rows,
+        quiet=r.quiet,
+        verbose=r.verbose,
+    )
+    command = "audit" if job.options.audit else "settle"
+    status = 3 if job.options.audit and figures.get("mismatches", 0) else 0
+    return Summary(figures, settle_line(command, figures, job.out), status, indent=1, sort_keys=True)
+
+
+def settle_line(command: str, s: dict, out: str) -> str:
+    """What a settle or audit run did, in one line: rows, reasons, chips, mismatches, where the output is."""
+    reasons = ", ".join(f"{k} {v:,}" for k, v in sorted(s.get("rejected_by_reason", {}).items(), key=lambda kv: -kv[1]))
+    rejected = f"{s['rows_rejected']:,} rejected" + (f" ({reasons})" if reasons else "")
+    return (
+        f"cardbatch {command}: {s['rows_read']:,} rows: {s['rows_settled']:,} settled, {rejected}; "
+        f"chips in {s['chips_in']:,} = paid {s['chips_paid']:,} + raked {s['chips_raked']:,}; "
+        f"{s['mismatches']:,} mismatches; {s['wall_seconds']:.1f} s; output in {out}/ "
+        + (
+            "(results/, errors/, summary.json, report.html)"
+            if str(s.get("report", "")).endswith(".html")
+            else "(results/, errors/, summary.json)"
+        )
+    )
 
 
 def _run_locked(
@@ -700,7 +742,7 @@ def _run_locked(
             "compile_ahead": warm,
             "cardbatch_version": __version__,
             "options": {
-                **dataclasses.asdict(opts),
+                **opts.as_dict(),
                 "workers": asked,
                 "engine": engine,
                 "scheduler": scheduler,

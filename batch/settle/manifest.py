@@ -14,7 +14,6 @@ folder refuse instead of mixing its parts with the first one's.
 
 from __future__ import annotations
 
-import dataclasses
 import fcntl
 import functools
 import hashlib
@@ -82,7 +81,7 @@ def _code_fingerprint() -> str:
 
 def options_fingerprint(opts: SettleOptions, batch_rows: int) -> dict:
     """Everything that changes a part's content or boundaries (``audit`` changes only the exit status)."""
-    chosen = {k: v for k, v in dataclasses.asdict(opts).items() if k != "audit"}
+    chosen = {k: v for k, v in opts.as_dict().items() if k != "audit"}
     # the code too, not only its version number: parts written by other code (a reinstall of the same
     # version, another output layout) are recomputed, never mixed with this code's parts
     chosen.update(batch_rows=batch_rows, version=_version(), code=_code_fingerprint())

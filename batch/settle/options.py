@@ -3,10 +3,19 @@
 from __future__ import annotations
 
 import dataclasses
+from fractions import Fraction
+from typing import Any, Literal
 
 import pyarrow as pa
 
-GAMES = ("holdem", "zjh", "team2v2")
+from cardbatch.batch.io.jobs import RunOptions
+from cardbatch.kernels.pots.api import Options
+
+Game = Literal["holdem", "zjh", "team2v2"]
+TeamModel = Literal["seed", "proportional"]
+GAMES: tuple[Game, ...] = ("holdem", "zjh", "team2v2")
+TEAM_MODELS: tuple[TeamModel, ...] = ("seed", "proportional")
+POT_FIELDS = ("policy", "rake_pct", "rake_cap", "chip_unit", "odd_chips", "orphan_chips")
 CARDS_PER_SEAT = {"holdem": 2, "zjh": 3}
 MAX_SEATS = {"holdem": 23, "zjh": 17}
 MIN_SEATS = 2
@@ -23,21 +32,102 @@ ORIGIN = "__cardbatch_piece"
 TEAM_REQUIRED = ("hand_id", "balance", "multiplier", "afk", "winner", "base", "double")
 
 
+def _decimal(frac: Fraction) -> str:
+    """An exact fraction as the user would write it: ``0.05``, or ``1/3`` where no decimal is exact."""
+    den, twos, fives = frac.denominator, 0, 0
+    while den % 2 == 0:
+        den, twos = den // 2, twos + 1
+    while den % 5 == 0:
+        den, fives = den // 5, fives + 1
+    if den != 1:
+        return f"{frac.numerator}/{frac.denominator}"
+    digits = max(twos, fives)
+    text = f"{frac.numerator * 10**digits // frac.denominator:0{digits + 1}d}"
+    return f"{text[:-digits]}.{text[-digits:]}" if digits else text
+
+
 @dataclasses.dataclass(frozen=True)
 class SettleOptions:
-    """What the user chose on the command line; shipped to every worker."""
+    """The rules a row is settled by, validated when made and shipped to every worker as is.
 
-    policy: str = "standard"
-    rake_pct: str | None = None
-    rake_cap: int | None = None
+    ``pots``: the settlement rules (policy, rake, chip unit, odd chips, orphan chips), a
+    :class:`cardbatch.kernels.pots.Options`; ``no_flop_no_drop``: no rake on hands that ended
+    before the flop; ``rules``: the three-card rule set's preset name; ``game``: the game of files
+    without a ``game`` column (None: Hold'em when there is a ``board``, else Zha Jin Hua);
+    ``team_model``: the 2v2 settlement model; ``audit``: an audit run (a mismatch makes its exit
+    status 3; the results are the same).
+    """
+
+    pots: Options = Options()
     no_flop_no_drop: bool = False
     rules: str = "zjh"
-    odd_chips: str = "button"
-    chip_unit: int = 1
-    orphan_chips: str = "error"
-    game: str | None = None  # for files without a game column
-    team_model: str = "seed"
+    game: Game | None = None
+    team_model: TeamModel = "seed"
     audit: bool = False
+
+    def __post_init__(self) -> None:
+        from cardbatch.kernels.threecard import rules_of
+
+        if not isinstance(self.pots, Options):
+            raise ValueError(f"pots must be a cardbatch.kernels.pots.Options, got {type(self.pots).__name__}")
+        rules_of(self.rules)  # a ValueError naming the presets
+        if self.game is not None and self.game not in GAMES:
+            raise ValueError(f"game must be one of {', '.join(GAMES)}, got {self.game!r}")
+        if self.team_model not in TEAM_MODELS:
+            raise ValueError(f"team_model must be one of {', '.join(TEAM_MODELS)}, got {self.team_model!r}")
+        for flag in ("no_flop_no_drop", "audit"):
+            if not isinstance(getattr(self, flag), bool):
+                raise ValueError(f"{flag} must be True or False, got {getattr(self, flag)!r}")
+
+    @classmethod
+    def of(cls, **options: Any) -> SettleOptions:
+        """From flat keywords, as the command line names them: the settlement rules (``policy``,
+        ``rake_pct``, ``rake_cap``, ``chip_unit``, ``odd_chips``, ``orphan_chips``) go to ``pots``.
+
+        >>> SettleOptions.of(policy="ratio_rank", game="holdem").pots.policy.name
+        'RATIO_RANK'
+        """
+        rules = {k: options.pop(k) for k in POT_FIELDS if k in options}
+        return cls(pots=Options(**rules), **options)
+
+    def as_dict(self) -> dict[str, Any]:
+        """Flat and JSON-ready, in the command line's names: what ``summary.json`` and the manifest show."""
+        p = self.pots
+        return {
+            "policy": p.policy.name.lower(),
+            "rake_pct": _decimal(p.rake_pct) if p.rake_pct else None,
+            "rake_cap": p.rake_cap,
+            "no_flop_no_drop": self.no_flop_no_drop,
+            "rules": self.rules,
+            "odd_chips": p.odd_chips,
+            "chip_unit": p.chip_unit,
+            "orphan_chips": p.orphan_chips,
+            "game": self.game,
+            "team_model": self.team_model,
+            "audit": self.audit,
+        }
+
+
+@dataclasses.dataclass(frozen=True)
+class SettleJob:
+    """A whole ``settle`` (or ``audit``) run: the inputs (Parquet files, folders or globs, local or
+    ``s3://``), the output folder, the rules, the rows per batch, and how to run."""
+
+    inputs: tuple[str, ...]
+    out: str
+    options: SettleOptions = SettleOptions()
+    batch_rows: int = 1 << 16
+    run: RunOptions = RunOptions()
+
+    def __post_init__(self) -> None:
+        inputs = (self.inputs,) if isinstance(self.inputs, str) else tuple(self.inputs)
+        if not inputs or not all(isinstance(i, str) and i for i in inputs):
+            raise ValueError("inputs: give at least one file, folder or glob")
+        object.__setattr__(self, "inputs", inputs)
+        if not isinstance(self.out, str) or not self.out:
+            raise ValueError("out: give the output folder")
+        if isinstance(self.batch_rows, bool) or not isinstance(self.batch_rows, int) or self.batch_rows < 1:
+            raise ValueError(f"batch_rows must be a positive whole number, got {self.batch_rows!r}")
 
 
 def team_schema() -> pa.Schema:

@@ -152,7 +152,7 @@ def compile_ahead(
             "cardbatch: compiling the kernels this run needs (once; cached for later runs)", file=sys.stderr, flush=True
         )
     with process_pool(max(1, processes), 1) as pool:
-        pots_f = pool.submit(_compile_pots, opts.policy, settle_table, tables, opts, serial)
+        pots_f = pool.submit(_compile_pots, opts.pots.policy.name.lower(), settle_table, tables, opts, serial)
         rest_f = pool.submit(_compile_rest, settle_table, tables, opts, serial)
         (pots_s, pots_process_s), rest_s = pots_f.result(), rest_f.result()
     t1 = time.perf_counter()

@@ -1,0 +1,57 @@
+"""What every job takes beside its own options, and what every job returns.
+
+Each job is one call, ``run(options) -> Summary``: ``cardbatch.batch.settle.job.run``,
+``cardbatch.batch.phh.job.run``, ``cardbatch.batch.generate.run``, ``cardbatch.batch.rank_decks.run``,
+``cardbatch.batch.simulate.job.run``. The command line only turns its flags into the options and
+prints the summary; Python callers make the same call.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Mapping
+from typing import Any, Literal
+
+Engine = Literal["local", "dask"]
+ENGINES: tuple[Engine, ...] = ("local", "dask")
+
+
+@dataclasses.dataclass(frozen=True)
+class RunOptions:
+    """How a job runs, not what it computes: ``workers`` (processes; None: the job's default),
+    ``engine`` and Dask's ``scheduler`` address (jobs that only run locally refuse ``dask``),
+    ``quiet`` (no progress, no summary) and ``verbose`` (a progress line per finished part)."""
+
+    workers: int | None = None
+    engine: Engine = "local"
+    scheduler: str | None = None
+    quiet: bool = False
+    verbose: bool = False
+
+    def __post_init__(self) -> None:
+        if self.workers is not None and (isinstance(self.workers, bool) or not isinstance(self.workers, int)):
+            raise ValueError(f"workers must be a whole number, got {self.workers!r}")
+        if self.workers is not None and self.workers < 1:
+            raise ValueError(f"workers must be at least 1, got {self.workers}")
+        if self.engine not in ENGINES:
+            raise ValueError(f"engine must be one of {', '.join(ENGINES)}, got {self.engine!r}")
+        if self.scheduler is not None and self.engine != "dask":
+            raise ValueError("a scheduler address needs engine='dask'")
+
+
+@dataclasses.dataclass(frozen=True)
+class Summary:
+    """What a job did. ``figures``: its counters (what ``summary.json`` holds and the command prints
+    on stdout); ``line``: the one human line (stderr); ``status``: the exit status it asks for (0, or
+    3 for an audit that found mismatches). ``indent``/``sort_keys``: how its JSON is printed."""
+
+    figures: Mapping[str, Any]
+    line: str
+    status: int = 0
+    indent: int | None = None
+    sort_keys: bool = False
+
+    def json(self) -> str:
+        """The figures as the command prints them."""
+        return json.dumps(dict(self.figures), indent=self.indent, sort_keys=self.sort_keys)
