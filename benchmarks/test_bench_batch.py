@@ -27,6 +27,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from cardbatch.batch.io.jobs import RunOptions
 from cardbatch.batch.settle.job import settle_files
 from cardbatch.batch.settle.options import SettleOptions
 
@@ -236,7 +237,7 @@ def test_shape_d_phh_import_output(benchmark, throughput, tmp_path):
     for k in range(n):
         (folder / f"{k:05d}.phh").write_text(texts[k % len(texts)], encoding="utf-8")
     out = tmp_path / "hands.parquet"
-    summary = run_import([str(folder)], str(out), ImportOptions(quiet=True))
+    summary = run_import([str(folder)], str(out), ImportOptions(run=RunOptions(quiet=True)))
     meta = pq.ParquetFile(out).metadata
     print(f"\n(d) import output: {meta.num_rows:,} hands in {meta.num_row_groups} row group(s)")
     _settle_shape(

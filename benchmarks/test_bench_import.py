@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pytest
 
+from cardbatch.batch.io.jobs import RunOptions
 from cardbatch.batch.phh.job import ImportOptions, plan, run_import
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -121,7 +122,7 @@ def test_import_job(benchmark, throughput, corpus, tmp_path, workers):
         "PHH import",
         f"cardbatch import, the job with its Parquet write ({workers} workers)",
         HANDS,
-        lambda: run_import([str(corpus)], out, ImportOptions(workers=workers, quiet=True)),
+        lambda: run_import([str(corpus)], out, ImportOptions(run=RunOptions(workers=workers, quiet=True))),
         rounds=3,
     )
 

@@ -19,6 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from processes import alive, stop_when_workers_run
 
+from cardbatch.batch.io.jobs import RunOptions
 from cardbatch.batch.phh import notation, replay
 from cardbatch.batch.phh.job import ImportOptions, errors_path, hand_id, plan, run_import, tasks
 from cardbatch.batch.settle.job import settle_table
@@ -27,8 +28,8 @@ from cardbatch.batch.settle.options import SettleOptions
 SAMPLE = Path(__file__).parent / "data" / "phh"
 
 
-def quiet(**kw) -> ImportOptions:
-    return ImportOptions(quiet=True, **kw)
+def quiet(workers: int = 1, **kw) -> ImportOptions:
+    return ImportOptions(run=RunOptions(workers=workers, quiet=True), **kw)
 
 
 def test_real_hands_match_their_recorded_results(tmp_path):

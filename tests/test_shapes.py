@@ -75,7 +75,9 @@ def _same_rows(out: Path, tidy) -> None:
 def test_one_row_row_groups_are_read_together(tidy, tmp_path):
     table, want, _, _ = tidy
     pq.write_table(table, tmp_path / "tiny.parquet", row_group_size=1)
-    s = settle_files([str(tmp_path / "tiny.parquet")], str(tmp_path / "out"), OPTS, workers=1, batch_rows=256, quiet=True)
+    s = settle_files(
+        [str(tmp_path / "tiny.parquet")], str(tmp_path / "out"), OPTS, workers=1, batch_rows=256, quiet=True
+    )
     _same_rows(tmp_path / "out", tidy)
     assert s["parts"] == 3  # 600 rows in units of 256 row groups of one row, not 600 units
     for part in (tmp_path / "out" / "results").rglob("*.parquet"):

@@ -6,13 +6,11 @@ import argparse
 import sys
 
 from cardbatch.batch.cli.common import (
-    EXIT_OK,
     EXIT_USAGE,
     add_subcommand,
     options_from,
     positive_int,
-    print_summary,
-    tell,
+    show,
 )
 
 
@@ -35,17 +33,13 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def _run(args: argparse.Namespace) -> int:
     from cardbatch.batch.io.errors import InputError
-    from cardbatch.batch.phh.job import ImportOptions, run_import
+    from cardbatch.batch.io.jobs import RunOptions
+    from cardbatch.batch.phh.job import ImportJob, ImportOptions, run
 
+    job = ImportJob(tuple(args.inputs), args.out, ImportOptions(args.chip, options_from(RunOptions, args)))
     try:
-        summary = run_import(args.inputs, args.out, options_from(ImportOptions, args))
+        summary = run(job)
     except (InputError, OSError) as exc:  # unreadable input or a failing disk: nothing is published
         print(f"cardbatch import: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    print_summary(summary, args.quiet, indent=1)
-    tell(
-        f"cardbatch import: {summary['hands_imported']:,} of {summary['hands_read']:,} hands to {summary['out']}"
-        f" ({summary['hands_rejected']:,} set aside in {summary['errors']}), chip factor {summary['chip_factor']}",
-        args.quiet,
-    )
-    return EXIT_OK
+    return show(summary, args.quiet)

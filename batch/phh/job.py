@@ -35,6 +35,7 @@ import pyarrow as pa
 
 from cardbatch.batch.io import pycolumns, storage
 from cardbatch.batch.io.errors import InputError
+from cardbatch.batch.io.jobs import RunOptions, Summary
 from cardbatch.batch.phh import notation, replay
 
 SUFFIXES = (".phh", ".phhs")
@@ -70,13 +71,39 @@ ERRORS_SCHEMA = pa.schema(
 
 @dataclasses.dataclass(frozen=True)
 class ImportOptions:
-    """``chip``: chips per unit of the files' amounts (None: found in a first pass); ``workers``:
-    processes (1: in this one)."""
+    """``chip``: chips per unit of the files' amounts (None: found in a first pass); ``run``: how to
+    run (``workers``: processes, 1 or None: in this one; the local engine only)."""
 
     chip: int | None = None
-    workers: int = 1
-    quiet: bool = False
-    verbose: bool = False
+    run: RunOptions = RunOptions()
+
+    def __post_init__(self) -> None:
+        if self.chip is not None and (isinstance(self.chip, bool) or not isinstance(self.chip, int) or self.chip < 1):
+            raise ValueError(f"--chip must be a positive integer, got {self.chip}")
+        if self.run.engine != "local":
+            raise ValueError("import runs on the local engine only")
+
+    @property
+    def workers(self) -> int:
+        return self.run.workers or 1
+
+
+@dataclasses.dataclass(frozen=True)
+class ImportJob:
+    """A whole ``import`` run: PHH files, folders or globs in, one Parquet file of hands out (and
+    the hands set aside in its ``.errors.parquet`` beside it)."""
+
+    inputs: tuple[str, ...]
+    out: str
+    options: ImportOptions = ImportOptions()
+
+    def __post_init__(self) -> None:
+        inputs = (self.inputs,) if isinstance(self.inputs, str) else tuple(self.inputs)
+        if not inputs or not all(isinstance(i, str) and i for i in inputs):
+            raise ValueError("inputs: give at least one PHH file, folder or glob")
+        object.__setattr__(self, "inputs", inputs)
+        if not isinstance(self.out, str) or not self.out:
+            raise ValueError("out: give the Parquet file to write")
 
 
 def errors_path(out: str) -> str:
@@ -339,14 +366,24 @@ def run_import(inputs: list[str], out: str, options: ImportOptions = ImportOptio
 
     t0 = time.perf_counter()
     files = find_inputs(inputs)
-    if options.chip is not None and (isinstance(options.chip, bool) or options.chip < 1):
-        raise ValueError(f"--chip must be a positive integer, got {options.chip}")
     factor, units = plan(files, options.chip, lazy=True)
     try:
         return _import_all(files, factor, units, out, options, t0)
     except FactorChanged:  # a one-hand file with decimal amounts: find the factor from every file
         factor, units = plan(files, options.chip)
         return _import_all(files, factor, units, out, options, t0)
+
+
+def run(job: ImportJob) -> Summary:
+    """Import every PHH hand of ``job.inputs`` into ``job.out``: the ``cardbatch import`` command as one
+    call. Raises :class:`~cardbatch.batch.io.errors.InputError` or ``OSError`` when an input cannot be
+    read or the output written (nothing is then published)."""
+    s = run_import(list(job.inputs), job.out, job.options)
+    line = (
+        f"cardbatch import: {s['hands_imported']:,} of {s['hands_read']:,} hands to {s['out']}"
+        f" ({s['hands_rejected']:,} set aside in {s['errors']}), chip factor {s['chip_factor']}"
+    )
+    return Summary(s, line, indent=1)
 
 
 def _import_all(
@@ -366,7 +403,7 @@ def _import_all(
         writers.append(writer)
         err_writer = storage.PublishedParquet(err_out, ERRORS_SCHEMA.with_metadata(metadata))
         writers.append(err_writer)
-        with progress(None, "import", "hand", options.quiet, options.verbose) as bar:
+        with progress(None, "import", "hand", options.run.quiet, options.run.verbose) as bar:
             for hands, bad in _results(units, options.workers):
                 if hands.num_rows:
                     writer.write(hands)
