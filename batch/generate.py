@@ -21,6 +21,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from cardbatch.batch.io.columns import fixed_size_list
+from cardbatch.batch.io.jobs import RunOptions, Summary
 from cardbatch.batch.io.lists import padded_to_list
 from cardbatch.kernels import betting, holdem, pots, team, threecard
 from cardbatch.kernels import decks as kdecks
@@ -287,6 +288,26 @@ class GenerateOptions:
     streets: bool = False
     text_cards: bool = False
     row_group: int = 1 << 20
+    run: RunOptions = RunOptions()
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.out, str) or not self.out:
+            raise ValueError("out: give the Parquet file to write")
+        if self.game not in ("holdem", "zjh", "team2v2"):
+            raise ValueError(f"game must be holdem, zjh or team2v2, got {self.game!r}")
+        for name, least in (("hands", 0), ("seed", 0), ("max_seats", 2), ("row_group", 1)):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < least:
+                raise ValueError(f"{name} must be a whole number >= {least}, got {value!r}")
+        for name in ("bad_rate", "tamper_rate"):
+            if not 0 <= getattr(self, name) <= 1:
+                raise ValueError(f"{name} must be in 0..1, got {getattr(self, name)!r}")
+
+
+def run(opts: GenerateOptions) -> Summary:
+    """Write the file ``opts`` describes: the ``cardbatch generate`` command as one call."""
+    s = write(opts)
+    return Summary(s, f"cardbatch generate: {s['rows']:,} {opts.game} rows written to {s['out']}")
 
 
 def write(opts: GenerateOptions) -> dict:

@@ -21,6 +21,7 @@ import pyarrow as pa
 
 from cardbatch.batch.io import storage
 from cardbatch.batch.io.columns import fixed_size_list
+from cardbatch.batch.io.jobs import RunOptions, Summary
 from cardbatch.batch.io.progress import progress
 from cardbatch.kernels import decks as kdecks
 from cardbatch.kernels import holdem, ranking, readable, threecard
@@ -111,6 +112,19 @@ class RankDecksOptions:
     by: str = "best"
     detail: bool = False
     plot: bool = False
+    run: RunOptions = RunOptions()
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.out, str) or not self.out:
+            raise ValueError("out: give the Parquet file to write")
+        if self.game not in ("zjh", "holdem"):
+            raise ValueError(f"game must be zjh or holdem, got {self.game!r}")
+        if self.game == "zjh":
+            threecard.rules_of(self.rules)  # a ValueError naming the presets
+        if self.top is not None and self.top < 0:
+            raise ValueError("--top must be >= 0")
+        if self.by not in ranking.MEASURES:
+            raise ValueError(f"by must be one of {', '.join(ranking.MEASURES)}, got {self.by!r}")
 
 
 class _Source:
@@ -143,14 +157,22 @@ class _Source:
         return given if given is not None else kdecks.deal_decks(n, self.args.seed, start)
 
 
-def run(args: RankDecksOptions, quiet: bool = False, verbose: bool = False) -> dict:
-    """Rank the run described by ``args`` and write ``args.out``; returns a small summary."""
+def run(args: RankDecksOptions) -> Summary:
+    """Rank the decks ``args`` describes and write ``args.out``: the ``cardbatch rank-decks`` command as
+    one call."""
+    s = rank(args)
+    line = (
+        f"cardbatch rank-decks: {s['decks']:,} decks ranked, {s['rows_written']:,} rows written in "
+        f"{s['seconds']:.1f} s to {s['out']}"
+    )
+    return Summary(s, line)
+
+
+def rank(args: RankDecksOptions) -> dict:
+    """:func:`run`'s work; returns the summary's figures."""
+    quiet, verbose = args.run.quiet, args.run.verbose
     if args.game == "holdem":
         args = dataclasses.replace(args, rules="zjh")  # unused for Hold'em
-    else:
-        threecard.rules_of(args.rules)
-    if args.top is not None and args.top < 0:
-        raise ValueError("--top must be >= 0")
     source = _Source(args)
     t0 = time.perf_counter()
     counts = None

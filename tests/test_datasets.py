@@ -98,8 +98,8 @@ def test_every_part_has_its_folders_schema_whatever_the_input_types(tmp_path, sa
 
 
 def test_input_discovery_skips_what_pyarrow_skips_and_counts_a_file_once(tmp_path):
+    from cardbatch.batch.io.inputs import parquet_inputs as expand_inputs
     from cardbatch.batch.settle import manifest
-    from cardbatch.batch.settle.job import expand_inputs
 
     table = pa.table({"hand_id": [1]})
     for rel in (

@@ -168,3 +168,18 @@ def test_rooms_that_cannot_be_simulated_exactly_are_refused(tmp_path, flags, mes
     cmd = [sys.executable, "-m", "cardbatch", "simulate", "--game", "zjh", *flags, "--out", str(tmp_path / "o"), "-q"]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     assert proc.returncode == 2 and re.search(message, proc.stderr), proc.stderr
+
+
+def test_a_single_room_from_a_sweep_is_the_room_played(tmp_path):
+    """One room named by --sweep (or a rooms file) is played as that room, not as the command line's
+    (the command once played the command line's room whenever the set held one room)."""
+    from cardbatch.batch.cli import main
+
+    common = ["simulate", "--game", "zjh", "--players", "300", "--rounds", "3", "--tables-per-round", "40"]
+    common += ["--rake-cap", "50", "--seed", "3", "-q"]
+    assert main([*common, "--sweep", "rake-pct=0.10", "--out", str(tmp_path / "swept")]) == 0
+    assert main([*common, "--rake-pct", "0.10", "--out", str(tmp_path / "flag")]) == 0
+    assert main([*common, "--out", str(tmp_path / "none")]) == 0
+    swept, flag, none = (pq.read_table(tmp_path / d / "rounds.parquet") for d in ("swept", "flag", "none"))
+    assert swept.equals(flag)
+    assert not swept.equals(none)  # the rake moved coins: the comparison could fail

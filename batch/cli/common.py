@@ -1,16 +1,15 @@
-"""What every subcommand shares: exit codes, options from parsed arguments, the JSON summary."""
+"""What every subcommand shares: exit codes, options from parsed arguments, showing a job's summary."""
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
 import os
 import sys
 import textwrap
 from typing import Any, TypeVar
 
-EXIT_OK, EXIT_INTERNAL, EXIT_USAGE, EXIT_AUDIT = 0, 1, 2, 3
+EXIT_OK, EXIT_INTERNAL, EXIT_USAGE, EXIT_AUDIT = 0, 1, 2, 3  # the jobs ask for 0 or 3 through Summary.status
 
 EXIT_CODES = """exit codes:
   0    done (rows that could not be settled are in DIR/errors/, which is not a failure)
@@ -56,18 +55,6 @@ def options_from(cls: type[T], args: argparse.Namespace, **overrides: Any) -> T:
     values = {f.name: getattr(args, f.name) for f in dataclasses.fields(cls) if hasattr(args, f.name)}
     values.update(overrides)
     return cls(**values)
-
-
-def print_summary(summary: dict, quiet: bool, **dumps: Any) -> None:
-    """The job's summary as JSON on stdout, unless ``--quiet``."""
-    if not quiet:
-        print(json.dumps(summary, **dumps))
-
-
-def tell(line: str, quiet: bool) -> None:
-    """The run's one-line human summary, on stderr (the JSON goes to stdout), unless ``--quiet``."""
-    if not quiet:
-        print(line, file=sys.stderr, flush=True)
 
 
 def show(summary: Any, quiet: bool) -> int:

@@ -5,13 +5,11 @@ from __future__ import annotations
 import argparse
 
 from cardbatch.batch.cli.common import (
-    EXIT_OK,
     add_subcommand,
     non_negative_int,
     options_from,
     positive_int,
-    print_summary,
-    tell,
+    show,
 )
 
 
@@ -37,9 +35,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from cardbatch.batch.generate import GenerateOptions, write
+    from cardbatch.batch.generate import GenerateOptions, run
+    from cardbatch.batch.io.jobs import RunOptions
 
-    summary = write(options_from(GenerateOptions, args))
-    print_summary(summary, args.quiet)
-    tell(f"cardbatch generate: {summary['rows']:,} {args.game} rows written to {summary['out']}", args.quiet)
-    return EXIT_OK
+    return show(run(options_from(GenerateOptions, args, run=options_from(RunOptions, args))), args.quiet)

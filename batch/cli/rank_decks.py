@@ -5,15 +5,13 @@ from __future__ import annotations
 import argparse
 
 from cardbatch.batch.cli.common import (
-    EXIT_OK,
     MEASURES,
     RULE_PRESETS,
     add_subcommand,
     non_negative_int,
     options_from,
     positive_int,
-    print_summary,
-    tell,
+    show,
 )
 
 
@@ -50,13 +48,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
+    from cardbatch.batch.io.jobs import RunOptions
     from cardbatch.batch.rank_decks import RankDecksOptions, run
 
-    summary = run(options_from(RankDecksOptions, args), quiet=args.quiet, verbose=args.verbose)
-    print_summary(summary, args.quiet)
-    tell(
-        f"cardbatch rank-decks: {summary['decks']:,} decks ranked, {summary['rows_written']:,} rows written in "
-        f"{summary['seconds']:.1f} s to {summary['out']}",
-        args.quiet,
-    )
-    return EXIT_OK
+    return show(run(options_from(RankDecksOptions, args, run=options_from(RunOptions, args))), args.quiet)

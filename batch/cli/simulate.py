@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import itertools
-import json
 from pathlib import Path
 
 try:
@@ -13,7 +12,7 @@ try:
 except ImportError:  # Python 3.10: the same parser, from PyPI (a dependency there)
     import tomli as tomllib
 
-from cardbatch.batch.cli.common import EXIT_OK, RULE_PRESETS, add_subcommand, options_from, print_summary, tell
+from cardbatch.batch.cli.common import RULE_PRESETS, add_subcommand, options_from, show
 from cardbatch.batch.simulate.room import Room
 
 
@@ -72,45 +71,19 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from cardbatch.batch.simulate.job import simulate, simulate_rooms
+    from cardbatch.batch.io.jobs import RunOptions
+    from cardbatch.batch.simulate.job import SimulateJob, run
 
     base = options_from(Room, args, caps=not args.no_caps)
-    rooms = room_set(base, args.sweep, args.rooms)
-    for _, room in rooms:
-        _check(room)
-    if args.replicates < 1:
-        raise ValueError("--replicates must be at least 1")
-    model, fit_info = None, None
-    if args.behaviour_from:
-        model, fit_info = fitted(args.behaviour_from, rooms)
-    if len(rooms) == 1 and args.replicates == 1:
-        summary = simulate(base, args.out, args.quiet, args.verbose, model=model, hands_path=args.write_hands)
-        what = f"{base.rounds:,} rounds of {base.game}"
-    else:
-        if args.write_hands:
-            raise ValueError("--write-hands writes one room's hands: not with --sweep, --rooms or --replicates")
-        summary = simulate_rooms(
-            rooms, args.replicates, args.out, args.quiet, args.verbose, model=model, workers=args.workers
-        )
-        what = f"{len(rooms)} rooms x {args.replicates} replicates"
-    if fit_info is not None:
-        summary["behaviour_fit"] = fit_info
-        (Path(args.out) / "summary.json").write_text(
-            json.dumps({k: v for k, v in summary.items() if not k.startswith("_")}, indent=1)
-        )
-    print_summary({k: v for k, v in summary.items() if not k.startswith("_") and k != "room"}, args.quiet)
-    tell(f"cardbatch simulate: {what} written to {args.out}/", args.quiet)
-    return EXIT_OK
-
-
-def _check(room: Room) -> None:
-    if room.players < 1 or room.rounds < 0 or room.tables_per_round < 1 or not 2 <= room.seats <= 17:
-        raise ValueError("players >= 1, rounds >= 0, tables-per-round >= 1 and 2 <= seats <= 17 please")
-    if room.start_balance < 0 or room.base < 1:
-        raise ValueError("start-balance >= 0 and base >= 1 please")
-    # every coin that can ever be in the room (rebuys included, one per player a round) fits int64 exactly
-    if room.players * room.start_balance * (1 + (room.rounds if room.rebuy else 0)) >= 2**63:
-        raise ValueError("players x start-balance (x rounds with --rebuy) must stay below 2**63 coins")
+    job = SimulateJob(
+        tuple(room_set(base, args.sweep, args.rooms)),
+        args.out,
+        args.replicates,
+        tuple(args.behaviour_from or ()),
+        args.write_hands,
+        options_from(RunOptions, args),
+    )
+    return show(run(job), args.quiet)
 
 
 def _value(field: dataclasses.Field, text, where: str):
@@ -176,32 +149,3 @@ def room_set(base: Room, sweeps: list[str], rooms_file: str | None) -> list[tupl
         )
         for combo in itertools.product(*axes)
     ]
-
-
-def fitted(logs: list[str], rooms: list[tuple[str, Room]]):
-    """The betting model fitted to the logs, for the rooms' one card game and base."""
-    import pyarrow as pa
-
-    from cardbatch.batch.io.storage import parquet_file
-    from cardbatch.batch.settle.job import expand_inputs
-    from cardbatch.batch.simulate.behaviour import fit
-
-    games = {room.game for _, room in rooms}
-    bases = {room.base for _, room in rooms}
-    if games & {"team2v2"} or len(games) > 1 or len(bases) > 1:
-        raise ValueError("--behaviour-from fits one card game's betting: rooms of one game (zjh or holdem), one base")
-    room = rooms[0][1]
-    paths = expand_inputs(logs)
-    wanted = ("game", "cards", "board", "contrib", "contrib_street", "folded", "stack")
-    tables = []
-    for path in paths:
-        pf = parquet_file(path)
-        tables.append(pf.read(columns=[c for c in wanted if c in pf.schema_arrow.names]))
-    table = pa.concat_tables(tables, promote_options="permissive")
-    model, seen = fit(table, room.game, room.rules, room.base, " ".join(paths))
-    limit = 17 if room.game == "zjh" else 22  # seats one deck deals
-    if model.max_seats > limit:
-        raise ValueError(
-            f"--behaviour-from: the log has {room.game} tables of {model.max_seats} seats (at most {limit})"
-        )
-    return model, seen

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import glob
 import hashlib
 import json
 import logging
@@ -31,11 +30,11 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
-from pyarrow.fs import FileType as fs_types
 
 from cardbatch.batch.io import storage
 from cardbatch.batch.io.columns import is_text
 from cardbatch.batch.io.errors import InputError
+from cardbatch.batch.io.inputs import parquet_inputs
 from cardbatch.batch.io.jobs import Summary
 from cardbatch.batch.io.lifecycle import init_pool_worker, process_pool
 from cardbatch.batch.settle import manifest
@@ -90,69 +89,6 @@ class Unit:
         """``part-F-G`` by input position: what ``CARDBATCH_FAIL_PART`` names (crash drills)."""
         first = self.pieces[0]
         return f"part-{first.file_index:05d}-{first.row_groups[0]:05d}"
-
-
-def expand_inputs(inputs: Iterable[str]) -> list[str]:
-    """Files, folders (recursively, hive partitions included) and globs, sorted and de-duplicated.
-
-    A folder that holds a cardbatch manifest is an output of ours, never an
-    input: an ``--out`` inside the input folder is skipped, however it is
-    reached (folder or glob)."""
-    found: list[str] = []
-    for item in inputs:
-        remote = storage.is_uri(item)
-        globbed = not remote and any(ch in item for ch in "*?[")
-        matches = sorted(glob.glob(item, recursive=True)) if globbed else [item]
-        if globbed:
-            matches = [m for m in matches if not _inside_output(os.path.dirname(os.path.abspath(m)))]
-        if not matches:
-            raise InputError(f"no input matches {item!r}")
-        for m in matches:
-            try:
-                kind = storage.info(m).type
-            except (OSError, pa.ArrowException) as exc:
-                raise InputError(f"cannot reach {m!r}: {exc}") from None
-            if kind == fs_types.Directory:
-                found.extend(_parquet_files(m))
-            elif kind == fs_types.File:
-                found.append(m)
-            else:
-                raise InputError(f"input {m!r} does not exist")
-    if not found:
-        raise InputError("no Parquet files in the inputs (folders holding cardbatch output are skipped)")
-    return list(dict.fromkeys(found))
-
-
-@functools.lru_cache(maxsize=4096)
-def _inside_output(folder: str) -> bool:
-    """Whether a local folder or one of its parents holds a cardbatch manifest."""
-    if manifest.is_ours(os.path.join(folder, manifest.MANIFEST)):
-        return True
-    parent = os.path.dirname(folder)
-    return parent != folder and _inside_output(parent)
-
-
-def _parquet_files(folder: str) -> list[str]:
-    """The Parquet files below ``folder`` (a path or a URI), through pyarrow's filesystem layer,
-    skipping what pyarrow's dataset readers skip (any file or folder whose name starts with ``.``
-    or ``_``) and every folder that holds a cardbatch manifest (our own output)."""
-    below = list(storage.files_below(folder))
-    outputs = [
-        rel.replace("\\", "/")[: -len(manifest.MANIFEST)]
-        for path, rel in below
-        if rel.replace("\\", "/").split("/")[-1] == manifest.MANIFEST and manifest.is_ours(path)
-    ]
-    if not storage.is_uri(folder) and _inside_output(os.path.abspath(folder)):
-        return []
-    files = []
-    for path, rel in below:
-        rel = rel.replace("\\", "/")
-        if not rel.endswith(".parquet") or any(part.startswith((".", "_")) for part in rel.split("/")):
-            continue
-        if any(rel.startswith(o) for o in outputs):
-            continue
-        files.append(path if storage.is_uri(folder) else os.path.join(folder, rel))
-    return sorted(files)
 
 
 def infer_game(names, opts: SettleOptions) -> str:
@@ -585,7 +521,7 @@ def settle_files(
             import distributed  # noqa: F401
         except ImportError:
             raise InputError("--engine dask needs Dask: pip install 'cardbatch[dask]'") from None
-    paths = manifest.resolved(expand_inputs(inputs))
+    paths = manifest.resolved(parquet_inputs(inputs))
     try:
         identities, footers = zip(*(manifest.file_identity_and_footer(p) for p in paths))
     except OSError as exc:

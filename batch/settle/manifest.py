@@ -26,9 +26,10 @@ from pyarrow.fs import FileType
 
 from cardbatch.batch.io import storage
 from cardbatch.batch.io.errors import InputError
+from cardbatch.batch.io.inputs import OUTPUT_MANIFEST
 from cardbatch.batch.settle.options import SettleOptions
 
-MANIFEST = "_manifest.json"
+MANIFEST = OUTPUT_MANIFEST
 PART_DIRS = ("results", "errors", "_parts")
 
 
@@ -86,17 +87,6 @@ def options_fingerprint(opts: SettleOptions, batch_rows: int) -> dict:
     # version, another output layout) are recomputed, never mixed with this code's parts
     chosen.update(batch_rows=batch_rows, version=_version(), code=_code_fingerprint())
     return {"options": chosen, "sha256": hashlib.sha256(json.dumps(chosen, sort_keys=True).encode()).hexdigest()}
-
-
-def is_ours(path: str) -> bool:
-    """Whether ``path`` is a manifest cardbatch wrote (a file of that name from another tool is not)."""
-    try:
-        if not storage.exists(path):
-            return False
-        found = json.loads(storage.read_text(path))
-    except (OSError, ValueError):
-        return False
-    return isinstance(found, dict) and "fingerprint" in found and "files" in found
 
 
 class Lock:

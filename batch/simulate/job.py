@@ -42,6 +42,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from cardbatch.batch.io import lists
+from cardbatch.batch.io.jobs import RunOptions, Summary
 from cardbatch.batch.io.progress import progress
 from cardbatch.batch.simulate import behaviour as bh
 from cardbatch.batch.simulate.room import Room
@@ -578,3 +579,81 @@ def _comparison_plot(series: pa.Table, rooms: list[tuple[str, Room]], replicates
     fig.savefig(path)
     plt.close(fig)
     return [str(path)]
+
+
+@dataclasses.dataclass(frozen=True)
+class SimulateJob:
+    """A whole ``simulate`` run: the rooms (``(name, room)`` pairs; one room played once is a single
+    run, anything more a comparison), ``replicates`` of each, the output folder, recorded hands to fit
+    the betting model to (``behaviour_from``: settle-format Parquet files, folders or globs), a file
+    for every hand played (``write_hands``: one room, one replicate) and how to run."""
+
+    rooms: tuple[tuple[str, Room], ...]
+    out: str
+    replicates: int = 1
+    behaviour_from: tuple[str, ...] = ()
+    write_hands: str | None = None
+    run: RunOptions = RunOptions()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "rooms", tuple((str(n), r) for n, r in self.rooms))
+        object.__setattr__(self, "behaviour_from", tuple(self.behaviour_from))
+        if not self.rooms or not all(isinstance(r, Room) for _, r in self.rooms):
+            raise ValueError("rooms: give at least one (name, Room)")
+        if isinstance(self.replicates, bool) or not isinstance(self.replicates, int) or self.replicates < 1:
+            raise ValueError("--replicates must be at least 1")
+        if self.write_hands and not self.single:
+            raise ValueError("--write-hands writes one room's hands: not with --sweep, --rooms or --replicates")
+        if self.run.engine != "local":
+            raise ValueError("simulate runs on the local engine only")
+
+    @property
+    def single(self) -> bool:
+        return len(self.rooms) == 1 and self.replicates == 1
+
+
+def run(job: SimulateJob) -> Summary:
+    """Play the rooms and write their outputs: the ``cardbatch simulate`` command as one call."""
+    model, fit_info = fitted(list(job.behaviour_from), list(job.rooms)) if job.behaviour_from else (None, None)
+    r = job.run
+    if job.single:
+        room = job.rooms[0][1]
+        summary = simulate(room, job.out, r.quiet, r.verbose, model=model, hands_path=job.write_hands)
+        what = f"{room.rounds:,} rounds of {room.game}"
+    else:
+        rooms = list(job.rooms)
+        summary = simulate_rooms(rooms, job.replicates, job.out, r.quiet, r.verbose, model=model, workers=r.workers)
+        what = f"{len(rooms)} rooms x {job.replicates} replicates"
+    if fit_info is not None:
+        summary["behaviour_fit"] = fit_info
+        (Path(job.out) / "summary.json").write_text(
+            json.dumps({k: v for k, v in summary.items() if not k.startswith("_")}, indent=1)
+        )
+    figures = {k: v for k, v in summary.items() if not k.startswith("_") and k != "room"}
+    return Summary(figures, f"cardbatch simulate: {what} written to {job.out}/")
+
+
+def fitted(logs: list[str], rooms: list[tuple[str, Room]]) -> tuple[bh.Behaviour, dict]:
+    """The betting model fitted to the logs, for the rooms' one card game and base, and what the fit saw."""
+    from cardbatch.batch.io.inputs import parquet_inputs
+    from cardbatch.batch.io.storage import parquet_file
+
+    games = {room.game for _, room in rooms}
+    bases = {room.base for _, room in rooms}
+    if games & {"team2v2"} or len(games) > 1 or len(bases) > 1:
+        raise ValueError("--behaviour-from fits one card game's betting: rooms of one game (zjh or holdem), one base")
+    room = rooms[0][1]
+    paths = parquet_inputs(logs)
+    wanted = ("game", "cards", "board", "contrib", "contrib_street", "folded", "stack")
+    tables = []
+    for path in paths:
+        pf = parquet_file(path)
+        tables.append(pf.read(columns=[c for c in wanted if c in pf.schema_arrow.names]))
+    table = pa.concat_tables(tables, promote_options="permissive")
+    model, seen = bh.fit(table, room.game, room.rules, room.base, " ".join(paths))
+    limit = kdecks.MAX_ZJH_PLAYERS if room.game == "zjh" else kdecks.MAX_HOLDEM_PLAYERS  # seats one deck deals
+    if model.max_seats > limit:
+        raise ValueError(
+            f"--behaviour-from: the log has {room.game} tables of {model.max_seats} seats (at most {limit})"
+        )
+    return model, seen

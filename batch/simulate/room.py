@@ -8,7 +8,8 @@ import dataclasses
 
 @dataclasses.dataclass
 class Room:
-    """A room's game, population, stakes, betting model and seed (see ``cardbatch simulate --help``)."""
+    """A room's game, population, stakes, betting model and seed (see ``cardbatch simulate --help``);
+    checked when made."""
 
     game: str = "team2v2"
     players: int = 10000
@@ -30,3 +31,14 @@ class Room:
     rebuy: bool = False
     rules: str = "zjh"
     seed: int = 0
+
+    def __post_init__(self) -> None:
+        # 17: the most seats one deck deals three cards to (cardbatch.kernels.decks.MAX_ZJH_PLAYERS;
+        # not imported, so that this module stays light)
+        if self.players < 1 or self.rounds < 0 or self.tables_per_round < 1 or not 2 <= self.seats <= 17:
+            raise ValueError("players >= 1, rounds >= 0, tables-per-round >= 1 and 2 <= seats <= 17 please")
+        if self.start_balance < 0 or self.base < 1:
+            raise ValueError("start-balance >= 0 and base >= 1 please")
+        # every coin that can ever be in the room (rebuys included, one per player a round) fits int64 exactly
+        if self.players * self.start_balance * (1 + (self.rounds if self.rebuy else 0)) >= 2**63:
+            raise ValueError("players x start-balance (x rounds with --rebuy) must stay below 2**63 coins")
