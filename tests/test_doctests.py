@@ -5,11 +5,10 @@ from __future__ import annotations
 import doctest
 import importlib
 import re
-from pathlib import Path
 
 import pytest
+from conftest import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 MODULES = [
     "cardbatch.kernels.cards",
     "cardbatch.kernels.holdem",

@@ -7,8 +7,8 @@ import ast
 from pathlib import Path
 
 import pytest
+from conftest import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 # repository folder -> the package it installs as (pyproject.toml's package-dir)
 FOLDERS = {"package": "cardbatch", "kernels": "cardbatch.kernels", "batch": "cardbatch.batch"}
 

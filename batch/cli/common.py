@@ -20,7 +20,7 @@ EXIT_CODES = """exit codes:
 
 
 # Named here, not imported from the kernels, so that --help does not load numba
-# (tests/test_cli.py checks they equal threecard.PRESETS and ranking.MEASURES).
+# (tests/batch/cli/test_cli.py checks they equal threecard.PRESETS and ranking.MEASURES).
 RULE_PRESETS = ("zjh", "zjh_suited", "teen_patti", "three_card_poker")
 MEASURES = ("best", "second", "margin", "winners")
 

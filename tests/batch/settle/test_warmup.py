@@ -15,11 +15,9 @@ from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+from conftest import ROOT, SAMPLES
 
 from cardbatch.batch.settle.warmup import HEAD_ROWS, heads
-
-ROOT = Path(__file__).resolve().parents[1]
-SAMPLES = sorted(str(p) for p in (ROOT / "data").glob("*_sample.parquet"))
 
 # Compiles ahead, then runs the sample settlement in-process and lists the cardbatch kernels
 # numba compiled during the run.

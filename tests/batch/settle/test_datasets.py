@@ -9,6 +9,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
+from conftest import ROOT, SAMPLES
 
 from cardbatch.batch.settle.job import settle_files
 from cardbatch.batch.settle.options import SettleOptions
@@ -17,9 +18,6 @@ from cardbatch.batch.settle.outputs import ERROR_SCHEMA, RESULT_SCHEMA
 duckdb = pytest.importorskip("duckdb")
 pl = pytest.importorskip("polars")
 pd = pytest.importorskip("pandas")
-
-ROOT = Path(__file__).resolve().parents[1]
-SAMPLES = sorted(str(p) for p in (ROOT / "data").glob("*_sample.parquet"))
 
 
 @pytest.fixture(scope="module")

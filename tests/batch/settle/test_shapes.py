@@ -19,6 +19,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from conftest import cli
 
 from cardbatch.batch.generate import generate_hands
 from cardbatch.batch.io import storage
@@ -27,10 +28,6 @@ from cardbatch.batch.settle.job import settle_files
 from cardbatch.batch.settle.options import SettleOptions
 
 OPTS = SettleOptions()
-
-
-def cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "cardbatch", *args], capture_output=True, text=True)
 
 
 def hands(n: int, seed: int = 5, start: int = 0) -> pa.Table:

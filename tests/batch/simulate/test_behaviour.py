@@ -6,19 +6,16 @@ from __future__ import annotations
 
 import json
 import math
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from conftest import TEST_DATA, cli
 
 from cardbatch.batch.simulate import behaviour as bh
 from cardbatch.batch.simulate.job import Room, simulate
-
-ROOT = Path(__file__).resolve().parents[1]
 
 
 def _truth(streets: int) -> bh.Behaviour:
@@ -71,11 +68,7 @@ def test_the_hands_played_settle_to_the_simulators_payouts(log, tmp_path):
     contrib = t.column("contrib_street" if game == "holdem" else "contrib").combine_chunks().values.to_numpy()
     paid = t.column("payout").combine_chunks().values.to_numpy()
     assert contrib.sum() == paid.sum()  # no rake in this room: every chip put in is paid back
-    proc = subprocess.run(
-        [sys.executable, "-m", "cardbatch", "audit", str(path), "--out", str(tmp_path / "a"), "--workers", "1", "-q"],
-        capture_output=True,
-        text=True,
-    )
+    proc = cli("audit", str(path), "--out", str(tmp_path / "a"), "--workers", "1", "-q")
     assert proc.returncode == 0, proc.stderr
     audit = json.loads((tmp_path / "a" / "summary.json").read_text())
     assert audit["rows_settled"] == t.num_rows == summary["tables"] and audit["rows_rejected"] == 0
@@ -152,35 +145,24 @@ def test_quartiles_cut_the_three_card_hands_in_four(log):
 
 def test_the_command_fits_the_log_and_shows_the_parameters(log, tmp_path):
     game, room, truth, path, simulated = log
-    proc = subprocess.run(
-        [sys.executable, "-m", "cardbatch", "simulate", "--game", game, "--players", "3000", "--rounds", "4"]
-        + ["--tables-per-round", "300", "--start-balance", "100000", "--behaviour-from", str(path)]
-        + ["--out", str(tmp_path / "sim"), "-q"],
-        capture_output=True,
-        text=True,
+    proc = cli(
+        *["simulate", "--game", game, "--players", "3000", "--rounds", "4"],
+        *["--tables-per-round", "300", "--start-balance", "100000", "--behaviour-from", str(path)],
+        *["--out", str(tmp_path / "sim"), "-q"],
     )
     assert proc.returncode == 0, proc.stderr
     summary = json.loads((tmp_path / "sim" / "summary.json").read_text())
     model, _ = bh.fit(pq.read_table(path), game, room.rules, room.base, str(path))
     assert summary["behaviour"] == model.describe()
     assert summary["behaviour_fit"]["hands"] == simulated["tables"]
-    bad = subprocess.run(
-        [sys.executable, "-m", "cardbatch", "simulate", "--game", "team2v2", "--behaviour-from", str(path)]
-        + ["--out", str(tmp_path / "bad"), "-q"],
-        capture_output=True,
-        text=True,
-    )
+    bad = cli("simulate", "--game", "team2v2", "--behaviour-from", str(path), "--out", str(tmp_path / "bad"), "-q")
     assert bad.returncode == 2 and "one card game" in bad.stderr
 
 
 def test_real_hands_imported_from_phh_fit_with_their_stacks(tmp_path):
     """The PHH import writes each seat's starting stack, so the real hands' all-in decisions count."""
     out = tmp_path / "h.parquet"
-    proc = subprocess.run(
-        [sys.executable, "-m", "cardbatch", "import", str(ROOT / "tests" / "data" / "phh"), "--out", str(out), "-q"],
-        capture_output=True,
-        text=True,
-    )
+    proc = cli("import", str(TEST_DATA / "phh"), "--out", str(out), "-q")
     assert proc.returncode == 0, proc.stderr
     t = pq.read_table(out)
     stacks = t.column("stack").combine_chunks()

@@ -6,19 +6,15 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from conftest import ROOT, SAMPLES, cli
 
 from cardbatch.batch.settle import report
-
-ROOT = Path(__file__).resolve().parents[1]
-SAMPLES = sorted(str(p) for p in (ROOT / "data").glob("*_sample.parquet"))
 
 
 def _with_recorded_errors(src: Path, dst: Path, seed: int = 7) -> None:
@@ -42,11 +38,7 @@ def _with_recorded_errors(src: Path, dst: Path, seed: int = 7) -> None:
 
 
 def _audit(inputs: list[str], out: Path) -> tuple[int, dict]:
-    proc = subprocess.run(
-        [sys.executable, "-m", "cardbatch", "audit", *inputs, "--out", str(out), "--workers", "2", "-q"],
-        capture_output=True,
-        text=True,
-    )
+    proc = cli("audit", *inputs, "--out", str(out), "--workers", "2", "-q")
     assert proc.returncode in (0, 3), proc.stderr
     return proc.returncode, json.loads((out / "summary.json").read_text())
 

@@ -12,9 +12,8 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import DATA
 from processes import alive, children, stop_when_workers_run
-
-DATA = Path(__file__).resolve().parents[1] / "data"
 
 
 def _said(err: str) -> list[str]:

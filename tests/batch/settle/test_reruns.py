@@ -5,13 +5,12 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from conftest import cli
 
 from cardbatch.batch.generate import generate_hands
 from cardbatch.batch.io.errors import InputError
@@ -127,12 +126,8 @@ def test_a_second_run_on_the_same_output_refuses(tmp_path, folder):
     before = sorted(p.name for p in (out / "results").rglob("*"))
     lock = Lock(out)  # a run in progress
     try:
-        res = subprocess.run(
-            [sys.executable, "-m", "cardbatch", "settle", str(folder), "--out", str(out), "--rake-pct", "0.05"],
-            capture_output=True,
-            text=True,
-            env=dict(os.environ),
-        )
+        # a process of its own: a lock is per process, so this one would take its own lock again
+        res = cli("settle", str(folder), "--out", str(out), "--rake-pct", "0.05", env={})
     finally:
         lock.release()
     assert res.returncode == 2 and "another cardbatch run" in res.stderr and str(os.getpid()) in res.stderr

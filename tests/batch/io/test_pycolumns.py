@@ -8,6 +8,7 @@ import sys
 
 import pyarrow as pa
 import pytest
+from conftest import TEST_DATA
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -54,9 +55,8 @@ def test_a_null_fixed_size_list_is_refused():
 def test_the_import_command_never_imports_pandas_or_numba(tmp_path):
     """pandas and numba are a third and a quarter of a second of start-up each, in a command whose
     one-hand-per-file inputs take about two seconds in all."""
-    from pathlib import Path
 
-    sample = Path(__file__).parent / "data" / "phh"
+    sample = TEST_DATA / "phh"
     code = (
         "import sys, runpy;"
         f"sys.argv = ['cardbatch', 'import', {str(sample)!r}, '--out', {str(tmp_path / 'h.parquet')!r}, '-q'];"

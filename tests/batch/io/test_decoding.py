@@ -3,14 +3,10 @@ floats and strings, and chips near int64's limit (SPEC §8, §9)."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-from pathlib import Path
-
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from conftest import DATA, cli
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -18,8 +14,8 @@ from cardbatch.batch.generate import generate_hands, generate_teams
 from cardbatch.batch.settle.job import settle_table
 from cardbatch.batch.settle.options import SettleOptions
 
-DATA_STREETS = Path(__file__).resolve().parents[1] / "data" / "holdem_streets_text_sample.parquet"
-DATA_ZJH = Path(__file__).resolve().parents[1] / "data" / "zjh_sample.parquet"
+DATA_STREETS = DATA / "holdem_streets_text_sample.parquet"
+DATA_ZJH = DATA / "zjh_sample.parquet"
 CLEAN = generate_hands("holdem", 60, seed=5).table.drop_columns(["game"])
 TEAMS = generate_teams(40, seed=6).table
 OPTS = SettleOptions()
@@ -171,12 +167,6 @@ def test_recorded_payout_nulls():
     assert counters["mismatches"] == 1
 
 
-def _cli(*args):
-    return subprocess.run(
-        [sys.executable, "-m", "cardbatch", *args], capture_output=True, text=True, env=dict(os.environ)
-    )
-
-
 @pytest.mark.parametrize(
     "values, type_, accepted",
     [
@@ -190,7 +180,7 @@ def test_floats_must_be_whole_and_strings_stop_the_run(tmp_path, values, type_, 
     table = _hand(values)
     path = tmp_path / "in.parquet"
     pq.write_table(table.set_column(5, "contrib", pa.array(values, type_)), path)
-    res = _cli("settle", str(path), "--out", str(tmp_path / "out"), "--workers", "1", "--quiet")
+    res = cli("settle", str(path), "--out", str(tmp_path / "out"), "--workers", "1", "--quiet")
     if accepted:
         assert res.returncode == 0, res.stderr
         assert (tmp_path / "out" / "summary.json").exists()
@@ -251,7 +241,7 @@ def test_a_game_without_its_columns_and_a_damaged_page_stop_the_run(tmp_path):
     zjh = pq.read_table(DATA_ZJH)
     zjh = zjh.set_column(zjh.schema.get_field_index("game"), "game", pa.array(["holdem"] * zjh.num_rows))
     pq.write_table(zjh, tmp_path / "noboard.parquet")
-    res = _cli("settle", str(tmp_path / "noboard.parquet"), "--out", str(tmp_path / "o1"), "--quiet")
+    res = cli("settle", str(tmp_path / "noboard.parquet"), "--out", str(tmp_path / "o1"), "--quiet")
     assert res.returncode == 2 and "board" in res.stderr and "missing_column" in res.stderr
     assert "Traceback" not in res.stderr
     pq.write_table(pq.read_table(DATA_ZJH), tmp_path / "crc.parquet", write_page_checksum=True)
@@ -259,7 +249,7 @@ def test_a_game_without_its_columns_and_a_damaged_page_stop_the_run(tmp_path):
     middle = len(data) // 2
     data[middle : middle + 64] = bytes(64)  # a page's compressed bytes zeroed
     (tmp_path / "damaged.parquet").write_bytes(bytes(data))
-    res = _cli("settle", str(tmp_path / "damaged.parquet"), "--out", str(tmp_path / "o2"), "--workers", "1")
+    res = cli("settle", str(tmp_path / "damaged.parquet"), "--out", str(tmp_path / "o2"), "--workers", "1")
     assert res.returncode == 2 and "cannot read" in res.stderr, res.stderr
     assert "cannot write" not in res.stderr and "Traceback" not in res.stderr
 

@@ -1,18 +1,16 @@
-"""`cardbatch rank-decks` end to end in a real subprocess, writing real Parquet."""
-
-import subprocess
-import sys
+"""`cardbatch rank-decks` end to end through its command line, writing real Parquet."""
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from conftest import cli
 
 from cardbatch.kernels import decks, ranking
 
 
 def run(*args):
-    return subprocess.run([sys.executable, "-m", "cardbatch", *args], capture_output=True, text=True)
+    return cli(*args)
 
 
 def test_rank_decks_writes_every_deck(tmp_path):

@@ -7,7 +7,6 @@ import os
 import random
 import re
 import signal
-import subprocess
 import sys
 from pathlib import Path
 
@@ -15,6 +14,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from conftest import ROOT, TEST_DATA, cli
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from processes import alive, stop_when_workers_run
@@ -25,7 +25,7 @@ from cardbatch.batch.phh.job import ImportOptions, errors_path, hand_id, plan, r
 from cardbatch.batch.settle.job import settle_table
 from cardbatch.batch.settle.options import SettleOptions
 
-SAMPLE = Path(__file__).parent / "data" / "phh"
+SAMPLE = TEST_DATA / "phh"
 
 
 def quiet(workers: int = 1, **kw) -> ImportOptions:
@@ -62,24 +62,12 @@ def test_real_hands_match_their_recorded_results(tmp_path):
 def test_cli_import_then_audit(tmp_path):
     env = dict(os.environ, PYTHONWARNINGS="ignore")
     out = tmp_path / "h.parquet"
-    res = subprocess.run(
-        [sys.executable, "-m", "cardbatch", "import", str(SAMPLE / "pluribus"), "--out", str(out)],
-        capture_output=True,
-        text=True,
-        env=env,
-        check=False,
-    )
+    res = cli("import", str(SAMPLE / "pluribus"), "--out", str(out), env=env)
     assert res.returncode == 0, res.stderr
     summary = json.loads(res.stdout)
     assert summary["hands_imported"] == 13 and summary["chip_factor"] == 1
     assert "13 of 13 hands" in res.stderr
-    res = subprocess.run(
-        [sys.executable, "-m", "cardbatch", "audit", str(out), "--out", str(tmp_path / "a"), "-q"],
-        capture_output=True,
-        text=True,
-        env=env,
-        check=False,
-    )
+    res = cli("audit", str(out), "--out", str(tmp_path / "a"), "-q", env=env)
     assert res.returncode == 0, res.stderr
 
 
@@ -188,12 +176,7 @@ def test_phhs_sections_positions_and_stable_ids(tmp_path, monkeypatch):
 
 def test_a_file_that_is_not_text_stops_the_run_and_writes_nothing(tmp_path):
     (tmp_path / "x.phh").write_bytes(b"\xff\xfe\x00garbage")
-    res = subprocess.run(
-        [sys.executable, "-m", "cardbatch", "import", str(tmp_path / "x.phh"), "--out", str(tmp_path / "h.parquet")],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    res = cli("import", str(tmp_path / "x.phh"), "--out", str(tmp_path / "h.parquet"))
     assert res.returncode == 2 and "not UTF-8" in res.stderr
     assert not any(p.name.endswith("parquet") or p.name.endswith(".tmp") for p in tmp_path.iterdir())
 
@@ -352,7 +335,7 @@ def test_replay_reads_amounts_exactly():
 @pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="reads /proc to find the workers")
 @pytest.mark.parametrize("sig, status", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
 def test_an_interrupted_import_publishes_nothing_and_leaves_no_worker(tmp_path, sig, status):
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    sys.path.insert(0, str(ROOT / "benchmarks"))
     from phh_corpus import write_corpus
 
     write_corpus(150_000, 8, str(tmp_path / "in"))

@@ -15,12 +15,13 @@ import pyarrow as pa
 import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 import pytest
+from conftest import SAMPLES as SAMPLE_PATHS
+from conftest import cli
 from pyarrow import fs
 
 pytest.importorskip("moto.server", reason="the S3 test needs moto's server (pip install 'moto[server]')")
 
-ROOT = Path(__file__).resolve().parents[1]
-SAMPLES = sorted((ROOT / "data").glob("*_sample.parquet"))
+SAMPLES = [Path(p) for p in SAMPLE_PATHS]
 BUCKET = "cardbatch-test"
 
 
@@ -68,12 +69,6 @@ def s3_env():
         server.wait(timeout=10)
 
 
-def cli(env, *args):
-    return subprocess.run(
-        [sys.executable, "-m", "cardbatch", *args], capture_output=True, text=True, env=env, timeout=600
-    )
-
-
 def _read(s3, folder) -> pa.Table:
     table = ds.dataset(folder, filesystem=s3, format="parquet", partitioning="hive").to_table()
     return table.sort_by([("game", "ascending"), ("hand_id", "ascending")])
@@ -81,12 +76,12 @@ def _read(s3, folder) -> pa.Table:
 
 def test_settle_reads_and_writes_s3_and_agrees_with_a_local_run(s3_env, tmp_path):
     env, s3 = s3_env
-    res = cli(env, "settle", f"s3://{BUCKET}/logs/", "--out", f"s3://{BUCKET}/out", "--workers", "2")
+    res = cli("settle", f"s3://{BUCKET}/logs/", "--out", f"s3://{BUCKET}/out", "--workers", "2", env=env)
     assert res.returncode == 0, res.stderr
     summary = json.loads(res.stdout)
     with s3.open_input_stream(f"{BUCKET}/out/summary.json") as f:
         assert json.loads(f.read()) == summary
-    local = cli(env, "settle", *map(str, SAMPLES), "--out", str(tmp_path / "local"), "-q")
+    local = cli("settle", *map(str, SAMPLES), "--out", str(tmp_path / "local"), "-q", env=env)
     assert local.returncode == 0, local.stderr
     remote = _read(s3, f"{BUCKET}/out/results")
     assert remote.num_rows == summary["rows_settled"]
@@ -96,14 +91,14 @@ def test_settle_reads_and_writes_s3_and_agrees_with_a_local_run(s3_env, tmp_path
     errors = _read(s3, f"{BUCKET}/out/errors")
     assert errors.num_rows == summary["rows_rejected"]
     # a rerun finds every part finished
-    again = cli(env, "settle", f"s3://{BUCKET}/logs/", "--out", f"s3://{BUCKET}/out")
+    again = cli("settle", f"s3://{BUCKET}/logs/", "--out", f"s3://{BUCKET}/out", env=env)
     assert again.returncode == 0 and json.loads(again.stdout)["parts_reused"] == summary["parts"]
 
 
 def test_the_dask_engine_needs_no_shared_disk(s3_env):
     env, s3 = s3_env
     res = cli(
-        env, "settle", f"s3://{BUCKET}/logs/", "--out", f"s3://{BUCKET}/dask", "--engine", "dask", "--workers", "2"
+        "settle", f"s3://{BUCKET}/logs/", "--out", f"s3://{BUCKET}/dask", "--engine", "dask", "--workers", "2", env=env
     )
     assert res.returncode == 0, res.stderr
     assert _read(s3, f"{BUCKET}/dask/results").equals(_read(s3, f"{BUCKET}/out/results"))
@@ -111,9 +106,9 @@ def test_the_dask_engine_needs_no_shared_disk(s3_env):
 
 def test_rank_decks_in_and_out_of_s3(s3_env, tmp_path):
     env, s3 = s3_env
-    res = cli(env, "rank-decks", "--decks", "500", "--players", "4", "--out", f"s3://{BUCKET}/ranked.parquet", "-q")
+    res = cli("rank-decks", "--decks", "500", "--players", "4", "--out", f"s3://{BUCKET}/ranked.parquet", "-q", env=env)
     assert res.returncode == 0, res.stderr
-    local = cli(env, "rank-decks", "--decks", "500", "--players", "4", "--out", str(tmp_path / "r.parquet"), "-q")
+    local = cli("rank-decks", "--decks", "500", "--players", "4", "--out", str(tmp_path / "r.parquet"), "-q", env=env)
     assert local.returncode == 0
     remote = pq.read_table(f"{BUCKET}/ranked.parquet", filesystem=s3)
     assert remote.equals(pq.read_table(tmp_path / "r.parquet"))
@@ -127,7 +122,6 @@ def test_rank_decks_in_and_out_of_s3(s3_env, tmp_path):
         filesystem=s3,
     )
     res = cli(
-        env,
         "rank-decks",
         "--in",
         f"s3://{BUCKET}/decks.parquet",
@@ -135,6 +129,7 @@ def test_rank_decks_in_and_out_of_s3(s3_env, tmp_path):
         "4",
         "--out",
         str(tmp_path / "g.parquet"),
+        env=env,
     )
     assert res.returncode == 0, res.stderr
     assert pq.read_table(tmp_path / "g.parquet").num_rows == 50

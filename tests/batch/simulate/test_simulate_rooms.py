@@ -7,13 +7,13 @@ import dataclasses
 import json
 import re
 import signal
-import subprocess
 import sys
 
 import numpy as np
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
+from conftest import cli
 from processes import alive, stop_when_workers_run
 
 from cardbatch.batch.cli.simulate import room_set
@@ -114,9 +114,9 @@ def test_the_tidy_table_and_workers(tmp_path):
 
 def test_the_command_compares_rooms_and_draws_them(tmp_path):
     out = tmp_path / "cmp"
-    cmd = [sys.executable, "-m", "cardbatch", "simulate", "--game", "holdem", "--players", "1200", "--rounds", "5"]
+    cmd = ["simulate", "--game", "holdem", "--players", "1200", "--rounds", "5"]
     cmd += ["--tables-per-round", "150", "--sweep", "rake-pct=0.02,0.05,0.1", "--replicates", "2", "--out", str(out)]
-    proc = subprocess.run([*cmd, "-q"], capture_output=True, text=True)
+    proc = cli(*cmd, "-q")
     assert proc.returncode == 0, proc.stderr
     summary = json.loads((out / "summary.json").read_text())
     assert len(summary["rooms"]) == 3 and summary["replicates"] == 2
@@ -126,11 +126,11 @@ def test_the_command_compares_rooms_and_draws_them(tmp_path):
     else:
         png = (out / "comparison.png").read_bytes()
         assert (int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")) == (1700, 950)
-    single = subprocess.run(cmd[: cmd.index("--sweep")] + ["--out", str(out), "-q"], capture_output=True, text=True)
+    single = cli(*cmd[: cmd.index("--sweep")], "--out", str(out), "-q")
     assert single.returncode == 0, single.stderr
     assert not (out / "comparison.png").exists(), "a rerun in the same folder leaves no figure of the last run"
     assert pq.read_table(out / "rounds.parquet").num_rows == 5
-    both = subprocess.run([*cmd, "--write-hands", str(tmp_path / "h.parquet"), "-q"], capture_output=True, text=True)
+    both = cli(*cmd, "--write-hands", str(tmp_path / "h.parquet"), "-q")
     assert both.returncode == 2 and "--write-hands writes one room's hands" in both.stderr
     assert not (tmp_path / "h.parquet").exists()
 
@@ -165,21 +165,18 @@ def test_an_interrupted_comparison_writes_nothing_and_leaves_no_worker(tmp_path,
     ],
 )
 def test_rooms_that_cannot_be_simulated_exactly_are_refused(tmp_path, flags, message):
-    cmd = [sys.executable, "-m", "cardbatch", "simulate", "--game", "zjh", *flags, "--out", str(tmp_path / "o"), "-q"]
-    proc = subprocess.run(cmd, capture_output=True, text=True)
+    proc = cli("simulate", "--game", "zjh", *flags, "--out", str(tmp_path / "o"), "-q")
     assert proc.returncode == 2 and re.search(message, proc.stderr), proc.stderr
 
 
 def test_a_single_room_from_a_sweep_is_the_room_played(tmp_path):
     """One room named by --sweep (or a rooms file) is played as that room, not as the command line's
     (the command once played the command line's room whenever the set held one room)."""
-    from cardbatch.batch.cli import main
-
     common = ["simulate", "--game", "zjh", "--players", "300", "--rounds", "3", "--tables-per-round", "40"]
     common += ["--rake-cap", "50", "--seed", "3", "-q"]
-    assert main([*common, "--sweep", "rake-pct=0.10", "--out", str(tmp_path / "swept")]) == 0
-    assert main([*common, "--rake-pct", "0.10", "--out", str(tmp_path / "flag")]) == 0
-    assert main([*common, "--out", str(tmp_path / "none")]) == 0
+    assert cli(*common, "--sweep", "rake-pct=0.10", "--out", str(tmp_path / "swept")).returncode == 0
+    assert cli(*common, "--rake-pct", "0.10", "--out", str(tmp_path / "flag")).returncode == 0
+    assert cli(*common, "--out", str(tmp_path / "none")).returncode == 0
     swept, flag, none = (pq.read_table(tmp_path / d / "rounds.parquet") for d in ("swept", "flag", "none"))
     assert swept.equals(flag)
     assert not swept.equals(none)  # the rake moved coins: the comparison could fail

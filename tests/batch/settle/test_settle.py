@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -13,17 +12,12 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
+from conftest import cli
 
 from cardbatch.batch.generate import generate_hands, generate_teams
 from cardbatch.batch.settle.job import settle_files
 from cardbatch.batch.settle.manifest import file_identity
 from cardbatch.batch.settle.options import SettleOptions
-
-
-def cli(*args, env=None):
-    return subprocess.run(
-        [sys.executable, "-m", "cardbatch", *args], capture_output=True, text=True, env={**os.environ, **(env or {})}
-    )
 
 
 def write(g, path, row_group=700):

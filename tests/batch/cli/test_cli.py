@@ -6,20 +6,13 @@ import argparse
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
+from conftest import SAMPLES, cli
 
 from cardbatch import __version__
 from cardbatch.batch.cli import build_parser
 from cardbatch.batch.cli.common import MEASURES, RULE_PRESETS
-
-ROOT = Path(__file__).resolve().parents[1]
-SAMPLES = sorted(str(p) for p in (ROOT / "data").glob("*_sample.parquet"))
-
-
-def cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "cardbatch", *args], capture_output=True, text=True, timeout=600)
 
 
 def test_version():
