@@ -15,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 import os
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -225,7 +226,8 @@ def _board_text(board: np.ndarray) -> np.ndarray:
     text = _TEXT_LUT[board[:, 0]]
     for j in range(1, 5):
         text = np.char.add(text, _TEXT_LUT[board[:, j]])
-    return text
+    out: np.ndarray = text
+    return out
 
 
 def generate_teams(n: int, seed: int, start: int = 0, bad_rate: float = 0.0) -> Generated:
@@ -310,7 +312,7 @@ def run(opts: GenerateOptions) -> Summary:
     return Summary(s, f"cardbatch generate: {s['rows']:,} {opts.game} rows written to {s['out']}")
 
 
-def write(opts: GenerateOptions) -> dict:
+def write(opts: GenerateOptions) -> dict[str, Any]:
     """Write the file ``opts`` describes (one row group per slice; a temporary name until complete);
     returns a small summary."""
     out = Path(opts.out)

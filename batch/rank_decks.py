@@ -15,6 +15,7 @@ import io
 import os
 import time
 from collections.abc import Iterator
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -168,7 +169,7 @@ def run(args: RankDecksOptions) -> Summary:
     return Summary(s, line)
 
 
-def rank(args: RankDecksOptions) -> dict:
+def rank(args: RankDecksOptions) -> dict[str, Any]:
     """:func:`run`'s work; returns the summary's figures."""
     quiet, verbose = args.run.quiet, args.run.verbose
     if args.game == "holdem":
@@ -256,7 +257,7 @@ class _Shown:
         self.categories = np.zeros(len(self.names), np.int64)
         self.margins = np.zeros(1, np.int64)
         self.k = args.top if args.top is not None else 10
-        self.top = (np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64))
+        self.top: tuple[np.ndarray, ...] = tuple(np.zeros(0, np.int64) for _ in range(4))
         self.given: dict[int, np.ndarray] = {}
 
     def add(self, r: ranking.DeckRanking, given: np.ndarray | None) -> None:
@@ -321,11 +322,10 @@ class _Shown:
         ax.set_title(f"Margin of the best hand ({ties:.2g} % ties)", fontsize=13)
         ax = fig.add_subplot(grid[2])
         ax.axis("off")
-        describe = (
-            (lambda v: holdem.describe(int(v)))
-            if a.game == "holdem"
-            else (lambda v: threecard.describe(int(v), a.rules))
-        )
+
+        def describe(v: Any) -> str:
+            return holdem.describe(int(v)) if a.game == "holdem" else threecard.describe(int(v), a.rules)
+
         rows = [
             [str(i + 1), f"{int(d):,}", describe(b), str(int(m))]
             for i, (d, b, m) in enumerate(zip(self.top[1], self.top[2], self.top[3]))

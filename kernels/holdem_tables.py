@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import itertools
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -203,5 +204,6 @@ def load() -> dict[str, np.ndarray]:
 
 
 if __name__ == "__main__":
-    np.savez_compressed(TABLE_FILE, **build())
+    tables: dict[str, Any] = build()
+    np.savez_compressed(TABLE_FILE, **tables)
     print(f"wrote {TABLE_FILE}")

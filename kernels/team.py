@@ -184,8 +184,8 @@ class TeamSettlement:
 
     delta: np.ndarray
     fee: np.ndarray
-    cap: np.ndarray
-    transfer: np.ndarray
+    cap: np.ndarray | None  # None unless the detail was asked for
+    transfer: np.ndarray | None
     status: np.ndarray
 
 
@@ -243,11 +243,11 @@ def settle_2v2_detailed(
         if not isinstance(a, np.ndarray) or a.dtype != np.int64 or a.shape != (G, 4) or not a.flags.c_contiguous:
             raise ValueError(f"out must be two contiguous int64[{G}, 4] arrays")
     delta_out, fee_out = out
-    out = TeamSettlement(
+    res = TeamSettlement(
         delta=delta_out,
         fee=fee_out,
-        cap=np.empty((G, 4) if detail else (1, 4), np.int64),
-        transfer=np.empty(G if detail else 1, np.int64),
+        cap=(cap := np.empty((G, 4) if detail else (1, 4), np.int64)),
+        transfer=(transfer := np.empty(G if detail else 1, np.int64)),
         status=np.empty(G, np.uint8),
     )
     _settle_kernel(
@@ -262,21 +262,21 @@ def settle_2v2_detailed(
         bool(caps),
         bool(afk_rule),
         detail,
-        out.delta,
-        out.fee,
-        out.cap,
-        out.transfer,
-        out.status,
+        res.delta,
+        res.fee,
+        cap,
+        transfer,
+        res.status,
     )
     if not detail:
-        out.cap = out.transfer = None
-    if raise_on_error and out.status.any():
-        g = int(np.flatnonzero(out.status)[0])
+        res.cap = res.transfer = None
+    if raise_on_error and res.status.any():
+        g = int(np.flatnonzero(res.status)[0])
         raise ValueError(
-            f"settle_2v2: game {g} is invalid ({REASONS[out.status[g]]}): balance "
+            f"settle_2v2: game {g} is invalid ({REASONS[res.status[g]]}): balance "
             f"{bal[g].tolist()}, multiplier {mult[g].tolist()}, winner {int(win[g])}"
         )
-    return out
+    return res
 
 
 def settle_2v2(

@@ -47,7 +47,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return args.func(args)
+        code: int = args.func(args)
+        return code
     except (FileNotFoundError, PermissionError, ValueError) as exc:
         print(f"cardbatch {args.command}: {exc}", file=sys.stderr)
         return EXIT_USAGE

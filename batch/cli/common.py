@@ -7,7 +7,10 @@ import dataclasses
 import os
 import sys
 import textwrap
-from typing import Any, TypeVar
+from collections.abc import Callable
+from typing import Any, TypeVar, cast
+
+from cardbatch.batch.io.jobs import Summary
 
 EXIT_OK, EXIT_INTERNAL, EXIT_USAGE, EXIT_AUDIT = 0, 1, 2, 3  # the jobs ask for 0 or 3 through Summary.status
 
@@ -32,14 +35,14 @@ class Formatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionH
     def _get_help_string(self, action: argparse.Action) -> str:
         if action.default in (None, False) or "default" in (action.help or ""):
             return action.help or ""
-        return super()._get_help_string(action)
+        return super()._get_help_string(action) or ""
 
 
 def add_subcommand(
-    sub: argparse._SubParsersAction, name: str, help_text: str, description: str
+    sub: argparse._SubParsersAction[argparse.ArgumentParser], name: str, help_text: str, description: str
 ) -> argparse.ArgumentParser:
     """A subcommand with the shared help layout, the exit codes as its epilog and ``-q``/``-v``."""
-    p = sub.add_parser(
+    p: argparse.ArgumentParser = sub.add_parser(
         name, help=help_text, description=textwrap.fill(description, 78), epilog=EXIT_CODES, formatter_class=Formatter
     )
     p.add_argument("-q", "--quiet", action="store_true", help="no progress, no summary (errors still print)")
@@ -52,12 +55,13 @@ T = TypeVar("T")
 
 def options_from(cls: type[T], args: argparse.Namespace, **overrides: Any) -> T:
     """An options dataclass from the parsed arguments of the same names (``overrides`` win)."""
-    values = {f.name: getattr(args, f.name) for f in dataclasses.fields(cls) if hasattr(args, f.name)}
+    fields = dataclasses.fields(cast(Any, cls))  # cls is a dataclass: what the name says
+    values = {f.name: getattr(args, f.name) for f in fields if hasattr(args, f.name)}
     values.update(overrides)
     return cls(**values)
 
 
-def show(summary: Any, quiet: bool) -> int:
+def show(summary: Summary, quiet: bool) -> int:
     """A job's :class:`~cardbatch.batch.io.jobs.Summary`: its JSON on stdout and its one line on
     stderr, unless ``--quiet``; returns the exit status it asks for."""
     if not quiet:
@@ -82,7 +86,7 @@ def internal_error(command: str, exc: BaseException) -> int:
     return EXIT_INTERNAL
 
 
-def _whole_number(minimum: int):
+def _whole_number(minimum: int) -> Callable[[str], int]:
     """An argparse type: a whole number >= ``minimum``, refused in cardbatch's own words."""
 
     def parse(text: str) -> int:

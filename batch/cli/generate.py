@@ -13,7 +13,7 @@ from cardbatch.batch.cli.common import (
 )
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = add_subcommand(
         sub,
         "generate",

@@ -15,7 +15,7 @@ from cardbatch.batch.cli.common import (
 )
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = add_subcommand(
         sub,
         "rank-decks",

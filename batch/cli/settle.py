@@ -20,7 +20,7 @@ from cardbatch.batch.cli.common import (
 )
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     for name, help_text, description in (
         (
             "settle",

@@ -6,6 +6,7 @@ import argparse
 import dataclasses
 import itertools
 from pathlib import Path
+from typing import Any
 
 try:
     import tomllib
@@ -16,7 +17,7 @@ from cardbatch.batch.cli.common import RULE_PRESETS, add_subcommand, options_fro
 from cardbatch.batch.simulate.room import Room
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = add_subcommand(
         sub,
         "simulate",
@@ -86,7 +87,7 @@ def _run(args: argparse.Namespace) -> int:
     return show(run(job), args.quiet)
 
 
-def _value(field: dataclasses.Field, text, where: str):
+def _value(field: dataclasses.Field[Any], text: Any, where: str) -> Any:
     """A flag's value in its field's type (``text`` from the command line or a TOML file)."""
     kind = str(field.type)
     try:
@@ -105,7 +106,7 @@ def _value(field: dataclasses.Field, text, where: str):
         raise ValueError(f"{where}: {text!r} is not a valid {field.name.replace('_', '-')} ({kind})") from None
 
 
-def _field(name: str, where: str) -> dataclasses.Field:
+def _field(name: str, where: str) -> dataclasses.Field[Any]:
     fields = {f.name: f for f in dataclasses.fields(Room)}
     key = name.strip().replace("-", "_")
     if key not in fields:

@@ -11,7 +11,7 @@ def is_text(t: pa.DataType) -> bool:
     """A string type: plain, large, view or dictionary-encoded."""
     if pa.types.is_dictionary(t):
         t = t.value_type
-    return pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_string_view(t)
+    return bool(pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_string_view(t))
 
 
 def fixed_size_list(values: np.ndarray) -> pa.FixedSizeListArray:

@@ -28,7 +28,7 @@ class Terminated(BaseException):
     """SIGTERM, raised where the parent is (a BaseException, like KeyboardInterrupt)."""
 
 
-def _raise_terminated(signum, frame):
+def _raise_terminated(signum: int, frame: object) -> None:
     raise Terminated()
 
 

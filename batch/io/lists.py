@@ -11,6 +11,8 @@ unpacked once per column.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -20,7 +22,7 @@ from cardbatch.batch.io.errors import InputError
 from cardbatch.kernels.twins import twin
 
 
-def combined(col) -> pa.Array:
+def combined(col: pa.Array | pa.ChunkedArray) -> pa.Array:
     """One array of a column."""
     if isinstance(col, pa.ChunkedArray):
         return col.chunk(0) if col.num_chunks == 1 else col.combine_chunks()
@@ -76,7 +78,7 @@ def without_views(table: pa.Table) -> pa.Table:
     return table
 
 
-def _layout(col) -> tuple[pa.Array, np.ndarray, np.ndarray, np.ndarray | None]:
+def _layout(col: pa.Array | pa.ChunkedArray) -> tuple[pa.Array, np.ndarray, np.ndarray, np.ndarray | None]:
     """``(child, starts, lengths, null_cells)`` of a (large/fixed-size) list column.
 
     ``child`` covers exactly the rows' elements (a fixed-size list's child
@@ -113,10 +115,11 @@ def _filled(child: pa.Array) -> np.ndarray:
         t = child.type
         zero = "" if pa.types.is_string(t) or pa.types.is_large_string(t) else (False if pa.types.is_boolean(t) else 0)
         child = pc.fill_null(child, pa.scalar(zero, t))
-    return child.to_numpy(zero_copy_only=False)
+    values: np.ndarray = child.to_numpy(zero_copy_only=False)
+    return values
 
 
-def list_parts(col) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def list_parts(col: pa.Array | pa.ChunkedArray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(values, starts, lengths)`` of a (large/fixed-size) list column; null cells have length 0
     and null elements read as 0 (see :func:`missing_rows` for which rows hold either)."""
     child, starts, lengths, _ = _layout(col)
@@ -157,17 +160,18 @@ def _rows_with(flags: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np
         return np.zeros(len(lengths), np.bool_)
     before = np.zeros(len(flags) + 1, np.int64)
     np.cumsum(flags, out=before[1:])
-    return before[starts + lengths] > before[starts]
+    differs: np.ndarray = before[starts + lengths] > before[starts]
+    return differs
 
 
-def int_list_parts(col, name: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def int_list_parts(col: pa.Array | pa.ChunkedArray, name: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """``(values int64, starts, lengths, out_of_range bool[T])`` of an integer list column."""
     values, starts, lengths = list_parts(col)
     ints, big = _as_int64(values, name)
     return ints, starts, lengths, _rows_with(big, starts, lengths)
 
 
-def int_column(col, name: str, fill: int) -> tuple[np.ndarray, np.ndarray]:
+def int_column(col: pa.Array | pa.ChunkedArray, name: str, fill: int) -> tuple[np.ndarray, np.ndarray]:
     """``(values int64, out_of_range bool[T])`` of a scalar integer column, nulls as ``fill``."""
     arr = combined(col)
     nulls = arr.is_null().to_numpy(zero_copy_only=False) if arr.null_count else None
@@ -215,7 +219,7 @@ def sums_overflow(values: np.ndarray) -> np.ndarray:
     return out
 
 
-def missing_rows(col) -> np.ndarray:
+def missing_rows(col: pa.Array | pa.ChunkedArray) -> np.ndarray:
     """``bool[T]``: the cell is null or, for a list column, holds a null element."""
     arr = combined(col)
     if not (pa.types.is_list(arr.type) or pa.types.is_large_list(arr.type) or pa.types.is_fixed_size_list(arr.type)):
@@ -232,7 +236,7 @@ def _missing(child: pa.Array, starts: np.ndarray, lengths: np.ndarray, null_cell
 
 @twin
 @njit(cache=True, parallel=True)
-def _scatter_kernel(values, starts, lengths, out):
+def _scatter_kernel(values: np.ndarray, starts: np.ndarray, lengths: np.ndarray, out: np.ndarray) -> None:
     T, W = out.shape
     for t in prange(T):
         n = min(lengths[t], W)
@@ -243,7 +247,9 @@ def _scatter_kernel(values, starts, lengths, out):
 
 @twin
 @njit(cache=True, parallel=True)
-def _scatter_streets_kernel(values, starts, lengths, row_width, out):
+def _scatter_streets_kernel(
+    values: np.ndarray, starts: np.ndarray, lengths: np.ndarray, row_width: np.ndarray, out: np.ndarray
+) -> None:
     T, K, S = out.shape
     for t in prange(T):
         w = max(row_width[t], 1)
@@ -256,7 +262,7 @@ def _scatter_streets_kernel(values, starts, lengths, row_width, out):
 
 @twin
 @njit(cache=True, parallel=True)
-def _gather_kernel(values, rows, all_rows, offsets, flat):
+def _gather_kernel(values: np.ndarray, rows: np.ndarray, all_rows: bool, offsets: np.ndarray, flat: np.ndarray) -> None:
     for i in prange(offsets.shape[0] - 1):
         t = np.int64(i) if all_rows else rows[i]
         base = offsets[i]
@@ -266,7 +272,16 @@ def _gather_kernel(values, rows, all_rows, offsets, flat):
 
 @twin
 @njit(cache=True, parallel=True)
-def _differs_kernel(values, rows, all_rows, offsets, list_values, starts, lengths, out):
+def _differs_kernel(
+    values: np.ndarray,
+    rows: np.ndarray,
+    all_rows: bool,
+    offsets: np.ndarray,
+    list_values: np.ndarray,
+    starts: np.ndarray,
+    lengths: np.ndarray,
+    out: np.ndarray,
+) -> None:
     for i in prange(offsets.shape[0] - 1):
         t = np.int64(i) if all_rows else rows[i]
         n = offsets[i + 1] - offsets[i]
@@ -278,7 +293,7 @@ def _differs_kernel(values, rows, all_rows, offsets, list_values, starts, length
         out[i] = diff
 
 
-def frozen(a: np.ndarray, dtype=None) -> np.ndarray:
+def frozen(a: np.ndarray, dtype: Any = None) -> np.ndarray:
     """A contiguous, read-only view (a copy only where the layout or dtype needs one), bool as uint8.
 
     numba compiles one version of a kernel per argument type, and read-only
@@ -305,8 +320,8 @@ def scatter(
     starts: np.ndarray,
     lengths: np.ndarray,
     width: int,
-    fill,
-    dtype=None,
+    fill: Any,
+    dtype: Any = None,
     row_width: np.ndarray | None = None,
 ) -> np.ndarray:
     """Rows of a flattened list into ``[T, width]`` padded with ``fill``.
@@ -355,7 +370,11 @@ def gather_flat(values: np.ndarray, offsets: np.ndarray, rows: np.ndarray | None
 
 
 def differs_from_list(
-    values: np.ndarray, offsets: np.ndarray, col, rows: np.ndarray | None = None, name: str = "payout"
+    values: np.ndarray,
+    offsets: np.ndarray,
+    col: pa.Array | pa.ChunkedArray,
+    rows: np.ndarray | None = None,
+    name: str = "payout",
 ) -> tuple[np.ndarray, np.ndarray]:
     """Per kept row: does list column ``col`` differ (length or any value) from the padded ``values``
     row, and was anything recorded at all (``False`` for a null cell, which is not compared)?
@@ -386,7 +405,9 @@ def differs_from_list(
 
 @twin
 @njit(cache=True, parallel=True)
-def _take_kernel(values, starts, rows, offsets, flat):
+def _take_kernel(
+    values: np.ndarray, starts: np.ndarray, rows: np.ndarray, offsets: np.ndarray, flat: np.ndarray
+) -> None:
     for i in prange(rows.shape[0]):
         base = offsets[i]
         src = starts[rows[i]]
@@ -394,7 +415,7 @@ def _take_kernel(values, starts, rows, offsets, flat):
             flat[base + j] = values[src + j]
 
 
-def take_list(col, rows: np.ndarray) -> pa.Array:
+def take_list(col: pa.Array | pa.ChunkedArray, rows: np.ndarray) -> pa.Array:
     """``col.take(rows)`` for a list column, through numpy views (Arrow's take is several times slower)."""
     arr = combined(col)
     if arr.null_count or not pa.types.is_list(arr.type) or pa.types.is_boolean(arr.type.value_type):

@@ -12,6 +12,7 @@ import contextlib
 import sys
 import time
 from collections.abc import Iterator
+from typing import Any
 
 LOG_EVERY = 10.0
 
@@ -44,7 +45,9 @@ class _LogLines:
 
 
 @contextlib.contextmanager
-def progress(total: int | None, desc: str, unit: str = "row", quiet: bool = False, verbose: bool = False) -> Iterator:
+def progress(
+    total: int | None, desc: str, unit: str = "row", quiet: bool = False, verbose: bool = False
+) -> Iterator[Any]:
     """Yield an object with ``update(n)``: see the module's docstring for which one."""
     if quiet:
         yield _Silent()

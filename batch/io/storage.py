@@ -19,6 +19,7 @@ from __future__ import annotations
 import os
 import posixpath
 from collections.abc import Iterator
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -33,7 +34,8 @@ def resolve(path: str) -> tuple[fs.FileSystem, str]:
     """The filesystem and the path within it."""
     path = str(path)
     if is_uri(path):
-        return fs.FileSystem.from_uri(path)
+        filesystem, inner = fs.FileSystem.from_uri(path)
+        return filesystem, str(inner)
     return _LOCAL, os.path.abspath(path)
 
 
@@ -65,11 +67,11 @@ def info(path: str) -> fs.FileInfo:
 
 
 def exists(path: str) -> bool:
-    return info(path).type != fs.FileType.NotFound
+    return bool(info(path).type != fs.FileType.NotFound)
 
 
 def is_dir(path: str) -> bool:
-    return info(path).type == fs.FileType.Directory
+    return bool(info(path).type == fs.FileType.Directory)
 
 
 def files_below(folder: str) -> Iterator[tuple[str, str]]:
@@ -90,7 +92,7 @@ def read_bytes(path: str, offset: int = 0, length: int | None = None) -> bytes:
     filesystem, p = resolve(path)
     with filesystem.open_input_file(p) as f:
         f.seek(offset)
-        return f.read() if length is None else f.read(length)
+        return bytes(f.read() if length is None else f.read(length))
 
 
 def read_tail(path: str, size: int, guess: int = 1 << 16) -> tuple[bytes, int]:
@@ -149,12 +151,12 @@ def publish(tmp: str, path: str) -> None:
         filesystem.delete_file(t)
 
 
-def parquet_file(path: str, **kwargs) -> pq.ParquetFile:
+def parquet_file(path: str, **kwargs: Any) -> pq.ParquetFile:
     filesystem, p = resolve(path)
     return pq.ParquetFile(filesystem.open_input_file(p), **kwargs)
 
 
-def parquet_writer(path: str, schema: pa.Schema, **kwargs) -> pq.ParquetWriter:
+def parquet_writer(path: str, schema: pa.Schema, **kwargs: Any) -> pq.ParquetWriter:
     filesystem, p = resolve(path)
     if isinstance(filesystem, fs.LocalFileSystem):
         os.makedirs(os.path.dirname(p), exist_ok=True)
@@ -199,7 +201,7 @@ class PublishedParquet:
     the file is opened at once (no rows is still a file), else at the first table; ``options`` go
     to the writer."""
 
-    def __init__(self, path: str, schema: pa.Schema | None = None, **options):
+    def __init__(self, path: str, schema: pa.Schema | None = None, **options: Any) -> None:
         self.path = path
         self.tmp = temporary_for(path)
         self.options = options

@@ -29,6 +29,7 @@ import os
 import time
 from collections import Counter
 from collections.abc import Iterable, Iterator
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -259,14 +260,14 @@ def hand_id(rel: str, position: int) -> int:
 def import_units(units: tuple[Unit, ...]) -> tuple[pa.Table, pa.Table]:
     """The units' hands and rejected hands as two tables (a worker's task: one unit of a big file,
     or many small files at once, so a one-hand file costs no table, write or round trip of its own)."""
-    rows: dict[str, list] = {name: [] for name in HANDS_SCHEMA.names}
-    bad: dict[str, list] = {name: [] for name in ERRORS_SCHEMA.names}
+    rows: dict[str, list[Any]] = {name: [] for name in HANDS_SCHEMA.names}
+    bad: dict[str, list[Any]] = {name: [] for name in ERRORS_SCHEMA.names}
     for unit in units:
         _import_unit(unit, rows, bad)
     return pycolumns.table(rows, HANDS_SCHEMA), pycolumns.table(bad, ERRORS_SCHEMA)
 
 
-def _import_unit(unit: Unit, rows: dict[str, list], bad: dict[str, list]) -> None:
+def _import_unit(unit: Unit, rows: dict[str, list[Any]], bad: dict[str, list[Any]]) -> None:
     """Append one unit's hands to ``rows`` and its rejected hands to ``bad`` (column lists)."""
     rel, factor = unit.rel, unit.factor
     text = _read(unit)
@@ -275,7 +276,7 @@ def _import_unit(unit: Unit, rows: dict[str, list], bad: dict[str, list]) -> Non
         if factor % den:
             raise FactorChanged(unit.path, den)
     for position, name, section in notation.sections(text, unit.path.endswith(".phhs"), unit.first):
-        fields: dict = {}
+        fields: dict[str, Any] = {}
         try:
             fields = notation.parse(section)
             hand = replay.replay(fields, factor)
@@ -347,7 +348,9 @@ def _results(units: list[Unit], workers: int) -> Iterator[tuple[pa.Table, pa.Tab
         queue = iter(work)
         # range first: zip takes from its arguments in order, and a task taken after the range ran out
         # would be dropped
-        window: list[cf.Future] = [pool.submit(import_units, t) for _, t in zip(range(2 * workers), queue)]
+        window: list[cf.Future[tuple[pa.Table, pa.Table]]] = [
+            pool.submit(import_units, t) for _, t in zip(range(2 * workers), queue)
+        ]
         while window:
             done = window.pop(0).result()
             nxt = next(queue, None)
@@ -361,7 +364,7 @@ def _int64s(array: pa.Array) -> np.ndarray:
     return np.frombuffer(array.buffers()[1], dtype=np.int64)[array.offset : array.offset + len(array)]
 
 
-def run_import(inputs: list[str], out: str, options: ImportOptions = ImportOptions()) -> dict:
+def run_import(inputs: list[str], out: str, options: ImportOptions = ImportOptions()) -> dict[str, Any]:
     """Import every PHH hand of ``inputs`` into ``out`` (and its errors file); returns the summary."""
 
     t0 = time.perf_counter()
@@ -388,14 +391,14 @@ def run(job: ImportJob) -> Summary:
 
 def _import_all(
     files: list[tuple[str, str]], factor: int, units: list[Unit], out: str, options: ImportOptions, t0: float
-) -> dict:
+) -> dict[str, Any]:
     """:func:`run_import` once the plan is made: every unit imported, the outputs published."""
     from cardbatch.batch.io.progress import progress
 
     err_out = errors_path(out)
     metadata = {b"cardbatch.chip_factor": str(factor).encode(), b"cardbatch.source": b"phh"}
     ids: list[np.ndarray] = []
-    reasons: Counter = Counter()
+    reasons: Counter[str] = Counter()
     read = imported = 0
     writers: list[storage.PublishedParquet] = []
     try:

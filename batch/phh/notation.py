@@ -88,7 +88,8 @@ def parse(text: str) -> dict[str, Any]:
     if fields is not None:
         return fields
     try:
-        return tomllib.loads(text, parse_float=Decimal)
+        parsed: dict[str, Any] = tomllib.loads(text, parse_float=Decimal)
+        return parsed
     except tomllib.TOMLDecodeError as exc:
         raise Malformed(f"not valid TOML: {exc}") from None
 
@@ -109,6 +110,8 @@ def _scalar(quoted1: str | None, quoted2: str | None, bare: str | None) -> Any:
         return quoted1
     if quoted2 is not None:
         return quoted2
+    if bare is None:
+        raise KeyError(bare)
     if _INT.match(bare):
         return int(bare)
     if _DEC.match(bare):

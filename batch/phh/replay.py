@@ -133,7 +133,7 @@ def _chips(value: Any, factor: int, name: str) -> int:
     return int(scaled)
 
 
-def _per_seat(fields: dict, name: str, n: int, factor: int, default: int | None = None) -> list[int]:
+def _per_seat(fields: dict[str, Any], name: str, n: int, factor: int, default: int | None = None) -> list[int]:
     value = fields.get(name, default)
     if value is None:
         raise Rejected("malformed", f"the field {name!r} is missing")
@@ -228,7 +228,7 @@ def _return_excess(bets: list[int], stack: list[int], contrib: list[int]) -> Non
         contrib[s] -= excess
 
 
-def replay(fields: dict, factor: int = 1) -> Hand:
+def replay(fields: dict[str, Any], factor: int = 1) -> Hand:
     """The :class:`Hand` of one PHH hand's fields, amounts times ``factor``; raises :class:`Rejected`."""
     variant = fields.get("variant")
     if variant not in SUPPORTED:
@@ -288,10 +288,10 @@ def replay(fields: dict, factor: int = 1) -> Hand:
             elif len(words) == 3 and words[1] == "db":
                 if actor is not None or ended:
                     raise Rejected("illegal_action", f"{_at(index, raw)}: the board is dealt while a bet is open")
-                cards = parse_cards(words[2])
-                if len(cards) != (3 if not board else 1) or table.street >= STREETS - 1:
-                    raise Rejected("illegal_action", f"{_at(index, raw)}: {len(cards)} board cards after {len(board)}")
-                board.extend(cards)
+                dealt = parse_cards(words[2])
+                if len(dealt) != (3 if not board else 1) or table.street >= STREETS - 1:
+                    raise Rejected("illegal_action", f"{_at(index, raw)}: {len(dealt)} board cards after {len(board)}")
+                board.extend(dealt)
                 table.next_street()
                 street_contrib = table.contrib[table.street]
                 actor = table.actor()
@@ -308,10 +308,10 @@ def replay(fields: dict, factor: int = 1) -> Hand:
             if len(words) == 2:
                 table.fold(seat)  # a muck
             elif words[2] != "-":
-                cards = parse_cards(words[2])
-                if len(cards) != 2:
+                dealt = parse_cards(words[2])
+                if len(dealt) != 2:
                     raise Rejected("illegal_action", f"{_at(index, raw)}: Hold'em shows two cards")
-                shown[seat] = cards
+                shown[seat] = dealt
             continue
         if verb not in ("f", "cc", "cbr"):
             raise Rejected("illegal_action", f"{_at(index, raw)}: {verb!r} is not a Hold'em betting action")
@@ -359,10 +359,11 @@ def replay(fields: dict, factor: int = 1) -> Hand:
     cards: list[int] = []
     for s in range(n):
         own = (hole[s] + [UNKNOWN, UNKNOWN])[:2]
-        if shown[s] is not None:
-            if any(c != UNKNOWN and c != v for c, v in zip(own, shown[s])):
-                raise Rejected("bad_card", f"p{s + 1} shows {shown[s]} but was dealt {own}")
-            own = shown[s]
+        showed = shown[s]
+        if showed is not None:
+            if any(c != UNKNOWN and c != v for c, v in zip(own, showed)):
+                raise Rejected("bad_card", f"p{s + 1} shows {showed} but was dealt {own}")
+            own = showed
         cards.extend(own)
     contrib_street = [v for street in table.contrib for v in street]
     return Hand(
@@ -394,7 +395,7 @@ def _seat(label: str, n: int, index: int, raw: str) -> int:
     return seat
 
 
-def _recorded(fields: dict, n: int, factor: int, starting: list[int], table: _Table) -> list[int] | None:
+def _recorded(fields: dict[str, Any], n: int, factor: int, starting: list[int], table: _Table) -> list[int] | None:
     contrib = [sum(c) for c in zip(*table.contrib)]
     if "finishing_stacks" in fields:
         finishing = _per_seat(fields, "finishing_stacks", n, factor)

@@ -24,7 +24,8 @@ import logging
 import os
 import sys
 import time
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -91,7 +92,7 @@ class Unit:
         return f"part-{first.file_index:05d}-{first.row_groups[0]:05d}"
 
 
-def infer_game(names, opts: SettleOptions) -> str:
+def infer_game(names: Collection[str], opts: SettleOptions) -> str:
     """The game of a file without a game column: ``--game``, else the team schema, board = Hold'em, else ZJH."""
     if opts.game:
         return opts.game
@@ -154,7 +155,7 @@ def plan(
     file_rows = []
     group: list[Piece] = []
     group_rows = 0
-    group_like: tuple | None = None
+    group_like: tuple[pa.Schema, tuple[tuple[str, str], ...]] | None = None
 
     def close_group() -> None:
         nonlocal group, group_rows, group_like
@@ -232,7 +233,9 @@ def _cut_after(key: str, rows: int, span: int) -> bool:
     return int(key[:8], 16) < (rows / span) * 0x1_0000_0000
 
 
-def settle_by_game(table: pa.Table, opts: SettleOptions) -> tuple[dict[str, pa.Table], dict[str, pa.Table], dict]:
+def settle_by_game(
+    table: pa.Table, opts: SettleOptions
+) -> tuple[dict[str, pa.Table], dict[str, pa.Table], dict[str, Any]]:
     """Settle one Arrow table, split by its ``game`` column when there is one: (results by game,
     errors by game, counters with a ``by_game`` split). Rows of a game we do not know are errors
     under ``unknown``."""
@@ -243,7 +246,7 @@ def settle_by_game(table: pa.Table, opts: SettleOptions) -> tuple[dict[str, pa.T
     from cardbatch.batch.settle.rejects import CODE, error_rows
     from cardbatch.batch.settle.team2v2 import settle_teams
 
-    def one(sub: pa.Table, game: str):
+    def one(sub: pa.Table, game: str) -> tuple[pa.Table, pa.Table, dict[str, Any]]:
         required = TEAM_REQUIRED if game == "team2v2" else HAND_REQUIRED[game]
         missing = [c for c in required if c not in sub.column_names]
         if missing:  # the game column names a game whose columns this file lacks
@@ -265,7 +268,9 @@ def settle_by_game(table: pa.Table, opts: SettleOptions) -> tuple[dict[str, pa.T
     if len(names) == 1 and names[0] in GAMES and games.null_count == 0:
         r, e, c = one(table, names[0])  # one game per file: no split, no copy
         return {names[0]: r}, {names[0]: e}, c
-    results, errors, counters = {}, {}, []
+    results: dict[str, pa.Table] = {}
+    errors: dict[str, pa.Table] = {}
+    counters: list[dict[str, Any]] = []
     unknown = []
     for game in sorted(str(v) for v in names):
         mask = pc.fill_null(pc.equal(games, game), False) if game != "None" else games.is_null()
@@ -289,7 +294,7 @@ def settle_by_game(table: pa.Table, opts: SettleOptions) -> tuple[dict[str, pa.T
     return results, errors, merge_counters(counters)
 
 
-def settle_table(table: pa.Table, opts: SettleOptions) -> tuple[pa.Table, pa.Table, dict]:
+def settle_table(table: pa.Table, opts: SettleOptions) -> tuple[pa.Table, pa.Table, dict[str, Any]]:
     """:func:`settle_by_game` with the games' results and errors each in one table (for callers that
     look at a batch as a whole; the run writes each game apart)."""
     results, errors, counters = settle_by_game(table, opts)
@@ -301,9 +306,9 @@ def settle_table(table: pa.Table, opts: SettleOptions) -> tuple[pa.Table, pa.Tab
     return joined(results), joined(errors), counters
 
 
-def merge_counters(items: list[dict]) -> dict:
+def merge_counters(items: list[dict[str, Any]]) -> dict[str, Any]:
     """Counters added up key by key, nested ones (reasons, games) too."""
-    out: dict = {}
+    out: dict[str, Any] = {}
     for c in items:
         for k, v in c.items():
             if isinstance(v, dict):
@@ -436,7 +441,7 @@ def _exact_by_piece(values: np.ndarray, origin: np.ndarray, pieces: int) -> list
     return [(int(h) << 32) + int(lo) for h, lo in zip(high, low)]
 
 
-def run_unit(unit: Unit, out_dir: str, opts: SettleOptions, batch_rows: int, serial: bool = False) -> dict:
+def run_unit(unit: Unit, out_dir: str, opts: SettleOptions, batch_rows: int, serial: bool = False) -> dict[str, Any]:
     """Settle one unit and write its parts; returns its counters (also saved as the part JSON), with
     each input file's share under ``by_file`` when the unit holds several files. ``serial``: the
     kernels' serial builds (a small run: see :mod:`cardbatch.kernels.twins`)."""
@@ -446,18 +451,19 @@ def run_unit(unit: Unit, out_dir: str, opts: SettleOptions, batch_rows: int, ser
         return _run_unit(unit, out_dir, opts, batch_rows)
 
 
-def _run_unit(unit: Unit, out_dir: str, opts: SettleOptions, batch_rows: int) -> dict:
+def _run_unit(unit: Unit, out_dir: str, opts: SettleOptions, batch_rows: int) -> dict[str, Any]:
     out = out_dir
     done = storage.join(out, "_parts", f"{unit.name}.json")
     if storage.exists(done):
-        return json.loads(storage.read_text(done))
+        finished: dict[str, Any] = json.loads(storage.read_text(done))
+        return finished
     t0 = time.perf_counter()
     if os.environ.get(FAIL_ENV) in (unit.name, unit.drill_name):
         raise RuntimeError(f"injected failure in {unit.name} ({FAIL_ENV})")
     tagged = len(unit.pieces) > 1
     errors: dict[str, list[pa.Table]] = {}
     counters = []
-    by_piece: list[list[dict]] = []
+    by_piece: list[list[dict[str, Any]]] = []
     results: dict[str, storage.PublishedParquet] = {}
     try:
         for table in _tables_of(unit, batch_rows):
@@ -509,7 +515,7 @@ def settle_files(
     batch_rows: int = 1 << 16,
     quiet: bool = False,
     verbose: bool = False,
-) -> dict:
+) -> dict[str, Any]:
     """Settle every input into ``out_dir``; returns the summary's figures (also written as
     summary.json). :func:`run` is the same with its options in one value.
 
@@ -529,7 +535,7 @@ def settle_files(
     parsed: dict[str, pq.FileMetaData] = {}
     units, file_rows, holds = plan(paths, [i["key"] for i in identities], batch_rows, opts, list(footers), parsed)
     identities = list(identities)
-    inputs = [{"path": p, "rows": n} for p, n in zip(paths, file_rows)]
+    input_rows = [{"path": p, "rows": n} for p, n in zip(paths, file_rows)]
     out = out_dir
     try:
         for sub in manifest.PART_DIRS:
@@ -551,7 +557,7 @@ def settle_files(
             return _run_locked(
                 units,
                 holds,
-                inputs,
+                input_rows,
                 identities,
                 out,
                 opts,
@@ -592,7 +598,7 @@ def run(job: SettleJob) -> Summary:
     return Summary(figures, settle_line(command, figures, job.out), status, indent=1, sort_keys=True)
 
 
-def settle_line(command: str, s: dict, out: str) -> str:
+def settle_line(command: str, s: dict[str, Any], out: str) -> str:
     """What a settle or audit run did, in one line: rows, reasons, chips, mismatches, where the output is."""
     reasons = ", ".join(f"{k} {v:,}" for k, v in sorted(s.get("rejected_by_reason", {}).items(), key=lambda kv: -kv[1]))
     rejected = f"{s['rows_rejected']:,} rejected" + (f" ({reasons})" if reasons else "")
@@ -609,8 +615,21 @@ def settle_line(command: str, s: dict, out: str) -> str:
 
 
 def _run_locked(
-    units, holds, inputs, identities, out, opts, workers, engine, scheduler, batch_rows, talk, t0, parsed, small
-) -> dict:
+    units: list[Unit],
+    holds: dict[str, list[str]],
+    inputs: list[dict[str, Any]],
+    identities: list[dict[str, Any]],
+    out: str,
+    opts: SettleOptions,
+    workers: int | None,
+    engine: str,
+    scheduler: str | None,
+    batch_rows: int,
+    talk: tuple[bool, bool],
+    t0: float,
+    parsed: dict[str, pq.FileMetaData],
+    small: bool,
+) -> dict[str, Any]:
     from cardbatch import __version__
     from cardbatch.batch.io.progress import progress
 
@@ -629,7 +648,7 @@ def _run_locked(
         print(f"cardbatch: reusing {reused} of {len(units)} finished parts of an earlier run", file=sys.stderr)
     asked = workers
     workers = workers or os.cpu_count() or 1
-    summaries: list[tuple[Unit, dict]] = []
+    summaries: list[tuple[Unit, dict[str, Any]]] = []
     warm = None
     if (engine == "local" or not scheduler) and len(units) > reused:  # a remote cluster compiles on its own
         from cardbatch.batch.settle.warmup import compile_ahead
@@ -653,7 +672,7 @@ def _run_locked(
         else:
             import concurrent.futures as cf
 
-            threads = max(1, (os.cpu_count() or 1) // workers)
+            threads = max(1, (os.cpu_count() or 1) // (workers or 1))
             workers = min(workers, len(units))  # the pool starts no more processes than units
             with process_pool(workers, threads) as pool:
                 futures = {pool.submit(run_unit, u, out_dir, opts, batch_rows, small): u for u in units}
@@ -662,7 +681,7 @@ def _run_locked(
                     bar.update(1)
     settled_at = time.perf_counter()
     total = merge_counters([_counters(s) for _, s in summaries])
-    by_input: dict[str, list[dict]] = {}
+    by_input: dict[str, list[dict[str, Any]]] = {}
     for u, s in summaries:
         for path, share in s.get("by_file", {u.path: s}).items():
             by_input.setdefault(path, []).append(_counters(share))
@@ -701,7 +720,7 @@ def _run_locked(
                         }
                         for u, s in summaries
                     ),
-                    key=lambda p: p["part"],
+                    key=lambda p: str(p["part"]),
                 ),
             },
         }
@@ -723,20 +742,27 @@ def _run_locked(
     return total
 
 
-def _counters(part: dict) -> dict:
+def _counters(part: dict[str, Any]) -> dict[str, Any]:
     """A part's counters without its timing (which is not added up) and its split by file."""
     return {k: v for k, v in part.items() if k not in ("seconds", "by_file")}
 
 
-def _input_totals(parts: list[dict]) -> dict:
+def _input_totals(parts: list[dict[str, Any]]) -> dict[str, Any]:
     """One input's rows and chips, added up over its parts (every game together)."""
     t = merge_counters(parts)
     return {k: t.get(k, 0) for k in INPUT_COUNTERS}
 
 
 def _run_dask(
-    units, out_dir, opts, workers, scheduler, batch_rows, bar, serial=False
-) -> tuple[list[tuple[Unit, dict]], int]:
+    units: list[Unit],
+    out_dir: str,
+    opts: SettleOptions,
+    workers: int | None,
+    scheduler: str | None,
+    batch_rows: int,
+    bar: Any,
+    serial: bool = False,
+) -> tuple[list[tuple[Unit, dict[str, Any]]], int]:
     from dask.distributed import Client, LocalCluster, as_completed
 
     cluster = None
@@ -755,7 +781,7 @@ def _run_dask(
         )
         client = Client(cluster)
     try:
-        threads = max(1, (os.cpu_count() or 1) // workers)
+        threads = max(1, (os.cpu_count() or 1) // (workers or 1))
         client.run(init_pool_worker, threads, False)
         futures = client.map(
             run_unit, units, out_dir=out_dir, opts=opts, batch_rows=batch_rows, serial=serial, pure=False

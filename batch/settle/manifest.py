@@ -21,6 +21,7 @@ import json
 import os
 import re
 from pathlib import Path
+from typing import Any
 
 from pyarrow.fs import FileType
 
@@ -48,12 +49,12 @@ def resolved(paths: list[str]) -> list[str]:
     return list(dict.fromkeys(p if storage.is_uri(p) else os.path.realpath(p) for p in paths))
 
 
-def file_identity(path: str) -> dict:
+def file_identity(path: str) -> dict[str, Any]:
     """Resolved path, size, modification time and the SHA-256 of the Parquet footer, with a short key."""
     return file_identity_and_footer(path)[0]
 
 
-def file_identity_and_footer(path: str) -> tuple[dict, bytes]:
+def file_identity_and_footer(path: str) -> tuple[dict[str, Any], bytes]:
     """:func:`file_identity` and the footer's bytes it hashed (the planner parses them, so a file's
     footer is read once)."""
     st = storage.info(path)
@@ -80,7 +81,7 @@ def _code_fingerprint() -> str:
     return hashlib.sha256("".join(fingerprint(r) for r in roots).encode()).hexdigest()
 
 
-def options_fingerprint(opts: SettleOptions, batch_rows: int) -> dict:
+def options_fingerprint(opts: SettleOptions, batch_rows: int) -> dict[str, Any]:
     """Everything that changes a part's content or boundaries (``audit`` changes only the exit status)."""
     chosen = {k: v for k, v in opts.as_dict().items() if k != "audit"}
     # the code too, not only its version number: parts written by other code (a reinstall of the same
@@ -119,7 +120,9 @@ class Lock:
 PART_NAME = re.compile(r"^\.?(part-[0-9a-f]{12}-[0-9]{5})\.(parquet|json)(\.tmp)?$")
 
 
-def prepare(out: str, identities: list[dict], fingerprint: dict, holds: dict[str, list[str]]) -> tuple[int, list[str]]:
+def prepare(
+    out: str, identities: list[dict[str, Any]], fingerprint: dict[str, Any], holds: dict[str, list[str]]
+) -> tuple[int, list[str]]:
     """Make ``out`` hold only parts that belong to this run; returns how many finished parts it
     keeps and the files below ``out`` that cardbatch did not write (left alone).
 
@@ -152,7 +155,7 @@ def prepare(out: str, identities: list[dict], fingerprint: dict, holds: dict[str
             name = rel.split("/")[-1]
             m = PART_NAME.match(name)
             where_ok = (len(rel.split("/")) == 1) if sub == "_parts" else _game_folder(rel)
-            ours = bool(m) and where_ok and (legacy or m.group(1) in listed)
+            ours = m is not None and where_ok and (legacy or m.group(1) in listed)
             if not ours and not (sub == "_parts" and name in (".write-probe", "..write-probe.tmp")):
                 foreign.append(path)
                 continue

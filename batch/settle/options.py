@@ -132,7 +132,10 @@ class SettleJob:
 
 def team_schema() -> pa.Schema:
     """The fixed-width schema of team2v2 games (four seats; 0 & 2 against 1 & 3)."""
-    four = lambda t: pa.list_(t, 4)  # noqa: E731
+
+    def four(t: pa.DataType) -> pa.DataType:
+        return pa.list_(t, 4)
+
     return pa.schema(
         [
             ("hand_id", pa.int64()),

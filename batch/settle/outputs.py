@@ -27,6 +27,7 @@ flagged (``overflow``, ``mismatch``). Hive keys of an input's path
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -211,11 +212,11 @@ def _nulls(col: pa.Array | pa.ChunkedArray) -> int:
     """Null values of a column, and of its lists' elements."""
     t = col.type
     if pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t):
-        return col.null_count + pc.list_flatten(col).null_count
-    return col.null_count
+        return int(col.null_count + pc.list_flatten(col).null_count)
+    return int(col.null_count)
 
 
-def _exact(value):
+def _exact(value: Any) -> Any:
     """Integers beyond int64 as text (JSON readers that take numbers as doubles would round them)."""
     if isinstance(value, bool):
         return value

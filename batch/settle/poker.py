@@ -8,6 +8,8 @@ rows with ``reason`` and ``message``).
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -47,7 +49,7 @@ def _count_true(mask: np.ndarray) -> np.ndarray:
     return total
 
 
-def _cards_matrix(col, per: int, width: int) -> tuple[np.ndarray, np.ndarray]:
+def _cards_matrix(col: pa.ChunkedArray | pa.Array, per: int, width: int) -> tuple[np.ndarray, np.ndarray]:
     """Cards of each row as ``uint8[T, width]`` (255 padding) and how many cards each row gave.
 
     Accepts list<integer> or fixed_size_list<integer>, list<string> (one
@@ -93,7 +95,7 @@ def _dead_matrix(table: pa.Table, codes: np.ndarray, seats: np.ndarray, S: int) 
     return scatter(vals, starts, lengths, S, 0, np.int64)
 
 
-def settle_hands(table: pa.Table, game: str, opts: SettleOptions) -> tuple[pa.Table, pa.Table, dict]:
+def settle_hands(table: pa.Table, game: str, opts: SettleOptions) -> tuple[pa.Table, pa.Table, dict[str, Any]]:
     """Settle every valid hand of ``table`` (one game); returns (results, errors, counters)."""
     T = table.num_rows
     codes = np.zeros(T, np.int16)
@@ -151,7 +153,7 @@ def settle_hands(table: pa.Table, game: str, opts: SettleOptions) -> tuple[pa.Ta
 
     # scores of live seats at showdowns of rows still valid
     special = None
-    rules = threecard.rules_of(opts.rules) if game == "zjh" else None
+    rules = threecard.rules_of(opts.rules)  # three-card games only
     eval_mask = need_seat & (codes == 0)[:, None]
     if game == "holdem":
         score = holdem.evaluate_seats(hole, board, eval_mask, dtype=np.int64)  # the pot kernel's width

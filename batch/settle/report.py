@@ -21,6 +21,8 @@ from __future__ import annotations
 import datetime
 import html
 import json
+from collections.abc import Set as AbstractSet
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -45,7 +47,7 @@ code { font-size: 13px; } svg text { font: 13px system-ui, sans-serif; }
 """
 
 
-def write_report(out: str, summary: dict) -> str:
+def write_report(out: str, summary: dict[str, Any]) -> str:
     """Write ``out/report.html`` from the run's summary and output folders; returns its path."""
     page = render(
         summary, reject_examples(out, summary), mismatch_breakdown(out) if summary.get("mismatches") else None
@@ -55,7 +57,9 @@ def write_report(out: str, summary: dict) -> str:
     return path
 
 
-def render(summary: dict, examples: dict[str, list[dict]], mismatches: dict | None) -> str:
+def render(
+    summary: dict[str, Any], examples: dict[str, list[dict[str, Any]]], mismatches: dict[str, Any] | None
+) -> str:
     """The page's HTML (a pure function of its inputs, so a test can build one without a run)."""
     opts = summary.get("options", {})
     when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
@@ -80,15 +84,15 @@ def render(summary: dict, examples: dict[str, list[dict]], mismatches: dict | No
     return "\n".join(parts)
 
 
-def _e(value) -> str:
+def _e(value: object) -> str:
     return html.escape(str(value))
 
 
-def _n(value) -> str:
+def _n(value: object) -> str:
     return f"{value:,}" if isinstance(value, int) else _e(value)
 
 
-def _table(head: list[str], rows: list[list], numeric: set[int] = frozenset()) -> str:
+def _table(head: list[str], rows: list[list[Any]], numeric: AbstractSet[int] = frozenset()) -> str:
     th = "".join(f"<th>{_e(h)}</th>" for h in head)
     body = "".join(
         "<tr>"
@@ -131,7 +135,7 @@ def _check(ok: bool, text: str) -> str:
     return f"<li class='{'ok' if ok else 'bad'}'>{'✓' if ok else '✗'} {_e(text)}</li>"
 
 
-def _totals(s: dict) -> str:
+def _totals(s: dict[str, Any]) -> str:
     read, settled, rejected = s.get("rows_read", 0), s.get("rows_settled", 0), s.get("rows_rejected", 0)
     chips_in, paid, raked = s.get("chips_in", 0), s.get("chips_paid", 0), s.get("chips_raked", 0)
     cards = [
@@ -157,19 +161,19 @@ def _totals(s: dict) -> str:
 _SPLIT = ["rows_read", "rows_settled", "rows_rejected", "mismatches", "chips_in", "chips_paid", "chips_raked"]
 
 
-def _by_game(s: dict) -> str:
+def _by_game(s: dict[str, Any]) -> str:
     games = s.get("by_game", {})
     rows = [[g] + [c.get(k, "") for k in _SPLIT] for g, c in sorted(games.items())]
     return "<h2>By game</h2>" + _table(["game"] + [k.replace("_", " ") for k in _SPLIT], rows, set(range(1, 8)))
 
 
-def _by_input(s: dict) -> str:
+def _by_input(s: dict[str, Any]) -> str:
     keys = ["rows"] + _SPLIT[1:]
     rows = [[i["path"]] + [i.get(k, "") for k in keys] for i in s.get("inputs", [])]
     return "<h2>By input</h2>" + _table(["input"] + [k.replace("_", " ") for k in keys], rows, set(range(1, 8)))
 
 
-def _rejects(s: dict, examples: dict[str, list[dict]]) -> str:
+def _rejects(s: dict[str, Any], examples: dict[str, list[dict[str, Any]]]) -> str:
     reasons = sorted(s.get("rejected_by_reason", {}).items(), key=lambda kv: (-kv[1], kv[0]))
     if not reasons:
         return "<h2>Rejected rows</h2><p class='ok'>No row was set aside.</p>"
@@ -186,9 +190,11 @@ def _rejects(s: dict, examples: dict[str, list[dict]]) -> str:
     )
 
 
-def _mismatch_section(s: dict, m: dict | None) -> str:
+def _mismatch_section(s: dict[str, Any], m: dict[str, Any] | None) -> str:
     if not s.get("mismatches"):
         return "<h2>Mismatches</h2><p class='ok'>Every recorded payout matched (or none was recorded).</p>"
+    if m is None:  # mismatches counted, but results/ is gone: say what is known
+        return f"<h2>Mismatches ({s['mismatches']:,} hands)</h2><p>The results are no longer there to break down.</p>"
     largest = [[r["hand_id"], r["game"], r["size"], r["payout"], r["recorded"]] for r in m["largest"]]
     return (
         f"<h2>Mismatches ({s['mismatches']:,} hands)</h2>"
@@ -201,7 +207,7 @@ def _mismatch_section(s: dict, m: dict | None) -> str:
     )
 
 
-def _timings(s: dict) -> str:
+def _timings(s: dict[str, Any]) -> str:
     t = s.get("timings", {})
     parts = [p for p in t.get("parts", []) if p.get("seconds") is not None]
     slow = sorted(parts, key=lambda p: -p["seconds"])[:SLOWEST]
@@ -229,16 +235,16 @@ def _timings(s: dict) -> str:
     )
 
 
-def _part_label(part: dict) -> str:
+def _part_label(part: dict[str, Any]) -> str:
     """``file.parquet, row group G`` for a part (its name is a hash of the file's identity)."""
     name = str(part.get("path", "?")).replace("\\", "/").rsplit("/", 1)[-1]
     return f"{name}, row group {int(part['part'].rsplit('-', 1)[-1])}"
 
 
-def reject_examples(out: str, summary: dict) -> dict[str, list[dict]]:
+def reject_examples(out: str, summary: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
     """Up to :data:`EXAMPLES` rows per reason from ``errors/``, reading parts until all are found."""
     wanted = set(summary.get("rejected_by_reason", {}))
-    found: dict[str, list[dict]] = {}
+    found: dict[str, list[dict[str, Any]]] = {}
     for path, rel in sorted(storage.files_below(storage.join(out, "errors")), key=lambda x: x[1]):
         if not wanted:
             break
@@ -259,9 +265,11 @@ def _game_of(rel: str) -> str:
     return rel.split("=", 1)[1].split("/", 1)[0] if rel.startswith("game=") else "?"
 
 
-def mismatch_breakdown(out: str) -> dict:
+def mismatch_breakdown(out: str) -> dict[str, Any]:
     """The mismatched rows of ``results/``: counts by size decade and by seat, and the largest."""
-    sizes, seats, largest = [], {}, []
+    sizes: list[np.ndarray] = []
+    seats: dict[int, int] = {}
+    largest: list[dict[str, Any]] = []
     for path, rel in sorted(storage.files_below(storage.join(out, "results")), key=lambda x: x[1]):
         if not rel.endswith(".parquet"):
             continue
@@ -288,7 +296,7 @@ def mismatch_breakdown(out: str) -> dict:
                 }
             )
     size = np.concatenate(sizes) if sizes else np.zeros(0, np.int64)
-    largest = sorted(largest, key=lambda r: (-r["size"], r["hand_id"]))[:LARGEST]
+    largest = sorted(largest, key=lambda r: (-int(r["size"]), int(r["hand_id"])))[:LARGEST]
     return {
         "by_size": size_decades(size),
         "by_seat": [(f"seat {k}", v) for k, v in sorted(seats.items())],

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pyarrow as pa
 
@@ -21,7 +23,7 @@ from cardbatch.batch.settle.rejects import error_rows, mark, mark_status, reason
 from cardbatch.kernels import team
 
 
-def _four(table: pa.Table, name: str, codes: np.ndarray, dtype) -> np.ndarray:
+def _four(table: pa.Table, name: str, codes: np.ndarray, dtype: type[np.generic]) -> np.ndarray:
     if dtype == np.bool_:
         vals, starts, lengths = list_parts(table.column(name))
     else:
@@ -46,7 +48,7 @@ def _stakes_overflow(mult: np.ndarray, base: np.ndarray, double: np.ndarray) -> 
     return out
 
 
-def settle_teams(table: pa.Table, opts: SettleOptions) -> tuple[pa.Table, pa.Table, dict]:
+def settle_teams(table: pa.Table, opts: SettleOptions) -> tuple[pa.Table, pa.Table, dict[str, Any]]:
     T = table.num_rows
     codes = np.zeros(T, np.int16)
     for name in TEAM_REQUIRED:  # a null cell or a null element anywhere
@@ -55,7 +57,7 @@ def settle_teams(table: pa.Table, opts: SettleOptions) -> tuple[pa.Table, pa.Tab
     mult = _four(table, "multiplier", codes, np.int64)
     afk = _four(table, "afk", codes, np.bool_)
 
-    def scalar(name, default=0):
+    def scalar(name: str, default: int = 0) -> np.ndarray:
         if name not in table.column_names:
             return np.full(T, default, np.int64)
         values, big = int_column(table.column(name), name, default)

@@ -30,6 +30,7 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Callable, Iterable, Mapping
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -114,10 +115,10 @@ class _Cold(BaseException):  # not an Exception: nothing on the way may swallow 
 
 
 class _StopAtCompile(ev.Listener):
-    def on_start(self, event):
+    def on_start(self, event: ev.Event) -> None:
         raise _Cold()
 
-    def on_end(self, event):
+    def on_end(self, event: ev.Event) -> None:
         pass
 
 
@@ -140,7 +141,7 @@ def compile_ahead(
     quiet: bool = True,
     metadata: Mapping[str, pq.FileMetaData] | None = None,
     serial: bool = False,
-) -> dict:
+) -> dict[str, Any]:
     """Make sure the kernels that ``settle_table`` calls on ``paths`` are in numba's cache (the run's
     own function is passed in, a module-level one the pool can pickle); returns what it did and how long."""
     t0 = time.perf_counter()

@@ -46,6 +46,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import itertools
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -86,7 +87,7 @@ class Behaviour:
         bet = np.array([list(b) + [0.0] * (width - len(b)) for b in self.bet])
         return np.array(self.seats), np.array(self.fold), np.array(self.allin), bet
 
-    def describe(self) -> dict:
+    def describe(self) -> dict[str, Any]:
         """The parameters as the summary shows them (rates rounded to 4 places)."""
         names = STREET_NAMES.get(self.streets, tuple(str(i) for i in range(self.streets)))
         return {
@@ -123,7 +124,8 @@ def _cuts(game: str, rules: str) -> np.ndarray:
         values = threecard.evaluate(np.array(list(itertools.combinations(range(52), 3)), np.uint8), rules)
     else:
         values = holdem.evaluate(kdecks.deal_decks(200_000, 20261201)[:, :7]).astype(np.int64)
-    return np.quantile(np.sort(values), [0.25, 0.5, 0.75], method="lower").astype(np.int64)
+    cuts: np.ndarray = np.quantile(np.sort(values), [0.25, 0.5, 0.75], method="lower").astype(np.int64)
+    return cuts
 
 
 def quartiles(values: np.ndarray, game: str, rules: str) -> np.ndarray:
@@ -204,7 +206,7 @@ def _read_log(table: pa.Table, game: str, rules: str) -> tuple[_Log | None, np.n
     return log, kept, table.num_rows
 
 
-def fit(table: pa.Table, game: str, rules: str, base: int, source: str) -> tuple[Behaviour, dict]:
+def fit(table: pa.Table, game: str, rules: str, base: int, source: str) -> tuple[Behaviour, dict[str, Any]]:
     """Fit the model to recorded hands of ``game`` (rows of other games and rows that cannot be read
     whole are left out and counted, see :func:`_read_log`); returns the model and what the fit saw."""
     if "game" in table.column_names:
@@ -215,13 +217,14 @@ def fit(table: pa.Table, game: str, rules: str, base: int, source: str) -> tuple
     if missing:
         raise ValueError(f"--behaviour-from: the log has no column {missing[0]!r} (docs/formats.md)")
     log, kept, rows_in = _read_log(table, game, rules)
-    if not kept.any():
+    if log is None or not kept.any():
         raise ValueError(f"--behaviour-from: no complete {game} hand in the log ({rows_in} rows of the game)")
     q = quartiles(log.values, game, rules)
     N, K, S = log.contrib.shape
     cum = np.cumsum(log.contrib, axis=1)  # chips put in up to the end of each street
-    has_stack = log.stack is not None
-    allin_end = (cum >= log.stack[:, None, :]) & log.present[:, None, :] if has_stack else np.zeros_like(cum, bool)
+    stack = log.stack
+    has_stack = stack is not None
+    allin_end = (cum >= stack[:, None, :]) & log.present[:, None, :] if stack is not None else np.zeros_like(cum, bool)
     ante = np.full(N, base, np.int64)  # the model's ante (a table's smallest street-0 amount would miss it
     # whenever every seat called)
     level = np.where(~allin_end & log.present[:, None, :], log.contrib, 0).max(axis=2)  # [N, K] call level
@@ -241,7 +244,7 @@ def fit(table: pa.Table, game: str, rules: str, base: int, source: str) -> tuple
         before = cum[:, s - 1, :] if s else np.zeros((N, S), np.int64)
         posted = before + (np.where(log.present, ante[:, None], 0) if s == 0 else 0)  # the ante is forced
         live = log.present & (fold_street >= s)
-        active = live & ((posted < log.stack) if has_stack else True)
+        active = live & ((posted < stack) if stack is not None else True)
         played = active.sum(axis=1) >= 2
         called = (~allin_end[:, s, :] & live & (fold_street > s)).any(axis=1)  # the level was seen
         seen = played & called
@@ -256,8 +259,8 @@ def fit(table: pa.Table, game: str, rules: str, base: int, source: str) -> tuple
         counted = decide & ~leave_out
         folds = counted & (fold_street == s)
         _by_quartile(fold_n[s], fold_d[s], q, counted, folds)
-        if has_stack:
-            room = (log.stack - posted) > bet[:, s][:, None]
+        if stack is not None:
+            room = (stack - posted) > bet[:, s][:, None]
             could = active & seen[:, None] & room
             shoved = could & allin_end[:, s, :] & (fold_street > s)
             _by_quartile(allin_n[s], allin_d[s], q, could, shoved)

@@ -34,7 +34,9 @@ from __future__ import annotations
 import dataclasses
 import json
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -78,7 +80,7 @@ def _rng(seed: int, r: int, purpose: int) -> np.random.Generator:
     return np.random.default_rng([seed, r, purpose])
 
 
-def _seat_players(rng, can_play: np.ndarray, sizes: np.ndarray, seats: int) -> np.ndarray:
+def _seat_players(rng: np.random.Generator, can_play: np.ndarray, sizes: np.ndarray, seats: int) -> np.ndarray:
     """``[t, seats]`` player indices (-1: no seat) for tables of ``sizes`` seats drawn from those who
     can play, as many tables as the pool fills."""
     pool = rng.permutation(np.flatnonzero(can_play))
@@ -103,7 +105,9 @@ class _Hands:
     button: np.ndarray
 
 
-def _round_cards(room: Room, model: tuple, seed: int, r: int, balance: np.ndarray) -> tuple:
+def _round_cards(
+    room: Room, model: tuple[np.ndarray, ...], seed: int, r: int, balance: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, int, _Hands | None]:
     """One round of a card game: (seated ``[t, S]``, delta per seat ``[t, S]``, rake, the hands)."""
     seat_p, fold_p, allin_p, bet_p = model
     S = seat_p.size + 1
@@ -134,13 +138,13 @@ def _round_cards(room: Room, model: tuple, seed: int, r: int, balance: np.ndarra
     for s in range(K):
         active = live & (put < stack)
         played = active.sum(axis=1) >= 2
-        bet = room.base * _rng(seed, r, _BET + s).choice(bet_p.shape[1], t, p=bet_p[s])
+        bet = room.base * np.asarray(_rng(seed, r, _BET + s).choice(bet_p.shape[1], t, p=bet_p[s]))
         u = _rng(seed, r, _DECIDE + s).random((t, S))
         decide = active & played[:, None]
         fold = decide & (bet > 0)[:, None] & (u < fold_p[s][quart])
         shove = decide & ~fold & (u > 1 - allin_p[s][quart])
         nobody = played & ~(live & ~fold).any(axis=1)
-        stays = np.argmax(np.where(active, values, -2), axis=1)
+        stays = np.asarray(np.argmax(np.where(active, values, -2), axis=1))
         fold[rows[nobody], stays[nobody]] = False  # someone has to stay in: the strongest
         call = decide & ~fold & ~shove
         add = np.where(shove, stack - put, np.where(call, np.minimum(bet[:, None], stack - put), 0))
@@ -153,13 +157,15 @@ def _round_cards(room: Room, model: tuple, seed: int, r: int, balance: np.ndarra
     contrib = np.diff(capped, axis=1, prepend=0)
     total = capped[:, -1]
     button = (_rng(seed, r, _BUTTON).random(t) * present.sum(axis=1)).astype(np.int64)
-    opts = {"rake_pct": room.rake_pct, "rake_cap": room.rake_cap} if room.rake_pct is not None else {}
+    opts: dict[str, Any] = {"rake_pct": room.rake_pct, "rake_cap": room.rake_cap} if room.rake_pct is not None else {}
     d = pots.settle_detailed(total, live, values, button, detail=False, **opts)
     hands = _Hands(present, cards, board, contrib, ~live & present, d.payout, stack, button)
     return seated, d.payout - total, int(d.rake.sum()), hands
 
 
-def _round_team(room: Room, seed: int, r: int, balance: np.ndarray) -> tuple:
+def _round_team(
+    room: Room, seed: int, r: int, balance: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, int, _Hands | None]:
     sizes = np.full(room.tables_per_round, 4)
     seated = _seat_players(_rng(seed, r, _SEATING), balance >= 1, sizes, 4)
     t = seated.shape[0]
@@ -176,7 +182,13 @@ def behaviour_of(room: Room) -> bh.Behaviour:
     return bh.from_flags(room.game, room.seats, room.fold_p, room.allin_p, room.bet_max)
 
 
-def play(room: Room, seed: int, model: bh.Behaviour | None = None, hands_to=None, bar=None) -> tuple:
+def play(
+    room: Room,
+    seed: int,
+    model: bh.Behaviour | None = None,
+    hands_to: Callable[[int, np.ndarray, _Hands], None] | None = None,
+    bar: Any = None,
+) -> tuple[list[tuple[Any, ...]], np.ndarray]:
     """Play one room with one seed: (rows of :data:`METRICS` per round, final balances).
     ``hands_to(round, seated, hands)`` receives each round's hands (card games)."""
     arrays = (model or behaviour_of(room)).arrays() if room.game != "team2v2" else None
@@ -184,11 +196,12 @@ def play(room: Room, seed: int, model: bh.Behaviour | None = None, hands_to=None
     start_total = int(balance.sum())
     floor = 1 if room.game == "team2v2" else room.base
     collected = rebuys = 0
-    rows = []
+    rows: list[tuple[Any, ...]] = []
     for r in range(room.rounds):
         if room.game == "team2v2":
             seated, delta, take, hands = _round_team(room, seed, r, balance)
         else:
+            assert arrays is not None  # a card game always has its betting model's arrays
             seated, delta, take, hands = _round_cards(room, arrays, seed, r, balance)
         sat = seated >= 0
         balance[seated[sat]] += delta[sat]  # a player sits once per round
@@ -221,7 +234,7 @@ def play(room: Room, seed: int, model: bh.Behaviour | None = None, hands_to=None
     return rows, balance
 
 
-def _series(rows: list[tuple], room: Room, name: str, replicate: int) -> pa.Table:
+def _series(rows: list[tuple[Any, ...]], room: Room, name: str, replicate: int) -> pa.Table:
     """One room's rounds as the tidy table's rows: ids, :data:`METRICS`, then :data:`SHARES`."""
     col = {m: np.array([row[i] for row in rows]) for i, m in enumerate(METRICS)}
     n = len(rows)
@@ -250,7 +263,7 @@ def simulate(
     verbose: bool = False,
     model: bh.Behaviour | None = None,
     hands_path: str | None = None,
-) -> dict:
+) -> dict[str, Any]:
     """Run one room once; returns the summary and (with ``out_dir``) writes the outputs
     (``hands_path``: also every hand played, in the settle format)."""
     t0 = time.perf_counter()
@@ -305,7 +318,7 @@ def simulate_rooms(
     verbose: bool = False,
     model: bh.Behaviour | None = None,
     workers: int | None = None,
-) -> dict:
+) -> dict[str, Any]:
     """Play every room ``replicates`` times (replicate r: seed ``room.seed + r`` in every room) and
     write one tidy table ``rounds.parquet`` (room, replicate, round, metrics), the final balances,
     a comparison figure and a summary with each room's final metrics across replicates.
@@ -315,7 +328,7 @@ def simulate_rooms(
     t0 = time.perf_counter()
     jobs = [(i, rep) for i in range(len(rooms)) for rep in range(replicates)]
     workers = max(1, min(workers or os.cpu_count() or 1, len(jobs)))
-    done: dict[tuple[int, int], tuple] = {}
+    done: dict[tuple[int, int], tuple[Any, ...]] = {}
     with progress(total=len(jobs), desc="simulate", unit="run", quiet=quiet, verbose=verbose) as bar:
         if workers == 1:
             for i, rep in jobs:
@@ -374,7 +387,7 @@ def _clear(out_dir: str) -> Path:
     return out
 
 
-def _room_summary(name: str, room: Room, first: Room, series: pa.Table) -> dict:
+def _room_summary(name: str, room: Room, first: Room, series: pa.Table) -> dict[str, Any]:
     """A room's parameters that differ from the first room's, and its last round's metrics
     across replicates (mean, min, max)."""
     mine = series.filter(pc.equal(series.column("room").cast(pa.string()), name))
@@ -633,7 +646,7 @@ def run(job: SimulateJob) -> Summary:
     return Summary(figures, f"cardbatch simulate: {what} written to {job.out}/")
 
 
-def fitted(logs: list[str], rooms: list[tuple[str, Room]]) -> tuple[bh.Behaviour, dict]:
+def fitted(logs: list[str], rooms: list[tuple[str, Room]]) -> tuple[bh.Behaviour, dict[str, Any]]:
     """The betting model fitted to the logs, for the rooms' one card game and base, and what the fit saw."""
     from cardbatch.batch.io.inputs import parquet_inputs
     from cardbatch.batch.io.storage import parquet_file

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 from fractions import Fraction
-from typing import Any
+from typing import Any, Literal, cast
 
 import numpy as np
 
@@ -22,8 +22,10 @@ from .driver import settle_rows_kernel, settle_standard_kernel, settle_streets_k
 from .policies import POLICIES, Policy
 
 MAX_SEATS = 64
-ODD_CHIPS = ("button", "first_winner")
-ORPHAN_CHIPS_RULES = ("error", "refund")
+OddChips = Literal["button", "first_winner"]
+OrphanChips = Literal["error", "refund"]
+ODD_CHIPS: tuple[OddChips, ...] = ("button", "first_winner")
+ORPHAN_CHIPS_RULES: tuple[OrphanChips, ...] = ("error", "refund")
 _MAX64 = np.iinfo(np.int64).max
 _KWARGS = ("rake_pct", "rake_cap", "chip_unit", "odd_chips", "orphan_chips")
 
@@ -65,8 +67,8 @@ class Options:
     rake_pct: Fraction = Fraction(0)
     rake_cap: int | None = None
     chip_unit: int = 1
-    odd_chips: str = "button"
-    orphan_chips: str = "error"
+    odd_chips: OddChips = "button"
+    orphan_chips: OrphanChips = "error"
 
     def __post_init__(self) -> None:
         policy = self.policy
@@ -100,7 +102,7 @@ class Options:
         if unknown:
             raise TypeError(f"unknown settlement option(s): {', '.join(sorted(unknown))}")
         if ready is None:
-            return cls(policy=policy, **options)
+            return cls(policy=cast(Policy, policy), **options)  # a name becomes a Policy in __post_init__
         if not isinstance(ready, cls):
             raise ValueError(f"options must be a pots.Options, got {type(ready).__name__}")
         if options:
@@ -141,20 +143,22 @@ class Settlement:
     payout: np.ndarray
     rake: np.ndarray
     pots: np.ndarray
-    pot_count: np.ndarray
-    pot_amount: np.ndarray
-    pot_rake: np.ndarray
-    pot_eligible: np.ndarray
-    pot_winners: np.ndarray
-    pot_kind: np.ndarray
-    pot_levels: np.ndarray
+    pot_count: np.ndarray | None  # None without the detail
+    pot_amount: np.ndarray | None  # None without the detail
+    pot_rake: np.ndarray | None  # None without the detail
+    pot_eligible: np.ndarray | None  # None without the detail
+    pot_winners: np.ndarray | None  # None without the detail
+    pot_kind: np.ndarray | None  # None without the detail
+    pot_levels: np.ndarray | None  # None without the detail
     status: np.ndarray
 
     @property
     def net(self) -> np.ndarray:
+        if self._contrib_total is None:
+            raise ValueError("net needs the detail: settle_detailed(..., detail=True)")
         return self.payout - self._contrib_total
 
-    _contrib_total: np.ndarray = dataclasses.field(default=None, repr=False)
+    _contrib_total: np.ndarray | None = dataclasses.field(default=None, repr=False)
 
 
 def _prepare(contrib: Any, live: Any, score: Any, button: Any):
@@ -372,7 +376,7 @@ def validate(
     score: Any,
     button: Any,
     policy: str = "standard",
-    orphan_chips: str = "error",
+    orphan_chips: OrphanChips = "error",
     dead: Any = None,
 ) -> np.ndarray:
     """Reason code per table (index into :data:`REASONS`; 0 = ok), without raising."""
