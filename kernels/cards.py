@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 from numba import njit, prange
+from numpy.typing import ArrayLike
 
 from .twins import twin
 
@@ -45,7 +46,7 @@ TEXT_REPLACEMENTS = (("10", "T"), *SUIT_SYMBOLS, (" ", ""))
 _INVALID = 0xFFFF  # a code point no card uses: what an embedded NUL becomes
 
 
-def _as_text(texts: Any) -> tuple[np.ndarray, bool]:
+def _as_text(texts: ArrayLike) -> tuple[np.ndarray, bool]:
     """``texts`` as a 1-D numpy ``str`` array, and whether one string came in. Any column that numpy
     can convert is taken (numpy, lists, pyarrow, pandas, polars); nulls and non-strings are refused."""
     if isinstance(texts, str):
@@ -90,7 +91,7 @@ def _normalised(arr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return out, lengths
 
 
-def parse(texts: Any) -> np.ndarray:
+def parse(texts: ArrayLike) -> np.ndarray:
     """Cards from text: ``"AsKd"`` → ``uint8[2]``; N equal-length strings → ``uint8[N, k]``.
 
     Accepts rank ``10`` for ``T``, any letter case, and the suit symbols
@@ -129,7 +130,7 @@ def parse(texts: Any) -> np.ndarray:
     return cards[0] if single else cards
 
 
-def format(cards: Any) -> Any:  # noqa: A001 - a stable public name
+def format(cards: ArrayLike) -> Any:  # noqa: A001 - a stable public name
     """Text of cards, the inverse of :func:`parse`.
 
     ``uint8[k]`` → one string; ``uint8[N, k]`` → a numpy array of N strings.
@@ -200,7 +201,7 @@ def _seat_card_status_kernel(hole, board, need_seat, need_board, out):
         out[t] = code
 
 
-def card_status(cards: Any, required: Any) -> np.ndarray:
+def card_status(cards: ArrayLike, required: ArrayLike) -> np.ndarray:
     """Per row of ``uint8[N, k]`` (255 = no card): 0 ok, 1 a code > 51, 2 a card twice, 3 a required card missing.
 
     ``required[N, k]`` marks the positions that must hold a card (e.g. a
@@ -214,7 +215,7 @@ def card_status(cards: Any, required: Any) -> np.ndarray:
     return out
 
 
-def seat_card_status(hole: Any, board: Any, need_seat: Any, need_board: Any) -> np.ndarray:
+def seat_card_status(hole: ArrayLike, board: ArrayLike, need_seat: ArrayLike, need_board: ArrayLike) -> np.ndarray:
     """:func:`card_status` of whole tables without building the ``[T, S*k + B]`` matrix.
 
     ``hole[T, S, k]`` and ``board[T, B]`` (255 = no card; ``B`` may be 0);
@@ -232,7 +233,7 @@ def seat_card_status(hole: Any, board: Any, need_seat: Any, need_board: Any) -> 
     return out
 
 
-def check_card_array(cards: Any, sizes: tuple[int, ...], name: str) -> np.ndarray:
+def check_card_array(cards: ArrayLike, sizes: tuple[int, ...], name: str) -> np.ndarray:
     """``cards`` as a C-contiguous ``uint8[N, k]`` (k in ``sizes``), or ``ValueError`` naming the problem.
 
     Codes outside 0..255 are named by row here; codes 52..255 are left for

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 from numba import njit, prange
+from numpy.typing import ArrayLike
 
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -123,7 +124,7 @@ def holdem_positions(players: int) -> tuple[np.ndarray, np.ndarray]:
     return hole.astype(np.int64), board.astype(np.int64)
 
 
-def _check_decks(decks: Any) -> np.ndarray:
+def _check_decks(decks: ArrayLike) -> np.ndarray:
     arr = np.asarray(decks)
     if arr.ndim != 2 or arr.shape[1] != 52 or arr.dtype.kind not in "ui":
         raise ValueError(f"decks must be an integer array [n, 52], got {arr.dtype} {arr.shape}")
@@ -133,12 +134,12 @@ def _check_decks(decks: Any) -> np.ndarray:
     return arr.astype(np.uint8, copy=False)
 
 
-def deal_zjh(decks: Any, players: int) -> np.ndarray:
+def deal_zjh(decks: ArrayLike, players: int) -> np.ndarray:
     """Each player's three cards, ``uint8[n, players, 3]``, in the seed's dealing order."""
     return _check_decks(decks)[:, zjh_positions(players)]
 
 
-def deal_holdem(decks: Any, players: int) -> tuple[np.ndarray, np.ndarray]:
+def deal_holdem(decks: ArrayLike, players: int) -> tuple[np.ndarray, np.ndarray]:
     """``(hole uint8[n, players, 2], board uint8[n, 5])`` in seed 001's dealing order (with burns)."""
     arr = _check_decks(decks)
     hole, board = holdem_positions(players)

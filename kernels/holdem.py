@@ -32,6 +32,7 @@ from typing import Any
 import numba
 import numpy as np
 from numba import njit, prange
+from numpy.typing import ArrayLike
 
 from . import holdem_tables as _ht
 from .bits import trailing_zeros64
@@ -286,7 +287,7 @@ def _enumerate7_kernel(pairs, nthreads, dense_tables):
     return hist.sum(axis=0)
 
 
-def evaluate(cards: Any, out: np.ndarray | None = None) -> np.ndarray:
+def evaluate(cards: ArrayLike, out: np.ndarray | None = None) -> np.ndarray:
     """Packed ``uint32`` score of each hand in ``cards[N, k]``, k = 5, 6 or 7.
 
     ``out``: a ``uint32[N]`` array to write into (reuse it across batches).
@@ -308,7 +309,7 @@ def evaluate(cards: Any, out: np.ndarray | None = None) -> np.ndarray:
     return out
 
 
-def enumerate_seven(lowest: Any = None) -> np.ndarray:
+def enumerate_seven(lowest: ArrayLike | None = None) -> np.ndarray:
     """Count of each dense rank (index 1..7462) over all 133,784,560 seven-card hands.
 
     ``lowest``: only the hands whose two lowest cards are one of these
@@ -326,7 +327,7 @@ def enumerate_seven(lowest: Any = None) -> np.ndarray:
 _SORTED_SCORES = np.sort(SCORE_OF_DENSE[1:])  # [0] is INVALID
 
 
-def _check_scores(scores: Any, name: str) -> tuple[np.ndarray, np.ndarray]:
+def _check_scores(scores: ArrayLike, name: str) -> tuple[np.ndarray, np.ndarray]:
     """Scores as uint32 and their index in the sorted table of the 7,462 valid scores."""
     arr = np.asarray(scores)
     if arr.dtype.kind not in "ui":
@@ -340,13 +341,13 @@ def _check_scores(scores: Any, name: str) -> tuple[np.ndarray, np.ndarray]:
     return flat.astype(np.uint32).reshape(arr.shape), pos.reshape(arr.shape)
 
 
-def category_of(scores: Any) -> np.ndarray:
+def category_of(scores: ArrayLike) -> np.ndarray:
     """Category of each packed score: ``uint8``, 0 high card .. 8 straight flush."""
     arr, _ = _check_scores(scores, "category_of")
     return (arr >> 20).astype(np.uint8)
 
 
-def dense_rank(scores: Any) -> np.ndarray:
+def dense_rank(scores: ArrayLike) -> np.ndarray:
     """Dense rank of each score, ``uint16``: 1 = royal flush .. 7462 = 7-5-4-3-2 (phevaluator's numbering)."""
     _, pos = _check_scores(scores, "dense_rank")
     return (7462 - pos).astype(np.uint16)
@@ -399,7 +400,7 @@ def _evaluate_seats_kernel(hole, board, mask, score_tables, out):
             out[t, s] = 0 if invalid or not mask[t, s] else v
 
 
-def evaluate_seats(hole: Any, board: Any, mask: Any, dtype: Any = np.uint32) -> np.ndarray:
+def evaluate_seats(hole: ArrayLike, board: ArrayLike, mask: ArrayLike, dtype: Any = np.uint32) -> np.ndarray:
     """Scores of whole tables: ``hole[T, S, 2]`` with ``board[T, 5]`` where ``mask[T, S]``, else 0.
 
     For callers that checked the cards already (the batch driver): an

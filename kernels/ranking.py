@@ -16,11 +16,11 @@ shuffling only the cards they deal, and evaluate in one pass.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
 
 import numba
 import numpy as np
 from numba import njit, prange
+from numpy.typing import ArrayLike
 
 from . import holdem, threecard
 from .decks import check_count, deck_state, holdem_positions, shuffle_prefix, zjh_positions
@@ -295,7 +295,7 @@ def deal_and_evaluate(
 
 
 def evaluate_given_decks(
-    decks: Any, game: str, players: int, rules: str | threecard.Rules = "zjh", start: int = 0
+    decks: ArrayLike, game: str, players: int, rules: str | threecard.Rules = "zjh", start: int = 0
 ) -> Hands:
     """Evaluate decks you already have (``uint8[n, 52]``) with the seeds' dealing orders."""
     from .decks import deal_holdem, deal_zjh
@@ -335,7 +335,7 @@ def rank_holdem(n: int, players: int, seed: int, start: int = 0) -> DeckRanking:
 
 
 def rank_given_decks(
-    decks: Any, game: str, players: int, rules: str | threecard.Rules = "zjh", start: int = 0
+    decks: ArrayLike, game: str, players: int, rules: str | threecard.Rules = "zjh", start: int = 0
 ) -> DeckRanking:
     """Rank decks you already have (``uint8[n, 52]``) with the seeds' dealing orders."""
     return rank(evaluate_given_decks(decks, game, players, rules, start))

@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 from numba import njit, prange
+from numpy.typing import ArrayLike
 
 from .reasons import BAD_MULTIPLIER, BAD_STAKE, BAD_WINNER, NEGATIVE_BALANCE, NEGATIVE_FEE, OK, REASONS
 from .twins import twin
@@ -201,13 +202,13 @@ def _games_array(value: Any, G: int, name: str) -> np.ndarray:
 
 
 def settle_2v2_detailed(
-    balance: Any,
-    multiplier: Any,
-    afk: Any,
-    winner: Any,
-    base: Any,
-    double: Any,
-    fee: Any = 0,
+    balance: ArrayLike,
+    multiplier: ArrayLike,
+    afk: ArrayLike,
+    winner: ArrayLike,
+    base: ArrayLike,
+    double: ArrayLike,
+    fee: ArrayLike = 0,
     model: str = "seed",
     caps: bool = True,
     afk_rule: bool = True,
@@ -280,13 +281,13 @@ def settle_2v2_detailed(
 
 
 def settle_2v2(
-    balance: Any,
-    multiplier: Any,
-    afk: Any,
-    winner: Any,
-    base: Any,
-    double: Any,
-    fee: Any = 0,
+    balance: ArrayLike,
+    multiplier: ArrayLike,
+    afk: ArrayLike,
+    winner: ArrayLike,
+    base: ArrayLike,
+    double: ArrayLike,
+    fee: ArrayLike = 0,
     model: str = "seed",
     caps: bool = True,
     afk_rule: bool = True,
@@ -311,7 +312,13 @@ def settle_2v2(
 
 
 def validate_2v2(
-    balance: Any, multiplier: Any, afk: Any, winner: Any, base: Any, double: Any, fee: Any = 0
+    balance: ArrayLike,
+    multiplier: ArrayLike,
+    afk: ArrayLike,
+    winner: ArrayLike,
+    base: ArrayLike,
+    double: ArrayLike,
+    fee: ArrayLike = 0,
 ) -> np.ndarray:
     """Reason code per game (index into :data:`REASONS`; 0 = ok), without raising."""
     return settle_2v2_detailed(

@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 from numba import njit, prange
+from numpy.typing import ArrayLike
 
 from .cards import RANKS, SUITS, card_problem, check_card_array, check_out
 from .twins import twin
@@ -220,7 +221,7 @@ def _evaluate_kernel(flat, lookup, out):
     return nbad
 
 
-def evaluate(cards: Any, rules: str | Rules = "zjh", out: np.ndarray | None = None) -> np.ndarray:
+def evaluate(cards: ArrayLike, rules: str | Rules = "zjh", out: np.ndarray | None = None) -> np.ndarray:
     """Value (``int32``, higher is better) of each hand in ``cards[N, 3]`` under ``rules``.
 
     ``out``: an ``int32[N]`` array to write into (reuse it across batches to
@@ -242,7 +243,7 @@ def evaluate(cards: Any, rules: str | Rules = "zjh", out: np.ndarray | None = No
     return out
 
 
-def _value_index(values: Any, rules: Rules, name: str) -> np.ndarray:
+def _value_index(values: ArrayLike, rules: Rules, name: str) -> np.ndarray:
     table, _ = _tables(rules)
     arr = np.asarray(values)
     if arr.dtype.kind not in "ui":
@@ -267,7 +268,7 @@ def category_by_value(rules: Rules) -> np.ndarray:
     return out
 
 
-def category_of(values: Any, rules: str | Rules = "zjh") -> np.ndarray:
+def category_of(values: ArrayLike, rules: str | Rules = "zjh") -> np.ndarray:
     """Category of each value: ``uint8``, 0 high card, 1 pair, 2 straight, 3 flush, 4 straight flush, 5 trips."""
     lookup = category_by_value(rules_of(rules))
     arr = np.asarray(values)
@@ -294,7 +295,7 @@ def distinct_values(rules: Rules) -> np.ndarray:
     return np.unique(table).astype(np.int64)
 
 
-def is_235(cards: Any) -> np.ndarray:
+def is_235(cards: ArrayLike) -> np.ndarray:
     """True where a hand is an off-suit 2-3-5 (numbers 2, 3, 5, not all one suit)."""
     arr = check_card_array(cards, (3,), "is_235")
     ranks = np.sort(arr >> 2, axis=1)
@@ -303,7 +304,7 @@ def is_235(cards: Any) -> np.ndarray:
     return (ranks[:, 0] == 0) & (ranks[:, 1] == 1) & (ranks[:, 2] == 3) & ~one_suit
 
 
-def winners_235(values: Any, special: Any, rules: str | Rules = "zjh") -> np.ndarray:
+def winners_235(values: ArrayLike, special: ArrayLike, rules: str | Rules = "zjh") -> np.ndarray:
     """Winners of each group (row) of hands under the 2-3-5 rule: ``bool[G, S]``.
 
     ``values[G, S]`` (use a value below every real one, e.g. -1, for empty or
@@ -359,7 +360,7 @@ def _evaluate_seats_kernel(hole, mask, lookup, out):
             out[t, s] = max(v, 0)
 
 
-def evaluate_seats(hole: Any, mask: Any, rules: str | Rules = "zjh") -> np.ndarray:
+def evaluate_seats(hole: ArrayLike, mask: ArrayLike, rules: str | Rules = "zjh") -> np.ndarray:
     """Values of whole tables: ``hole[T, S, 3]`` where ``mask[T, S]``, else 0 (invalid hands score 0)."""
     h = np.ascontiguousarray(hole, dtype=np.uint8)
     m = np.ascontiguousarray(mask, dtype=np.bool_)

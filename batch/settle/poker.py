@@ -156,6 +156,7 @@ def settle_hands(table: pa.Table, game: str, opts: SettleOptions) -> tuple[pa.Ta
     rules = threecard.rules_of(opts.rules)  # three-card games only
     eval_mask = need_seat & (codes == 0)[:, None]
     if game == "holdem":
+        assert board is not None  # every Hold'em row has one (a missing board was rejected above)
         score = holdem.evaluate_seats(hole, board, eval_mask, dtype=np.int64)  # the pot kernel's width
     else:
         score = threecard.evaluate_seats(hole, eval_mask, rules)

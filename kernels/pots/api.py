@@ -14,12 +14,13 @@ from fractions import Fraction
 from typing import Any, Literal, cast
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..reasons import REASONS
 from ..threecard import rules_of
 from ..threecard import trips_floor as trips_floor_of
 from .driver import settle_rows_kernel, settle_standard_kernel, settle_streets_kernel
-from .policies import POLICIES, Policy
+from .policies import POLICIES, KernelRules, Policy
 
 MAX_SEATS = 64
 OddChips = Literal["button", "first_winner"]
@@ -30,7 +31,7 @@ _MAX64 = np.iinfo(np.int64).max
 _KWARGS = ("rake_pct", "rake_cap", "chip_unit", "odd_chips", "orphan_chips")
 
 
-def _as_fraction(pct: Any) -> Fraction:
+def _as_fraction(pct: Fraction | float | int | str) -> Fraction:
     try:
         frac = Fraction(str(pct)) if isinstance(pct, float) else Fraction(pct)
     except (TypeError, ValueError, ZeroDivisionError):
@@ -109,10 +110,10 @@ class Options:
             raise ValueError("give options= or the options by name, not both")
         return ready
 
-    def lower(self, use_special: bool, trips_floor: int, detail: bool) -> tuple:
+    def lower(self, use_special: bool, trips_floor: int, detail: bool) -> KernelRules:
         """The kernel's ``rules`` tuple (see :mod:`.policies`)."""
         rake = self.rake_pct
-        return (
+        return KernelRules(
             use_special,
             np.int64(trips_floor),
             np.int64(self.chip_unit),
@@ -161,7 +162,7 @@ class Settlement:
     _contrib_total: np.ndarray | None = dataclasses.field(default=None, repr=False)
 
 
-def _prepare(contrib: Any, live: Any, score: Any, button: Any):
+def _prepare(contrib: ArrayLike, live: ArrayLike, score: ArrayLike, button: ArrayLike):
     c = np.asarray(contrib)
     if c.dtype.kind not in "ui" and not (c.dtype.kind == "f" and c.size == 0):
         raise ValueError(f"contrib must be integers (chips), got dtype {c.dtype}")
@@ -197,7 +198,7 @@ def _prepare(contrib: Any, live: Any, score: Any, button: Any):
     )
 
 
-def _dead_of(dead: Any, T: int, S: int) -> np.ndarray:
+def _dead_of(dead: ArrayLike | None, T: int, S: int) -> np.ndarray:
     """``int64[T, S]`` dead chips, or ``[1, 0]`` for none (the kernels skip them)."""
     if dead is None:
         return np.zeros((1, 0), np.int64)
@@ -218,16 +219,16 @@ def _payout_buffer(out: np.ndarray | None, T: int, S: int) -> np.ndarray:
 
 
 def settle_detailed(
-    contrib: Any,
-    live: Any,
-    score: Any,
-    button: Any,
+    contrib: ArrayLike,
+    live: ArrayLike,
+    score: ArrayLike,
+    button: ArrayLike,
     policy: str = "standard",
     *,
-    no_flop_no_drop: Any = None,
-    special: Any = None,
+    no_flop_no_drop: ArrayLike | None = None,
+    special: ArrayLike | None = None,
     trips_floor: int | None = None,
-    dead: Any = None,
+    dead: ArrayLike | None = None,
     raise_on_error: bool = True,
     detail: bool = True,
     out: np.ndarray | None = None,
@@ -330,10 +331,10 @@ def settle_detailed(
 
 
 def settle(
-    contrib: Any,
-    live: Any,
-    score: Any,
-    button: Any,
+    contrib: ArrayLike,
+    live: ArrayLike,
+    score: ArrayLike,
+    button: ArrayLike,
     policy: str = "standard",
     out: np.ndarray | None = None,
     **options: Any,
@@ -371,13 +372,13 @@ def settle(
 
 
 def validate(
-    contrib: Any,
-    live: Any,
-    score: Any,
-    button: Any,
+    contrib: ArrayLike,
+    live: ArrayLike,
+    score: ArrayLike,
+    button: ArrayLike,
     policy: str = "standard",
     orphan_chips: OrphanChips = "error",
-    dead: Any = None,
+    dead: ArrayLike | None = None,
 ) -> np.ndarray:
     """Reason code per table (index into :data:`REASONS`; 0 = ok), without raising."""
     return settle_detailed(

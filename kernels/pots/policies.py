@@ -14,13 +14,14 @@
 Each policy is a routine for one table (``standard``) or one street of one
 table (``street``) over the scratch arrays of the driver (as separate
 arguments: see :mod:`.layering`); both take the lowered rules, scalars only,
-as one tuple, ``rules = (use_special, trips_floor, unit,
-first_winner, refund, rake_num, rake_den, rake_cap, detail)``.
+as one :class:`KernelRules` tuple (named fields for readers; the kernels index
+and unpack it by position, as numba does any tuple).
 """
 
 from __future__ import annotations
 
 import enum
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -30,6 +31,20 @@ from ..reasons import OK, ORPHAN_CHIPS
 from .layering import POT_NORMAL, POT_ORPHAN, POT_UNCALLED, add_dead_pot, called_pot_count, layer, share_in
 from .splitting import muldiv, split_equal, split_proportional
 from .winners import best_of
+
+
+class KernelRules(NamedTuple):
+    """:class:`~cardbatch.kernels.pots.Options` lowered to the scalars the kernels read."""
+
+    use_special: bool  # the three-card 2-3-5 exception applies
+    trips_floor: np.int64  # the smallest trips value (with use_special)
+    unit: np.int64  # the smallest chip an equal split hands out
+    first_winner: bool  # odd chips all to the first winner left of the button
+    refund: bool  # orphan layers go back to their contributors
+    rake_num: np.int64  # the rake, an exact fraction
+    rake_den: np.int64
+    rake_cap: np.int64  # -1: no cap
+    detail: bool  # keep every pot for settle_detailed
 
 
 class Policy(enum.IntEnum):
