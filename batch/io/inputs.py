@@ -1,4 +1,5 @@
-"""What a job's inputs name: files, folders (hive partitions included) and globs, local or ``s3://``.
+"""What a job's inputs name: files, folders (hive partitions included) and globs, local or ``s3://``
+(Parquet, :func:`parquet_inputs`), or local text files by suffix (:func:`local_files`).
 
 A folder that holds a cardbatch output manifest is an output of ours, never an input, however it
 is reached (a folder, a glob): an ``--out`` inside the input folder is skipped on every run.
@@ -93,3 +94,36 @@ def _parquet_files(folder: str) -> list[str]:
             continue
         files.append(path if storage.is_uri(folder) else os.path.join(folder, rel))
     return sorted(files)
+
+
+def local_files(inputs: list[str], suffixes: tuple[str, ...]) -> list[tuple[str, str]]:
+    """``(path, path relative to its input root)`` of every local file the inputs name, sorted by that
+    relative path, each once: the import's inputs, whose relative paths name the hands they hold.
+
+    A folder is searched recursively for names ending in one of ``suffixes`` (names starting
+    with ``.`` or ``_`` skipped); a glob's root is the folder before its first wildcard; a file's
+    root is its folder.
+    """
+    found: dict[str, str] = {}
+    for given in inputs:
+        if os.path.isdir(given):
+            for folder, dirs, names in os.walk(given):
+                dirs[:] = sorted(d for d in dirs if not d.startswith((".", "_")))
+                # relpath once a folder, not once a file (it normalises both paths every call)
+                base, rel = os.path.abspath(folder), os.path.relpath(folder, given)
+                for name in names:
+                    if name.endswith(suffixes) and not name.startswith((".", "_")):
+                        found.setdefault(os.path.join(base, name), name if rel == "." else os.path.join(rel, name))
+        elif glob.has_magic(given):
+            root = given[: min(given.index(c) for c in "*?[" if c in given)]
+            root = root if root.endswith(os.sep) else os.path.dirname(root)
+            matches = [p for p in glob.glob(given, recursive=True) if os.path.isfile(p)]
+            if not matches:
+                raise FileNotFoundError(f"no file matches {given!r}")
+            for path in matches:
+                found.setdefault(os.path.abspath(path), os.path.relpath(path, root or "."))
+        elif os.path.isfile(given):
+            found.setdefault(os.path.abspath(given), os.path.basename(given))
+        else:
+            raise FileNotFoundError(f"no such file or folder: {given!r}")
+    return sorted(found.items(), key=lambda item: (item[1], item[0]))

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import dataclasses
-import glob
 import hashlib
 import math
 import os
@@ -36,6 +35,7 @@ import pyarrow as pa
 
 from cardbatch.batch.io import pycolumns, storage
 from cardbatch.batch.io.errors import InputError
+from cardbatch.batch.io.inputs import local_files
 from cardbatch.batch.io.jobs import RunOptions, Summary
 from cardbatch.batch.phh import notation, replay
 
@@ -111,38 +111,6 @@ def errors_path(out: str) -> str:
     """``hands.parquet`` -> ``hands.errors.parquet`` beside it."""
     root, ext = os.path.splitext(out)
     return f"{root}.errors{ext or '.parquet'}"
-
-
-def find_inputs(inputs: list[str]) -> list[tuple[str, str]]:
-    """``(path, path relative to its input root)`` of every PHH file, sorted, each once.
-
-    A folder is searched recursively for ``.phh``/``.phhs`` (names starting
-    with ``.`` or ``_`` skipped); a glob's root is the folder before its
-    first wildcard; a file's root is its folder.
-    """
-    found: dict[str, str] = {}
-    for given in inputs:
-        if os.path.isdir(given):
-            for folder, dirs, names in os.walk(given):
-                dirs[:] = sorted(d for d in dirs if not d.startswith((".", "_")))
-                # relpath once a folder, not once a file (it normalises both paths every call)
-                base, rel = os.path.abspath(folder), os.path.relpath(folder, given)
-                for name in names:
-                    if name.endswith(SUFFIXES) and not name.startswith((".", "_")):
-                        found.setdefault(os.path.join(base, name), name if rel == "." else os.path.join(rel, name))
-        elif glob.has_magic(given):
-            root = given[: min(given.index(c) for c in "*?[" if c in given)]
-            root = root if root.endswith(os.sep) else os.path.dirname(root)
-            matches = [p for p in glob.glob(given, recursive=True) if os.path.isfile(p)]
-            if not matches:
-                raise FileNotFoundError(f"no file matches {given!r}")
-            for path in matches:
-                found.setdefault(os.path.abspath(path), os.path.relpath(path, root or "."))
-        elif os.path.isfile(given):
-            found.setdefault(os.path.abspath(given), os.path.basename(given))
-        else:
-            raise FileNotFoundError(f"no such file or folder: {given!r}")
-    return sorted(found.items(), key=lambda item: (item[1], item[0]))
 
 
 UNIT_HANDS = 20_000  # hands per work unit: a worker's memory, whatever the file's size
@@ -368,7 +336,7 @@ def run_import(inputs: list[str], out: str, options: ImportOptions = ImportOptio
     """Import every PHH hand of ``inputs`` into ``out`` (and its errors file); returns the summary."""
 
     t0 = time.perf_counter()
-    files = find_inputs(inputs)
+    files = local_files(inputs, SUFFIXES)
     factor, units = plan(files, options.chip, lazy=True)
     try:
         return _import_all(files, factor, units, out, options, t0)

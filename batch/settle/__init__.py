@@ -3,7 +3,8 @@ report out.
 
 - ``job``: the run (inputs to units of work, engines, resuming) and the in-memory
   :func:`~cardbatch.batch.settle.job.settle_table`.
-- ``options``: the job's options and the inputs' required columns.
+- ``options``: the job's options and the inputs' required columns; ``counters``: what every
+  batch, part, input and run adds up.
 - ``poker``: settling Hold'em and Zha Jin Hua tables; ``team2v2``: 2v2 games; ``cardtext``:
   text cards in Arrow columns; ``recorded``: the recorded result beside ours; ``rejects``:
   reason codes for set-aside rows.

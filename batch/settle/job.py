@@ -39,11 +39,11 @@ from cardbatch.batch.io.inputs import parquet_inputs
 from cardbatch.batch.io.jobs import Summary
 from cardbatch.batch.io.lifecycle import init_pool_worker, process_pool
 from cardbatch.batch.settle import manifest
+from cardbatch.batch.settle.counters import INPUT_COUNTERS, Counters, merge_counters
 from cardbatch.batch.settle.options import GAMES, HAND_REQUIRED, ORIGIN, TEAM_REQUIRED, SettleJob, SettleOptions
 from cardbatch.batch.settle.outputs import UNKNOWN_GAME, conform_errors, conform_results, hive_keys, part_path
 
 # what the summary gives for each input file (and a unit of several files counts file by file)
-INPUT_COUNTERS = ("rows_settled", "rows_rejected", "mismatches", "chips_in", "chips_paid", "chips_raked")
 FAIL_ENV = "CARDBATCH_FAIL_PART"  # testing aid: a unit whose part name matches raises (crash drills)
 
 
@@ -280,12 +280,7 @@ def settle_by_game(
             results[game], errors[game], c = one(sub, game)
         else:
             codes = np.full(len(rows), CODE["unknown_game"], np.int16)
-            c = {
-                "rows_read": len(rows),
-                "rows_settled": 0,
-                "rows_rejected": len(rows),
-                "rejected_by_reason": {"unknown_game": len(rows)},
-            }
+            c = Counters(len(rows), 0, len(rows), {"unknown_game": len(rows)}).as_dict()
             unknown.append(error_rows(sub, np.arange(len(rows)), codes))
             c["by_game"] = {game: dict(c)}
         counters.append(c)
@@ -304,18 +299,6 @@ def settle_table(table: pa.Table, opts: SettleOptions) -> tuple[pa.Table, pa.Tab
         return pa.concat_tables(tables, promote_options="permissive") if tables else pa.table({})
 
     return joined(results), joined(errors), counters
-
-
-def merge_counters(items: list[dict[str, Any]]) -> dict[str, Any]:
-    """Counters added up key by key, nested ones (reasons, games) too."""
-    out: dict[str, Any] = {}
-    for c in items:
-        for k, v in c.items():
-            if isinstance(v, dict):
-                out[k] = merge_counters([out.get(k, {}), v])
-            else:
-                out[k] = out.get(k, 0) + v
-    return out
 
 
 def _part_writer(path: str) -> storage.PublishedParquet:

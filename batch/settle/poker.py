@@ -29,6 +29,7 @@ from cardbatch.batch.io.lists import (
     sums_overflow,
 )
 from cardbatch.batch.settle.cardtext import parse_column
+from cardbatch.batch.settle.counters import Counters
 from cardbatch.batch.settle.options import CARDS_PER_SEAT, HAND_REQUIRED, MAX_SEATS, MIN_SEATS, ORIGIN, SettleOptions
 from cardbatch.batch.settle.recorded import recorded_columns
 from cardbatch.batch.settle.rejects import CODE, error_rows, mark, mark_status, reason_counts
@@ -230,15 +231,15 @@ def settle_hands(table: pa.Table, game: str, opts: SettleOptions) -> tuple[pa.Ta
     paid, raked = exact_sum(flat_payout), exact_sum(kept_rake)
     if chips_in != paid + raked:  # a kernel bug, never a data problem: stop loudly
         raise AssertionError(f"chips not conserved: in {chips_in}, paid {paid}, raked {raked}")
-    counters = {
-        "rows_read": T,
-        "rows_settled": int(good.size),
-        "rows_rejected": int(bad.size),
-        "rejected_by_reason": reason_counts(codes[bad]),
-        "chips_in": chips_in,
-        "chips_paid": paid,
-        "chips_raked": raked,
-        "chips_in_rejected": exact_sum(cvals[elements_of(cstarts, clen, bad)]),  # every seat, any width
-        "mismatches": mismatches,
-    }
-    return results, errors, counters
+    counters = Counters(
+        rows_read=T,
+        rows_settled=int(good.size),
+        rows_rejected=int(bad.size),
+        rejected_by_reason=reason_counts(codes[bad]),
+        chips_in=chips_in,
+        chips_paid=paid,
+        chips_raked=raked,
+        chips_in_rejected=exact_sum(cvals[elements_of(cstarts, clen, bad)]),  # every seat, any width
+        mismatches=mismatches,
+    )
+    return results, errors, counters.as_dict()

@@ -17,6 +17,7 @@ from cardbatch.batch.io.lists import (
     padded_to_list,
     scatter,
 )
+from cardbatch.batch.settle.counters import Counters
 from cardbatch.batch.settle.options import ORIGIN, TEAM_REQUIRED, SettleOptions
 from cardbatch.batch.settle.recorded import recorded_columns
 from cardbatch.batch.settle.rejects import error_rows, mark, mark_status, reason_counts
@@ -94,13 +95,13 @@ def settle_teams(table: pa.Table, opts: SettleOptions) -> tuple[pa.Table, pa.Tab
         cols[ORIGIN] = table.column(ORIGIN).take(pa.array(good))
     if exact_sum(delta) != 0:
         raise AssertionError("team deltas do not sum to zero")
-    counters = {
-        "rows_read": T,
-        "rows_settled": int(good.size),
-        "rows_rejected": int(bad.size),
-        "rejected_by_reason": reason_counts(codes[bad]),
-        "coins_fee": exact_sum(fees),
-        "coins_moved": exact_sum(np.abs(delta)) // 2,
-        "mismatches": mismatches,
-    }
-    return pa.table(cols), error_rows(table, bad, codes[bad]), counters
+    counters = Counters(
+        rows_read=T,
+        rows_settled=int(good.size),
+        rows_rejected=int(bad.size),
+        rejected_by_reason=reason_counts(codes[bad]),
+        coins_fee=exact_sum(fees),
+        coins_moved=exact_sum(np.abs(delta)) // 2,
+        mismatches=mismatches,
+    )
+    return pa.table(cols), error_rows(table, bad, codes[bad]), counters.as_dict()
