@@ -8,6 +8,7 @@ rows with ``reason`` and ``message``).
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import numpy as np
@@ -96,8 +97,46 @@ def _dead_matrix(table: pa.Table, codes: np.ndarray, seats: np.ndarray, S: int) 
     return scatter(vals, starts, lengths, S, 0, np.int64)
 
 
+@dataclasses.dataclass
+class _Tables:
+    """One batch of hands decoded to padded arrays: ``[T]`` per row, ``[T, S]`` per seat, ``contrib``
+    ``[T, K, S]``, ``hole`` ``[T, S, per]``; ``codes`` holds each row's first problem so far (0: none)
+    and ``cvals``/``cstarts``/``clen`` the contributions as read (to count a rejected row's chips)."""
+
+    T: int
+    S: int
+    codes: np.ndarray
+    hand_id: np.ndarray
+    button: np.ndarray
+    seats: np.ndarray
+    live: np.ndarray
+    contrib: np.ndarray
+    contrib_total: np.ndarray
+    dead: np.ndarray | None
+    hole: np.ndarray
+    board: np.ndarray | None
+    need_seat: np.ndarray
+    cvals: np.ndarray
+    cstarts: np.ndarray
+    clen: np.ndarray
+
+
 def settle_hands(table: pa.Table, game: str, opts: SettleOptions) -> tuple[pa.Table, pa.Table, dict[str, Any]]:
-    """Settle every valid hand of ``table`` (one game); returns (results, errors, counters)."""
+    """Settle every valid hand of ``table`` (one game); returns (results, errors, counters).
+
+    Four steps, each setting rows aside as it finds their first problem: decode the columns,
+    value the live seats' hands at showdowns, settle the pots, and assemble the results."""
+    rules = threecard.rules_of(opts.rules)  # three-card games only
+    h = _decode(table, game)
+    score, special = _score(h, game, rules)
+    mark(h.codes, (h.button < 0) | (h.button >= h.seats), "bad_button")
+    payout, rake, npots = _settle(h, score, special, rules, opts)
+    return _assemble(table, game, rules, h, score, payout, rake, npots)
+
+
+def _decode(table: pa.Table, game: str) -> _Tables:
+    """The columns as padded arrays, every problem a row has in them marked (in the order the
+    reasons are documented: missing values, seat counts, cards, chips)."""
     T = table.num_rows
     codes = np.zeros(T, np.int16)
     has_street = "contrib_street" in table.column_names
@@ -141,60 +180,97 @@ def settle_hands(table: pa.Table, game: str, opts: SettleOptions) -> tuple[pa.Ta
     hole = hole.reshape(T, S, per)
     showdown = _count_true(live) >= 2
     need_seat = live & showdown[:, None]
+    board: np.ndarray | None = None
     if game == "holdem":
         board, nboard = _cards_matrix(table.column("board"), 1, 5)
         mark(codes, nboard > 5, "seat_count")
-    else:
-        board = None
     status = kcards.seat_card_status(
         hole, board if board is not None else np.zeros((T, 0), np.uint8), need_seat, showdown
     )
     mark_status(codes, status, _CARD_CODE)
     mark(codes, overflow, "overflow")
+    return _Tables(
+        T,
+        S,
+        codes,
+        hand_id,
+        button,
+        seats,
+        live,
+        contrib,
+        contrib_total,
+        dead,
+        hole,
+        board,
+        need_seat,
+        cvals,
+        cstarts,
+        clen,
+    )
 
-    # scores of live seats at showdowns of rows still valid
+
+def _score(h: _Tables, game: str, rules: threecard.Rules) -> tuple[np.ndarray, np.ndarray | None]:
+    """The hand value of every live seat at a showdown of a row still valid (0 elsewhere), and for the
+    three-card 2-3-5 rule which seats hold an off-suit 2-3-5."""
     special = None
-    rules = threecard.rules_of(opts.rules)  # three-card games only
-    eval_mask = need_seat & (codes == 0)[:, None]
-    if game == "holdem":
-        assert board is not None  # every Hold'em row has one (a missing board was rejected above)
-        score = holdem.evaluate_seats(hole, board, eval_mask, dtype=np.int64)  # the pot kernel's width
+    eval_mask = h.need_seat & (h.codes == 0)[:, None]
+    if h.board is not None:  # Hold'em
+        score = holdem.evaluate_seats(h.hole, h.board, eval_mask, dtype=np.int64)  # the pot kernel's width
     else:
-        score = threecard.evaluate_seats(hole, eval_mask, rules)
+        score = threecard.evaluate_seats(h.hole, eval_mask, rules)
         if rules.beats_trips_235:
             rows, seat_idx = np.nonzero(eval_mask)
-            special = np.zeros((T, S), bool)
-            special[rows, seat_idx] = threecard.is_235(hole[rows, seat_idx])
+            special = np.zeros((h.T, h.S), bool)
+            special[rows, seat_idx] = threecard.is_235(h.hole[rows, seat_idx])
+    return score, special
 
-    mark(codes, (button < 0) | (button >= seats), "bad_button")
+
+def _settle(
+    h: _Tables, score: np.ndarray, special: np.ndarray | None, rules: threecard.Rules, opts: SettleOptions
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Payouts ``[T, S]``, rake and pot counts ``[T]``; a row the pot kernel finds invalid is marked."""
     # Every row goes through the pot kernel (bad rows are harmless there: padded, scores 0) and the
     # rows already set aside ignore its answer: cheaper than copying the good rows out and back.
+    T, S = h.T, h.S
     nfnd = None
     if opts.no_flop_no_drop:
-        nfnd = (board == 255).all(axis=1) if board is not None else np.zeros(T, bool)
-    if (codes == 0).any():
-        d = pots.settle_detailed(
-            contrib,
-            live,
-            score,
-            button,
-            options=opts.pots,
-            no_flop_no_drop=nfnd,
-            special=special,
-            trips_floor=threecard.trips_floor(rules) if special is not None else None,
-            dead=dead,
-            raise_on_error=False,
-            detail=False,
-        )
-        mark_status(codes, d.status)
-        payout, rake, npots = d.payout, d.rake, d.pots
-    else:  # every row set aside already: nothing to settle (and no pot kernel to load or compile)
-        payout, rake, npots = np.zeros((T, S), np.int64), np.zeros(T, np.int64), np.zeros(T, np.int64)
+        nfnd = (h.board == 255).all(axis=1) if h.board is not None else np.zeros(T, bool)
+    if not (h.codes == 0).any():  # every row set aside already: nothing to settle (no pot kernel to load)
+        return np.zeros((T, S), np.int64), np.zeros(T, np.int64), np.zeros(T, np.int64)
+    d = pots.settle_detailed(
+        h.contrib,
+        h.live,
+        score,
+        h.button,
+        options=opts.pots,
+        no_flop_no_drop=nfnd,
+        special=special,
+        trips_floor=threecard.trips_floor(rules) if special is not None else None,
+        dead=h.dead,
+        raise_on_error=False,
+        detail=False,
+    )
+    mark_status(h.codes, d.status)
+    return d.payout, d.rake, d.pots
 
+
+def _assemble(
+    table: pa.Table,
+    game: str,
+    rules: threecard.Rules,
+    h: _Tables,
+    score: np.ndarray,
+    payout: np.ndarray,
+    rake: np.ndarray,
+    npots: np.ndarray,
+) -> tuple[pa.Table, pa.Table, dict[str, Any]]:
+    """The settled rows' results, the rejected rows' errors and the batch's counters; stops loudly if
+    the settled chips do not add up (a bug of ours, never the data's)."""
+    T, codes = h.T, h.codes
     good = np.flatnonzero(codes == 0)
     bad = np.flatnonzero(codes != 0)
     g = None if good.size == T else good
-    offsets = list_offsets(seats, g)
+    offsets = list_offsets(h.seats, g)
     flat_score = gather_flat(score, offsets, g)  # already 0 where folded or no showdown
     if game == "holdem":
         score_type = pa.uint32()
@@ -206,10 +282,10 @@ def settle_hands(table: pa.Table, game: str, opts: SettleOptions) -> tuple[pa.Ta
         if shown.any():
             flat_category[shown] = threecard.category_of(flat_score[shown], rules)
     flat_payout = gather_flat(payout, offsets, g)
-    flat_contrib = gather_flat(contrib_total, offsets, g)
+    flat_contrib = gather_flat(h.contrib_total, offsets, g)
     kept_rake = rake if g is None else rake[g]
     cols = {
-        "hand_id": pa.array(hand_id if g is None else hand_id[g]),
+        "hand_id": pa.array(h.hand_id if g is None else h.hand_id[g]),
         "score": list_array(
             offsets, flat_score.astype(np.uint32 if game == "holdem" else np.int64, copy=False), score_type
         ),
@@ -239,7 +315,7 @@ def settle_hands(table: pa.Table, game: str, opts: SettleOptions) -> tuple[pa.Ta
         chips_in=chips_in,
         chips_paid=paid,
         chips_raked=raked,
-        chips_in_rejected=exact_sum(cvals[elements_of(cstarts, clen, bad)]),  # every seat, any width
+        chips_in_rejected=exact_sum(h.cvals[elements_of(h.cstarts, h.clen, bad)]),  # every seat, any width
         mismatches=mismatches,
     )
     return results, errors, counters.as_dict()
