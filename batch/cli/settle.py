@@ -77,6 +77,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
             default=1 << 16,
             help="rows per batch and about per unit of work (bounds memory)",
         )
+        p.add_argument(
+            "--mode",
+            choices=("resume", "overwrite", "error"),
+            default="resume",
+            help="an --out that already holds cardbatch output: reuse its current parts, settle everything "
+            "again, or refuse (exit 2); files cardbatch did not write are never touched",
+        )
         p.set_defaults(func=_run, audit=name == "audit")
 
 
@@ -100,6 +107,7 @@ def _run(args: argparse.Namespace) -> int:
         options_from(SettleOptions, args, pots=options_from(Options, args)),
         args.batch_rows,
         options_from(RunOptions, args),
+        args.mode,
     )
     try:
         summary = run(job)

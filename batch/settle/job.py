@@ -35,14 +35,15 @@ import pyarrow.parquet as pq
 from cardbatch.batch.io import storage
 from cardbatch.batch.io.columns import is_text
 from cardbatch.batch.io.errors import InputError
-from cardbatch.batch.io.inputs import parquet_inputs
+from cardbatch.batch.io.inputs import is_output_manifest, parquet_inputs
 from cardbatch.batch.io.jobs import Summary
 from cardbatch.batch.io.lifecycle import init_pool_worker, process_pool
 from cardbatch.batch.settle import manifest
 from cardbatch.batch.settle.counters import INPUT_COUNTERS, Counters, merge_counters
-from cardbatch.batch.settle.options import GAMES, HAND_REQUIRED, ORIGIN, TEAM_REQUIRED, SettleJob, SettleOptions
+from cardbatch.batch.settle.options import GAMES, HAND_REQUIRED, ORIGIN, TEAM_REQUIRED, Mode, SettleJob, SettleOptions
 from cardbatch.batch.settle.outputs import UNKNOWN_GAME, conform_errors, conform_results, hive_keys, part_path
 
+SUCCESS = "_SUCCESS"  # written last, removed first: a folder without it is incomplete (Spark's marker)
 # what the summary gives for each input file (and a unit of several files counts file by file)
 FAIL_ENV = "CARDBATCH_FAIL_PART"  # testing aid: a unit whose part name matches raises (crash drills)
 
@@ -498,11 +499,13 @@ def settle_files(
     batch_rows: int = 1 << 16,
     quiet: bool = False,
     verbose: bool = False,
+    mode: Mode = "resume",
 ) -> dict[str, Any]:
     """Settle every input into ``out_dir``; returns the summary's figures (also written as
     summary.json). :func:`run` is the same with its options in one value.
 
-    ``quiet``: no progress on stderr; ``verbose``: a progress line per finished part."""
+    ``quiet``: no progress on stderr; ``verbose``: a progress line per finished part; ``mode``: what
+    to do with a folder that already holds cardbatch output (``resume``, ``overwrite``, ``error``)."""
 
     t0 = time.perf_counter()
     if engine == "dask":
@@ -552,6 +555,7 @@ def settle_files(
                 t0,
                 parsed,
                 small,
+                mode,
             )
     finally:
         lock.release()
@@ -575,6 +579,7 @@ def run(job: SettleJob) -> Summary:
         batch_rows=job.batch_rows,
         quiet=r.quiet,
         verbose=r.verbose,
+        mode=job.mode,
     )
     command = "audit" if job.options.audit else "settle"
     status = 3 if job.options.audit and figures.get("mismatches", 0) else 0
@@ -585,6 +590,7 @@ def settle_line(command: str, s: dict[str, Any], out: str) -> str:
     """What a settle or audit run did, in one line: rows, reasons, chips, mismatches, where the output is."""
     reasons = ", ".join(f"{k} {v:,}" for k, v in sorted(s.get("rejected_by_reason", {}).items(), key=lambda kv: -kv[1]))
     rejected = f"{s['rows_rejected']:,} rejected" + (f" ({reasons})" if reasons else "")
+    not_ours = s.get("not_ours", [])
     return (
         f"cardbatch {command}: {s['rows_read']:,} rows: {s['rows_settled']:,} settled, {rejected}; "
         f"chips in {s['chips_in']:,} = paid {s['chips_paid']:,} + raked {s['chips_raked']:,}; "
@@ -594,6 +600,12 @@ def settle_line(command: str, s: dict[str, Any], out: str) -> str:
             if str(s.get("report", "")).endswith(".html")
             else "(results/, errors/, summary.json)"
         )
+        + (
+            f"; left alone {len(not_ours)} file(s) cardbatch did not write: {', '.join(not_ours[:3])}"
+            if not_ours
+            else ""
+        )
+        + ("…" if len(not_ours) > 3 else "")
     )
 
 
@@ -612,14 +624,23 @@ def _run_locked(
     t0: float,
     parsed: dict[str, pq.FileMetaData],
     small: bool,
+    mode: Mode,
 ) -> dict[str, Any]:
     from cardbatch import __version__
     from cardbatch.batch.io.progress import progress
 
     quiet, verbose = talk
     out_dir = out
+    if mode == "error" and is_output_manifest(storage.join(out, manifest.MANIFEST)):
+        raise InputError(
+            f"{out} already holds cardbatch output (--mode error): give another --out, or --mode resume "
+            "(reuse what is current) or --mode overwrite (settle everything again)"
+        )
+    success = storage.join(out, SUCCESS)
+    if storage.exists(success):  # the folder is incomplete from here until the run ends
+        storage.delete(success)
     fingerprint = manifest.options_fingerprint(opts, batch_rows)
-    reused, foreign = manifest.prepare(out, identities, fingerprint, holds)
+    reused, foreign = manifest.prepare(out, identities, fingerprint, holds, reuse=mode != "overwrite")
     if foreign and not quiet:
         shown = "\n  ".join(foreign[:20]) + (f"\n  … and {len(foreign) - 20} more" if len(foreign) > 20 else "")
         print(
@@ -720,8 +741,11 @@ def _run_locked(
     except (OSError, pa.ArrowException, ValueError, KeyError) as exc:  # the results stand without their page
         total["report"] = f"not written: {exc}"
         print(f"cardbatch: report.html not written ({exc}); the results and summary are complete", file=sys.stderr)
+    if foreign:
+        total["not_ours"] = foreign
     total["wall_seconds"] = round(time.perf_counter() - t0, 3)
     storage.write_text(storage.join(out, "summary.json"), json.dumps(total, indent=1, sort_keys=True))
+    storage.write_text(success, "")  # last: readers may require it (docs: settle, the output folder)
     return total
 
 

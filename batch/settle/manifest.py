@@ -121,12 +121,16 @@ PART_NAME = re.compile(r"^\.?(part-[0-9a-f]{12}-[0-9]{5})\.(parquet|json)(\.tmp)
 
 
 def prepare(
-    out: str, identities: list[dict[str, Any]], fingerprint: dict[str, Any], holds: dict[str, list[str]]
+    out: str,
+    identities: list[dict[str, Any]],
+    fingerprint: dict[str, Any],
+    holds: dict[str, list[str]],
+    reuse: bool = True,
 ) -> tuple[int, list[str]]:
     """Make ``out`` hold only parts that belong to this run; returns how many finished parts it
     keeps and the files below ``out`` that cardbatch did not write (left alone).
 
-    With other options than the manifest's, every part goes; otherwise the
+    With other options than the manifest's (or ``reuse`` False), every part goes; otherwise the
     parts of files that are gone or changed go (their name is not in
     ``holds``, which maps each part of this run to the keys of the files it
     holds), and so do temporary files of interrupted runs. A file is ours
@@ -144,7 +148,7 @@ def prepare(
             old = {}
     listed = set(old.get("parts", {})) | set(holds)
     legacy = "parts" not in old  # written before manifests listed their parts: our names are ours
-    same_options = old.get("fingerprint", {}).get("sha256") == fingerprint["sha256"]
+    same_options = reuse and old.get("fingerprint", {}).get("sha256") == fingerprint["sha256"]
     summary = storage.join(out, "summary.json")
     if storage.exists(summary):
         storage.delete(summary)

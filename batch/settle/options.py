@@ -12,6 +12,10 @@ from cardbatch.batch.io.jobs import RunOptions
 from cardbatch.kernels.pots.api import Options
 
 Game = Literal["holdem", "zjh", "team2v2"]
+Mode = Literal["resume", "overwrite", "error"]
+# what a run does with a folder that already holds cardbatch output: reuse its current parts, settle
+# everything again (only cardbatch's own files are replaced), or refuse (exit 2)
+MODES: tuple[Mode, ...] = ("resume", "overwrite", "error")
 TeamModel = Literal["seed", "proportional"]
 GAMES: tuple[Game, ...] = ("holdem", "zjh", "team2v2")
 TEAM_MODELS: tuple[TeamModel, ...] = ("seed", "proportional")
@@ -111,18 +115,22 @@ class SettleOptions:
 @dataclasses.dataclass(frozen=True)
 class SettleJob:
     """A whole ``settle`` (or ``audit``) run: the inputs (Parquet files, folders or globs, local or
-    ``s3://``), the output folder, the rules, the rows per batch, and how to run."""
+    ``s3://``), the output folder, the rules, the rows per batch, how to run, and what to do with a
+    folder that already holds cardbatch output (``mode``: ``resume``, ``overwrite`` or ``error``)."""
 
     inputs: tuple[str, ...]
     out: str
     options: SettleOptions = SettleOptions()
     batch_rows: int = 1 << 16
     run: RunOptions = RunOptions()
+    mode: Mode = "resume"
 
     def __post_init__(self) -> None:
         inputs = (self.inputs,) if isinstance(self.inputs, str) else tuple(self.inputs)
         if not inputs or not all(isinstance(i, str) and i for i in inputs):
             raise ValueError("inputs: give at least one file, folder or glob")
+        if self.mode not in MODES:
+            raise ValueError(f"mode must be one of {', '.join(MODES)}, got {self.mode!r}")
         object.__setattr__(self, "inputs", inputs)
         if not isinstance(self.out, str) or not self.out:
             raise ValueError("out: give the output folder")
