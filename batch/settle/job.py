@@ -654,7 +654,7 @@ def _run_locked(
     workers = workers or os.cpu_count() or 1
     summaries: list[tuple[Unit, dict[str, Any]]] = []
     warm = None
-    if (engine == "local" or not scheduler) and len(units) > reused:  # a remote cluster compiles on its own
+    if (engine == "local" or not scheduler) and len(units) > reused:  # an external cluster: in _run_dask
         from cardbatch.batch.settle.warmup import compile_ahead
 
         first = sorted({u.path for u in units})  # a unit's files share one schema
@@ -665,7 +665,11 @@ def _run_locked(
     t_settle = time.perf_counter()
     with progress(total=len(units), desc="settle", unit="part", quiet=quiet, verbose=verbose) as bar:
         if engine == "dask":
-            summaries, workers = _run_dask(units, out_dir, opts, workers, scheduler, batch_rows, bar, small)
+            first = sorted({u.path for u in units}) if len(units) > reused else []  # nothing to do: no warm-up
+            summaries, workers, dask_warm = _run_dask(
+                units, out_dir, opts, workers, scheduler, batch_rows, bar, small, first
+            )
+            warm = dask_warm or warm
         elif workers == 1 or len(units) <= 1 or (asked is None and small):
             # in this process: also, unless --workers was given, a run of one batch of rows or less,
             # for which starting workers (each imports and loads the kernels) costs more than it saves
@@ -769,7 +773,11 @@ def _run_dask(
     batch_rows: int,
     bar: Any,
     serial: bool = False,
-) -> tuple[list[tuple[Unit, dict[str, Any]]], int]:
+    warm_paths: list[str] | None = None,
+) -> tuple[list[tuple[Unit, dict[str, Any]]], int, dict[str, Any] | None]:
+    """Settle the units on a Dask cluster: ``scheduler``'s, or a LocalCluster of ``workers`` processes.
+    On an external cluster every worker first compiles (or loads) the kernels the run needs from the
+    heads of ``warm_paths``, all at once: returns the parts, the cluster's workers and that warm-up."""
     from dask.distributed import Client, LocalCluster, as_completed
 
     cluster = None
@@ -790,6 +798,18 @@ def _run_dask(
     try:
         threads = max(1, (os.cpu_count() or 1) // (workers or 1))
         client.run(init_pool_worker, threads, False)
+        warm = None
+        if scheduler and warm_paths:
+            from cardbatch.batch.settle.warmup import warm_worker
+
+            t0 = time.perf_counter()
+            each = client.run(warm_worker, settle_table, warm_paths, opts, serial)
+            warm = {
+                "compiled": "on every Dask worker, before the first task (client.run)",
+                "seconds": round(time.perf_counter() - t0, 3),
+                "workers": len(each),
+                "worker_seconds": sorted(round(float(v), 3) for v in each.values()),
+            }
         futures = client.map(
             run_unit, units, out_dir=out_dir, opts=opts, batch_rows=batch_rows, serial=serial, pure=False
         )
@@ -798,7 +818,7 @@ def _run_dask(
         for f in as_completed(futures):
             out.append((unit_of[f], f.result()))
             bar.update(1)
-        return out, len(client.scheduler_info()["workers"])  # the cluster's, not this machine's
+        return out, len(client.scheduler_info()["workers"]), warm  # the cluster's workers, not this machine's
     except BaseException:  # interrupted or failed: the cluster's shutdown chatter is not the user's news
         for name in ("distributed", "asyncio", "tornado"):
             logging.getLogger(name).setLevel(logging.CRITICAL)
