@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from cardbatch.batch.cli import generate, phh_import, rank_decks, settle, simulate
+from cardbatch.batch.cli import generate, phh_import, precompile, rank_decks, settle, simulate
 from cardbatch.batch.cli.common import EXIT_CODES, EXIT_USAGE, Formatter, internal_error
 from cardbatch.batch.io.lifecycle import Terminated, install_parent_handlers, stop_message
 
@@ -23,6 +23,7 @@ DESCRIPTION = """Settle, audit and rank card-game logs in bulk.
   cardbatch generate --game holdem --out F      synthetic logs to try it on
   cardbatch rank-decks --decks N --out F        deal and rank decks
   cardbatch simulate --game zjh --out DIR       a room's coin economy over many rounds
+  cardbatch compile                             fill numba's cache ahead of any run
 
 Run `cardbatch COMMAND --help` for a command's options. Formats: docs/formats.md."""
 
@@ -37,7 +38,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"cardbatch {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for command in (settle, phh_import, generate, rank_decks, simulate):
+    for command in (settle, phh_import, generate, rank_decks, simulate, precompile):
         command.register(sub)
     return parser
 

@@ -1,0 +1,27 @@
+"""``cardbatch compile``: fill numba's cache ahead of any run (the job: :mod:`cardbatch.batch.precompile`)."""
+
+from __future__ import annotations
+
+import argparse
+
+from cardbatch.batch.cli.common import add_subcommand, options_from, positive_int, show
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = add_subcommand(
+        sub,
+        "compile",
+        "compile every kernel into numba's cache, ahead of any run (a Dockerfile's build step)",
+        "Compile every kernel the jobs use (settle's serial and parallel builds, rank-decks, simulate) "
+        "into numba's cache, so that no later run compiles. Set NUMBA_CACHE_DIR to the folder the runs "
+        "will use (a read-only install needs a writable one).",
+    )
+    p.add_argument("--workers", type=positive_int, help="processes compiling side by side (default: 2)")
+    p.set_defaults(func=_run)
+
+
+def _run(args: argparse.Namespace) -> int:
+    from cardbatch.batch.io.jobs import RunOptions
+    from cardbatch.batch.precompile import CompileOptions, run
+
+    return show(run(CompileOptions(options_from(RunOptions, args))), args.quiet)
