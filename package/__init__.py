@@ -5,6 +5,15 @@ The one installed top-level package. Its two halves live in the repository's
 (numba kernels over numpy arrays, no I/O) and :mod:`cardbatch.batch` (Parquet
 in and out, engines, the command line); ``pyproject.toml`` maps the folders.
 This folder holds only the package's own ``__init__`` and ``__main__``.
+
+``cardbatch.settle(data)`` and ``cardbatch.audit(data)`` settle a DataFrame (pyarrow, Polars,
+pandas, DuckDB: anything that speaks Arrow) or a path in memory, as the command line does:
+
+>>> import cardbatch
+>>> from cardbatch.batch.generate import generate_hands
+>>> s = cardbatch.settle(generate_hands("holdem", 200, seed=1).table, policy="standard")
+>>> s.summary["rows_read"], s.results.num_rows + s.errors.num_rows
+(200, 200)
 """
 
 from __future__ import annotations
@@ -16,4 +25,14 @@ try:
 except PackageNotFoundError:  # imported from a source tree that was never installed
     __version__ = "0+unknown"
 
-__all__ = ["__version__"]
+__all__ = ["__version__", "audit", "settle"]
+
+
+def __getattr__(name: str) -> object:
+    """``cardbatch.settle`` and ``cardbatch.audit``, the DataFrame API, loaded on first use (so that
+    ``import cardbatch`` and ``cardbatch --help`` load neither numba nor pyarrow)."""
+    if name in ("settle", "audit"):
+        from cardbatch.batch.settle import frames
+
+        return getattr(frames, name)
+    raise AttributeError(f"module 'cardbatch' has no attribute {name!r}")

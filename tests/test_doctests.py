@@ -17,6 +17,8 @@ MODULES = [
     "cardbatch.kernels.team",
     "cardbatch.kernels.pots.api",
     "cardbatch.batch.settle.options",
+    "cardbatch.batch.settle.frames",
+    "cardbatch",
 ]
 
 

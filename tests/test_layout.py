@@ -78,6 +78,16 @@ def test_no_import_circle():
         name: set().union(*(_with_packages(name, m) for m, _, _ in _imports(name, path))) - {name}
         for name, path in MODULES.items()
     }
+    # The root package's __getattr__ loads the DataFrame API (cardbatch.settle) on first use, after
+    # every module is loaded; only the root's module-level imports can close a circle at import time.
+    root = ast.parse(MODULES["cardbatch"].read_text())
+    graph["cardbatch"] = {
+        a.name
+        for node in root.body
+        if isinstance(node, (ast.Import, ast.ImportFrom))
+        for a in node.names
+        if a.name.startswith("cardbatch")
+    }
     state: dict[str, int] = {}  # 1 on the stack, 2 done
 
     def visit(node: str, stack: list[str]) -> None:

@@ -1,0 +1,79 @@
+"""The DataFrame API, cardbatch.settle / cardbatch.audit, with real Polars, pandas and DuckDB objects:
+the same rows set aside with the same reasons, the same results row for row, the same figures as the
+command line's files."""
+
+from __future__ import annotations
+
+import json
+
+import duckdb
+import pandas as pd
+import polars as pl
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.dataset as ds
+import pyarrow.parquet as pq
+import pytest
+from conftest import DATA, cli
+
+import cardbatch
+
+SAMPLE = DATA / "holdem_sample.parquet"  # 3,000 hands, bad rows and altered payouts among them
+COUNTERS = ("rows_read", "rows_settled", "rows_rejected", "rejected_by_reason", "chips_in", "chips_paid", "mismatches")
+
+
+def _sorted(table: pa.Table) -> pa.Table:
+    game = pc.cast(table.column("game"), pa.string())
+    return table.set_column(table.column_names.index("game"), "game", game).sort_by("hand_id")
+
+
+@pytest.fixture(scope="module")
+def cli_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("cli") / "out"
+    res = cli("audit", str(SAMPLE), "--out", str(out), "--workers", "1")
+    assert res.returncode == 3, res.stderr  # the sample's altered payouts
+    read = lambda sub: _sorted(ds.dataset(out / sub, format="parquet", partitioning="hive").to_table())  # noqa: E731
+    return read("results"), read("errors"), json.loads(res.stdout)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        pytest.param(lambda: pq.read_table(SAMPLE), id="pyarrow"),
+        pytest.param(lambda: pl.read_parquet(SAMPLE), id="polars"),
+        pytest.param(lambda: pd.read_parquet(SAMPLE), id="pandas"),
+        pytest.param(lambda: duckdb.sql(f"SELECT * FROM read_parquet('{SAMPLE}')"), id="duckdb"),
+        pytest.param(lambda: str(SAMPLE), id="path"),
+    ],
+)
+def test_the_dataframe_api_equals_the_command_line(make, cli_run):
+    results, errors, summary = cli_run
+    s = cardbatch.audit(make())
+    assert s.status == 3
+    assert _sorted(s.results).equals(results)
+    assert (
+        pc.equal(_sorted(s.errors).column("hand_id"), errors.column("hand_id")).to_pylist() == [True] * errors.num_rows
+    )
+    assert _sorted(s.errors).column("reason").equals(errors.column("reason"))
+    for key in COUNTERS:
+        assert s.summary[key] == summary[key], key
+
+
+def test_schemas_are_the_files(cli_run):
+    """Every column and type of the files, in their order; ``game`` as a reader of the folder sees it."""
+    s = cardbatch.settle(pq.read_table(SAMPLE), policy="standard")
+    results, errors, _ = cli_run
+    for got, want in ((s.results, results), (s.errors, errors)):
+        assert [(f.name, f.type) for f in got.schema if f.name != "game"] == [
+            (f.name, f.type) for f in want.schema if f.name != "game"
+        ]
+    assert s.results.schema.field("game").type == pa.string()
+
+
+def test_bad_options_and_inputs_are_refused():
+    with pytest.raises(ValueError, match="unknown option"):
+        cardbatch.settle(pq.read_table(SAMPLE), polcy="standard")
+    with pytest.raises(ValueError, match="policy"):
+        cardbatch.settle(pq.read_table(SAMPLE), policy="nope")
+    with pytest.raises(TypeError, match="speaks Arrow"):
+        cardbatch.settle({"hand_id": [1]})
