@@ -24,6 +24,7 @@ import pyarrow.parquet as pq
 from cardbatch.batch.io.columns import fixed_size_list
 from cardbatch.batch.io.jobs import RunOptions, Summary
 from cardbatch.batch.io.lists import padded_to_list
+from cardbatch.batch.io.progress import progress
 from cardbatch.kernels import betting, holdem, pots, team, threecard
 from cardbatch.kernels import decks as kdecks
 
@@ -321,33 +322,35 @@ def write(opts: GenerateOptions) -> dict[str, Any]:
     writer = None
     injected: dict[str, int] = {}
     tampered = 0
-    try:
-        for start in range(0, opts.hands, opts.row_group):
-            n = min(opts.row_group, opts.hands - start)
-            if opts.game == "team2v2":
-                g = generate_teams(n, opts.seed, start, opts.bad_rate)
-            else:
-                g = generate_hands(
-                    opts.game,
-                    n,
-                    opts.seed,
-                    start,
-                    opts.max_seats,
-                    opts.bad_rate,
-                    opts.tamper_rate,
-                    opts.streets,
-                    opts.text_cards,
-                )
-            if writer is None:
-                writer = pq.ParquetWriter(tmp, g.table.schema, compression="zstd")
-            writer.write_table(g.table, row_group_size=opts.row_group)
-            for k, v in g.injected.items():
-                injected[k] = injected.get(k, 0) + int(v.size)
-            tampered += int(g.tampered.size)
-        if writer is not None:
-            writer.close()
-        os.replace(tmp, out)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
+    with progress(total=opts.hands, desc="generate", unit="row", quiet=opts.run.quiet, verbose=opts.run.verbose) as bar:
+        try:
+            for start in range(0, opts.hands, opts.row_group):
+                n = min(opts.row_group, opts.hands - start)
+                if opts.game == "team2v2":
+                    g = generate_teams(n, opts.seed, start, opts.bad_rate)
+                else:
+                    g = generate_hands(
+                        opts.game,
+                        n,
+                        opts.seed,
+                        start,
+                        opts.max_seats,
+                        opts.bad_rate,
+                        opts.tamper_rate,
+                        opts.streets,
+                        opts.text_cards,
+                    )
+                if writer is None:
+                    writer = pq.ParquetWriter(tmp, g.table.schema, compression="zstd")
+                writer.write_table(g.table, row_group_size=opts.row_group)
+                for k, v in g.injected.items():
+                    injected[k] = injected.get(k, 0) + int(v.size)
+                tampered += int(g.tampered.size)
+                bar.update(n)
+            if writer is not None:
+                writer.close()
+            os.replace(tmp, out)
+        finally:
+            if tmp.exists():
+                tmp.unlink()
     return {"out": str(out), "rows": opts.hands, "injected": injected, "tampered": tampered}

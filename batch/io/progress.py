@@ -4,6 +4,9 @@ On a terminal tqdm draws a bar. When stderr is a file or a pipe (a scheduler's
 log), a line every ``LOG_EVERY`` seconds and one at the end say how far the
 job is: a nightly run's log shows it is alive without a bar's control codes.
 ``verbose`` writes a line at every step instead (one per part for ``settle``).
+Every long command counts what it works through, with its rate: ``settle`` and
+``audit`` rows, ``import`` hands, ``generate`` rows, ``rank-decks`` decks,
+``simulate`` tables.
 """
 
 from __future__ import annotations
@@ -23,7 +26,8 @@ class _Silent:
 
 
 class _LogLines:
-    """``update(n)`` writes ``cardbatch DESC: done/total UNITs (p %), s`` at most every ``every`` seconds."""
+    """``update(n)`` writes ``cardbatch DESC: done/total UNITs (p %), rate UNITs/s, s`` at most every
+    ``every`` seconds, and once when the total is reached."""
 
     def __init__(self, total: int | None, desc: str, unit: str, every: float):
         self.total, self.desc, self.unit, self.every = total, desc, unit, every
@@ -37,8 +41,10 @@ class _LogLines:
             self.last = now
             share = f" ({100 * self.done / self.total:.0f} %)" if self.total else ""
             of = f"/{self.total:,}" if self.total is not None else ""
+            seconds = now - self.t0
+            rate = f", {self.done / seconds:,.0f} {self.unit}s/s" if seconds > 0 else ""
             print(
-                f"cardbatch {self.desc}: {self.done:,}{of} {self.unit}s{share}, {now - self.t0:.0f} s",
+                f"cardbatch {self.desc}: {self.done:,}{of} {self.unit}s{share}{rate}, {seconds:.0f} s",
                 file=sys.stderr,
                 flush=True,
             )

@@ -374,7 +374,7 @@ def _import_all(
         writers.append(writer)
         err_writer = storage.PublishedParquet(err_out, ERRORS_SCHEMA.with_metadata(metadata))
         writers.append(err_writer)
-        with progress(None, "import", "hand", options.run.quiet, options.run.verbose) as bar:
+        with progress(sum(u.hands for u in units), "import", "hand", options.run.quiet, options.run.verbose) as bar:
             for hands, bad in _results(units, options.workers):
                 if hands.num_rows:
                     writer.write(hands)

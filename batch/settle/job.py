@@ -663,7 +663,8 @@ def _run_locked(
         )
         parsed.clear()  # the parent's copy of the footers is not needed any more
     t_settle = time.perf_counter()
-    with progress(total=len(units), desc="settle", unit="part", quiet=quiet, verbose=verbose) as bar:
+    # progress in rows (a 2 M-row file is not "2/2 parts"), a unit's rows when it is done
+    with progress(total=sum(u.rows for u in units), desc="settle", unit="row", quiet=quiet, verbose=verbose) as bar:
         if engine == "dask":
             first = sorted({u.path for u in units}) if len(units) > reused else []  # nothing to do: no warm-up
             summaries, workers, dask_warm = _run_dask(
@@ -676,7 +677,7 @@ def _run_locked(
             workers = 1
             for u in units:
                 summaries.append((u, run_unit(u, out_dir, opts, batch_rows, small)))
-                bar.update(1)
+                bar.update(u.rows)
         else:
             import concurrent.futures as cf
 
@@ -686,7 +687,7 @@ def _run_locked(
                 futures = {pool.submit(run_unit, u, out_dir, opts, batch_rows, small): u for u in units}
                 for f in cf.as_completed(futures):
                     summaries.append((futures[f], f.result()))
-                    bar.update(1)
+                    bar.update(futures[f].rows)
     settled_at = time.perf_counter()
     total = merge_counters([_counters(s) for _, s in summaries])
     by_input: dict[str, list[dict[str, Any]]] = {}
@@ -817,7 +818,7 @@ def _run_dask(
         out = []
         for f in as_completed(futures):
             out.append((unit_of[f], f.result()))
-            bar.update(1)
+            bar.update(unit_of[f].rows)
         return out, len(client.scheduler_info()["workers"]), warm  # the cluster's workers, not this machine's
     except BaseException:  # interrupted or failed: the cluster's shutdown chatter is not the user's news
         for name in ("distributed", "asyncio", "tornado"):

@@ -230,7 +230,7 @@ def play(
             )
         )
         if bar is not None:
-            bar.update(1)
+            bar.update(room.tables_per_round)
     return rows, balance
 
 
@@ -269,7 +269,8 @@ def simulate(
     t0 = time.perf_counter()
     writer = _HandsWriter(hands_path, room) if hands_path else None
     try:
-        with progress(total=room.rounds, desc="simulate", unit="round", quiet=quiet, verbose=verbose) as bar:
+        tables = room.rounds * room.tables_per_round
+        with progress(total=tables, desc="simulate", unit="table", quiet=quiet, verbose=verbose) as bar:
             rows, balance = play(room, room.seed, model, writer.write if writer else None, bar)
         if writer:
             writer.close()
@@ -329,11 +330,16 @@ def simulate_rooms(
     jobs = [(i, rep) for i in range(len(rooms)) for rep in range(replicates)]
     workers = max(1, min(workers or os.cpu_count() or 1, len(jobs)))
     done: dict[tuple[int, int], tuple[Any, ...]] = {}
-    with progress(total=len(jobs), desc="simulate", unit="run", quiet=quiet, verbose=verbose) as bar:
+
+    def tables_of(i: int) -> int:
+        return rooms[i][1].rounds * rooms[i][1].tables_per_round
+
+    total = sum(tables_of(i) for i, _ in jobs)
+    with progress(total=total, desc="simulate", unit="table", quiet=quiet, verbose=verbose) as bar:
         if workers == 1:
             for i, rep in jobs:
                 done[i, rep] = play(rooms[i][1], rooms[i][1].seed + rep, model)
-                bar.update(1)
+                bar.update(tables_of(i))
         else:
             import concurrent.futures as cf
 
@@ -343,7 +349,7 @@ def simulate_rooms(
                 futures = {pool.submit(play, rooms[i][1], rooms[i][1].seed + rep, model): (i, rep) for i, rep in jobs}
                 for f in cf.as_completed(futures):
                     done[futures[f]] = f.result()
-                    bar.update(1)
+                    bar.update(tables_of(futures[f][0]))
     wall = time.perf_counter() - t0
     tables = [_series(done[i, rep][0], rooms[i][1], rooms[i][0], rep) for i, rep in jobs]
     finals = [(rooms[i][0], rep, done[i, rep][1]) for i, rep in jobs]
