@@ -90,7 +90,7 @@ def test_standard_python_reference(benchmark, throughput, std_tables):
 
 def test_pokerkit_hands(benchmark, throughput):
     pk = pytest.importorskip("pokerkit")
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "kernels"))
     from test_pots_pokerkit import play
 
     rng = np.random.default_rng(2)

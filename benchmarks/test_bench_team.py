@@ -12,7 +12,7 @@ import pytest
 from cardbatch.kernels import team
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-from test_team import reference  # noqa: E402
+from team_reference import reference  # noqa: E402
 
 G = int(os.environ.get("CARDBATCH_BENCH_GAMES", 10_000_000))
 
