@@ -249,7 +249,8 @@ def rank(args: RankDecksOptions) -> dict[str, Any]:
 
 class _Shown:
     """What ``--plot`` draws, gathered slice by slice: the best hands' categories, the margins in
-    hand classes, and the top decks by ``--by`` (``--top`` of them, or ten)."""
+    hand classes, and the top decks by ``--by`` (``--top`` of them, or ten), ranked as the file's
+    ``--top`` ranks them, so that the figure lists the decks the file holds."""
 
     def __init__(self, args: RankDecksOptions) -> None:
         self.args = args
@@ -270,9 +271,9 @@ class _Shown:
             self.margins = np.concatenate([self.margins, np.zeros(len(counts) - len(self.margins), np.int64)])
         self.margins[: len(counts)] += counts
         measure, deck = self.top[0], self.top[1]
-        # margins compare in hand classes here (a packed difference means nothing across categories)
+        # the measure and tie order of the file's --top, so that the figure lists the file's decks
         merged = (
-            np.concatenate([measure, m.astype(np.int64) if a.by == "margin" else r.measure(a.by)]),
+            np.concatenate([measure, r.measure(a.by).astype(np.int64)]),
             np.concatenate([deck, r.start + np.arange(len(r.best))]),
             np.concatenate([self.top[2], r.best.astype(np.int64)]),
             np.concatenate([self.top[3], m.astype(np.int64)]),
@@ -306,6 +307,12 @@ class _Shown:
         ax.barh(range(len(self.names)), share, color="tab:blue")
         ax.set_yticks(range(len(self.names)), self.names, fontsize=11)
         ax.set_xscale("log")
+        shown_shares = share[share > 0]
+        if shown_shares.size:  # labelled ticks at 1-2-5 steps across the shares (a decade alone shows one)
+            steps = [m * 10.0**e for e in range(-4, 3) for m in (1, 2, 5)]
+            ticks = [t for t in steps if shown_shares.min() / 2 <= t <= min(100.0, shown_shares.max() * 2)]
+            ax.xaxis.set_major_locator(matplotlib.ticker.FixedLocator(ticks))
+            ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}"))
         ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
         ax.set_xlabel("share of decks, % (log scale)", fontsize=11)
         ax.set_title("Category of each deck's best hand", fontsize=13)
@@ -316,6 +323,7 @@ class _Shown:
         classes = np.flatnonzero(self.margins)
         ax.bar(classes, self.margins[classes], width=max(1, len(self.margins) / 120), color="tab:orange")
         ax.set_yscale("log")
+        ax.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:,.0f}"))
         ax.set_xlabel("margin: hand classes between best and runner-up (0 = tie)", fontsize=11)
         ax.set_ylabel("decks (log scale)", fontsize=11)
         ties = 100 * self.margins[0] / max(total, 1)
@@ -326,23 +334,24 @@ class _Shown:
         def describe(v: Any) -> str:
             return holdem.describe(int(v)) if a.game == "holdem" else threecard.describe(int(v), a.rules)
 
+        by_margin = a.by == "margin"
         rows = [
-            [str(i + 1), f"{int(d):,}", describe(b), str(int(m))]
-            for i, (d, b, m) in enumerate(zip(self.top[1], self.top[2], self.top[3]))
+            [str(i + 1), f"{int(d):,}", describe(b)] + ([f"{int(v):,}"] if by_margin else []) + [str(int(m))]
+            for i, (v, d, b, m) in enumerate(zip(*self.top))
         ]
         if rows:
             table = ax.table(
                 cellText=rows,
-                colLabels=["#", "deck", "best hand", "margin (classes)"],
+                colLabels=["#", "deck", "best hand"] + (["margin"] if by_margin else []) + ["margin (classes)"],
                 loc="upper center",
-                colWidths=[0.05, 0.13, 0.55, 0.22],
+                colWidths=[0.05, 0.13, 0.41, 0.14, 0.25] if by_margin else [0.05, 0.13, 0.55, 0.22],
                 cellLoc="left",
             )
             table.auto_set_font_size(False)
             table.set_fontsize(10)
             table.scale(1, 1.35)
-        by = "margin (hand classes)" if a.by == "margin" else a.by
-        ax.set_title(f"Top {len(rows)} decks by {by}", fontsize=13)
+        written = f", the rows of {os.path.basename(str(a.out))}" if a.top is not None else ""
+        ax.set_title(f"Top {len(rows)} decks by {a.by}{written}", fontsize=13)
         buf = io.BytesIO()
         fig.savefig(buf, format="png")
         plt.close(fig)

@@ -534,6 +534,34 @@ _PANELS = (
 )
 
 
+def _moving_average(grid: np.ndarray, window: int) -> np.ndarray:
+    """Each row's mean over ``window`` consecutive rounds (``window - 1`` fewer columns)."""
+    if window <= 1:
+        return grid
+    sums = np.cumsum(np.nan_to_num(grid), axis=1)
+    sums = np.concatenate([np.zeros((grid.shape[0], 1)), sums], axis=1)
+    averages: np.ndarray = (sums[:, window:] - sums[:, :-window]) / window
+    return averages
+
+
+def _say_if_lines_coincide(ax: Any, finals: list[float], rooms: int) -> None:
+    """Lines one cannot tell apart are said to coincide, with where they end: on a panel whose rooms
+    end within 5 % of its height of each other (and are not all 0, which the panel says already)."""
+    if rooms < 2 or not any(finals):
+        return
+    low, high = ax.get_ylim()
+    if max(finals) - min(finals) < 0.05 * (high - low):
+        ax.text(
+            0.02,
+            0.95,
+            f"the {rooms} rooms' lines coincide (last round: {min(finals):,.3g} to {max(finals):,.3g})",
+            transform=ax.transAxes,
+            va="top",
+            fontsize=10,
+            bbox={"facecolor": "white", "alpha": 0.8, "edgecolor": "none"},
+        )
+
+
 def _comparison_plot(series: pa.Table, rooms: list[tuple[str, Room]], replicates: int, out: Path) -> list[str] | str:
     """``comparison.png``: each metric over rounds, a line per room (the median across replicates)
     with a band from the lowest to the highest replicate."""
@@ -558,21 +586,26 @@ def _comparison_plot(series: pa.Table, rooms: list[tuple[str, Room]], replicates
     rounds_col = series.column("round").to_numpy()
     reps = series.column("replicate").to_numpy()
     rebuying = any(room.rebuy for _, room in rooms)
+    window = max(1, max(room.rounds for _, room in rooms) // 10)  # the per-round panel's moving average
     for (metric, title, unit), ax in zip(_PANELS, axes.flat):
         per_round = metric == "bankrupt_pct" and rebuying  # bankrupt players rebuy at once: show the rebuys
-        if per_round:
-            metric, title, unit = "rebuys_pct", "Coins rebought per round", "% of the starting coins"
+        if per_round:  # a round's rebuys are noise around the trend: its moving average says one thing
+            metric, unit = "rebuys_pct", "% of the starting coins"
+            title = f"Coins rebought per round ({window}-round average)" if window > 1 else "Coins rebought per round"
         values = series.column(metric).to_numpy()
+        finals = []
         for i, (name, room) in enumerate(rooms):
             mine = names == name
             grid = np.full((replicates, room.rounds), np.nan)
             grid[reps[mine], rounds_col[mine]] = values[mine]
             if per_round:
-                grid = np.diff(grid, axis=1, prepend=0)
-            x = np.arange(room.rounds)
+                grid = _moving_average(np.diff(grid, axis=1, prepend=0), window)
+            x = np.arange(grid.shape[1]) + (window - 1 if per_round else 0)
             color = f"C{i % 10}"
-            ax.plot(x, np.nanmedian(grid, axis=0), color=color, label=name)
-            if replicates > 1:
+            median = np.nanmedian(grid, axis=0)
+            ax.plot(x, median, color=color, label=name)
+            finals.append(float(median[-1]) if median.size else 0.0)
+            if replicates > 1 and not per_round:  # a per-round band is the replicates' noise, not the room's
                 ax.fill_between(x, np.nanmin(grid, axis=0), np.nanmax(grid, axis=0), color=color, alpha=0.2)
         if metric == "median_balance":
             ax.axhline(
@@ -591,6 +624,7 @@ def _comparison_plot(series: pa.Table, rooms: list[tuple[str, Room]], replicates
                 ha="center",
                 fontsize=12,
             )
+        _say_if_lines_coincide(ax, finals, len(rooms))
     handles, labels = axes.flat[-1].get_legend_handles_labels()
     band = " (line: median of the replicates; band: lowest to highest)" if replicates > 1 else ""
     fig.legend(handles, labels, loc="outside lower center", ncols=min(len(labels), 6), title=f"room{band}")
