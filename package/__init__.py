@@ -25,14 +25,14 @@ try:
 except PackageNotFoundError:  # imported from a source tree that was never installed
     __version__ = "0+unknown"
 
-__all__ = ["__version__", "audit", "settle"]
+__all__ = ["__version__", "audit", "rank_decks", "settle", "simulate"]
 
 
 def __getattr__(name: str) -> object:
-    """``cardbatch.settle`` and ``cardbatch.audit``, the DataFrame API, loaded on first use (so that
-    ``import cardbatch`` and ``cardbatch --help`` load neither numba nor pyarrow)."""
-    if name in ("settle", "audit"):
-        from cardbatch.batch.settle import frames
+    """The DataFrame API (``settle``, ``audit``, ``rank_decks``, ``simulate``), loaded on first use
+    (so that ``import cardbatch`` and ``cardbatch --help`` load neither numba nor pyarrow)."""
+    if name in ("settle", "audit", "rank_decks", "simulate"):
+        from cardbatch.batch import frames
 
         return getattr(frames, name)
     raise AttributeError(f"module 'cardbatch' has no attribute {name!r}")

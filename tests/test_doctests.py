@@ -17,7 +17,7 @@ MODULES = [
     "cardbatch.kernels.team",
     "cardbatch.kernels.pots.api",
     "cardbatch.batch.settle.options",
-    "cardbatch.batch.settle.frames",
+    "cardbatch.batch.frames",
     "cardbatch",
 ]
 

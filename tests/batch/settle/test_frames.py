@@ -77,3 +77,56 @@ def test_bad_options_and_inputs_are_refused():
         cardbatch.settle(pq.read_table(SAMPLE), policy="nope")
     with pytest.raises(TypeError, match="speaks Arrow"):
         cardbatch.settle({"hand_id": [1]})
+
+
+def test_rank_decks_from_a_dataframe_equals_the_command_line(tmp_path):
+    """Decks in as a Polars table, the ranking out as a table: the file --in writes."""
+    from cardbatch.kernels import decks
+
+    d = decks.deal_decks(300, 11)
+    frame = pl.DataFrame({"deck": d.tolist()})
+    got = cardbatch.rank_decks(frame, players=5, top=10, by="margin")
+    path = tmp_path / "decks.parquet"
+    pq.write_table(pa.table({"deck": pa.FixedSizeListArray.from_arrays(pa.array(d.reshape(-1)), 52)}), path)
+    res = cli(
+        "rank-decks",
+        "--in",
+        str(path),
+        "--players",
+        "5",
+        "--top",
+        "10",
+        "--by",
+        "margin",
+        "--out",
+        str(tmp_path / "r.parquet"),
+        "-q",
+    )
+    assert res.returncode == 0, res.stderr
+    assert got.equals(pq.read_table(tmp_path / "r.parquet"))
+    dealt = cardbatch.rank_decks(n=300, players=5, seed=11, top=10, by="margin")
+    assert dealt.column("deck").equals(got.column("deck"))  # the same decks, dealt here from the seed
+
+
+def test_simulate_returns_the_command_lines_tables(tmp_path):
+    s = cardbatch.simulate(game="zjh", players=400, rounds=4, tables_per_round=40, seed=5)
+    res = cli(
+        "simulate",
+        "--game",
+        "zjh",
+        "--players",
+        "400",
+        "--rounds",
+        "4",
+        "--tables-per-round",
+        "40",
+        "--seed",
+        "5",
+        "--out",
+        str(tmp_path / "s"),
+        "-q",
+    )
+    assert res.returncode == 0, res.stderr
+    assert s.rounds.equals(pq.read_table(tmp_path / "s" / "rounds.parquet"))
+    assert s.players.equals(pq.read_table(tmp_path / "s" / "players.parquet"))
+    assert s.summary["tables"] == 4 * 40

@@ -1,4 +1,5 @@
-"""``cardbatch.settle(data)`` and ``cardbatch.audit(data)``: the settle job on a DataFrame, in memory.
+"""The jobs on DataFrames, in memory: ``cardbatch.settle(data)``, ``cardbatch.audit(data)``,
+``cardbatch.rank_decks(...)`` and ``cardbatch.simulate(...)``.
 
 ``data`` is anything that speaks Arrow's C stream interface (``__arrow_c_stream__``: pyarrow tables
 and record batch readers, Polars and pandas DataFrames, DuckDB relations) or a path (a Parquet file,
@@ -7,6 +8,10 @@ in-memory table is written to a temporary Parquet file, settled by the same job 
 folder, and its ``results/`` and ``errors/`` are read back. So a row the command line sets aside is
 set aside here with the same reason, and the figures are the same. The round trip through a
 temporary folder is the price of that one code path (a notebook's table is small next to it).
+``rank_decks`` and ``simulate`` work the same way: decks in from a table or dealt from a seed, the
+ranking out as a table; rooms in, the rounds and the players' balances out as tables.
+
+This module imports several jobs, which no job does: it sits above them, as ``precompile`` does.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ import pyarrow.parquet as pq
 
 from cardbatch.batch.io.jobs import RunOptions
 from cardbatch.batch.settle.options import SettleJob, SettleOptions
+from cardbatch.batch.simulate.room import Room
 
 
 @dataclasses.dataclass(frozen=True)
@@ -40,7 +46,7 @@ class Settled:
 
 
 def _as_input(data: Any, folder: str) -> list[str]:
-    """The paths to settle: ``data`` itself when it names files, else its rows written to one file."""
+    """The paths to read: ``data`` itself when it names files, else its rows written to one file."""
     if isinstance(data, (str, os.PathLike)):
         return [os.fspath(data)]
     if isinstance(data, (list, tuple)) and data and all(isinstance(d, (str, os.PathLike)) for d in data):
@@ -118,3 +124,77 @@ def audit(data: Any, *, workers: int | None = None, **rules: Any) -> Settled:
     """:func:`settle` for an audit: the same rows and figures; ``status`` 3 when a recomputed payout
     differs from the recorded one (``results``' ``mismatch`` says which)."""
     return settle(data, audit=True, workers=workers, **rules)
+
+
+def rank_decks(
+    decks: Any = None,
+    *,
+    game: str = "zjh",
+    rules: str = "zjh",
+    players: int = 6,
+    n: int = 1000,
+    seed: int = 0,
+    column: str = "deck",
+    top: int | None = None,
+    by: str = "best",
+    detail: bool = False,
+) -> pa.Table:
+    """Rank every seat of ``decks`` (a table with a 52-card list column ``column``, anything that
+    speaks Arrow, or a path), or of ``n`` decks dealt from ``seed``, as ``cardbatch rank-decks`` does;
+    returns the table it writes (``top``/``by``: only the best decks; ``detail``: every seat's cards
+    and ranks too).
+
+    >>> t = rank_decks(n=100, players=4, seed=3, top=5, by="margin")
+    >>> t.num_rows, t.column_names[:3]
+    (5, ['deck', 'value', 'best'])
+    """
+    from cardbatch.batch.rank_decks import RankDecksOptions, rank
+
+    with tempfile.TemporaryDirectory(prefix="cardbatch-frame-") as tmp:
+        given = _as_input(decks, tmp)[0] if decks is not None else None
+        out = os.path.join(tmp, "ranked.parquet")
+        options = RankDecksOptions(
+            out, game, rules, n, players, seed, given, column, top, by, detail, run=RunOptions(quiet=True)
+        )
+        rank(options)
+        return pq.read_table(out)
+
+
+@dataclasses.dataclass(frozen=True)
+class Simulated:
+    """A simulation's tables, as ``cardbatch simulate`` writes them: ``rounds`` (one row per room,
+    replicate and round), ``players`` (the final balances) and the ``summary``."""
+
+    rounds: pa.Table
+    players: pa.Table
+    summary: dict[str, Any]
+
+
+def simulate(
+    room: Room | None = None,
+    *,
+    rooms: dict[str, Room] | None = None,
+    replicates: int = 1,
+    behaviour_from: Any = None,
+    **flags: Any,
+) -> Simulated:
+    """Play a room (``room``, or a :class:`~cardbatch.batch.simulate.room.Room` made of ``flags``:
+    ``game="zjh", players=2000, rounds=50, ...``) or compare ``rooms`` (name to room) over
+    ``replicates`` runs each, as ``cardbatch simulate`` does; ``behaviour_from``: recorded hands
+    (anything that speaks Arrow, or a path) to fit the betting model to.
+
+    >>> s = simulate(game="zjh", players=500, rounds=3, tables_per_round=50, seed=2)
+    >>> s.rounds.num_rows, s.players.num_rows
+    (3, 500)
+    """
+    from cardbatch.batch.simulate.job import SimulateJob, run
+
+    if room is not None and flags:
+        raise ValueError("simulate: give a Room or its flags, not both")
+    named = tuple(rooms.items()) if rooms else (("room", room if room is not None else Room(**flags)),)
+    with tempfile.TemporaryDirectory(prefix="cardbatch-frame-") as tmp:
+        logs = tuple(_as_input(behaviour_from, tmp)) if behaviour_from is not None else ()
+        out = Path(tmp) / "out"
+        summary = run(SimulateJob(named, str(out), replicates, logs, None, RunOptions(quiet=True)))
+        figures = json.loads(json.dumps(dict(summary.figures), default=str))
+        return Simulated(pq.read_table(out / "rounds.parquet"), pq.read_table(out / "players.parquet"), figures)
