@@ -806,7 +806,7 @@ def _run_dask(
             t0 = time.perf_counter()
             each = client.run(warm_worker, settle_table, warm_paths, opts, serial)
             warm = {
-                "compiled": "on every Dask worker, before the first task (client.run)",
+                "compiled": "compiled or loaded on every Dask worker, before the first task (client.run)",
                 "seconds": round(time.perf_counter() - t0, 3),
                 "workers": len(each),
                 "worker_seconds": sorted(round(float(v), 3) for v in each.values()),
