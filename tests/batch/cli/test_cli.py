@@ -84,3 +84,11 @@ def test_quiet_says_nothing_and_verbose_a_line_per_part(tmp_path):
     res = cli("settle", *SAMPLES, "--out", str(tmp_path / "v"), "-v", "--workers", "1")
     progress = [line for line in res.stderr.splitlines() if " rows (" in line and " rows/s" in line]
     assert len(progress) == len(SAMPLES)
+
+
+def test_a_rake_under_a_per_street_policy_is_refused(tmp_path):
+    """Rake exists for the standard policy only: asked for with another policy it is refused (exit 2),
+    not ignored (it once settled without the rake and said nothing)."""
+    res = cli("settle", SAMPLES[0], "--policy", "presence", "--rake-pct", "0.05", "--out", str(tmp_path / "o"))
+    assert res.returncode == 2
+    assert "rake is defined for the standard policy only" in res.stderr and res.stdout == ""
