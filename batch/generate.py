@@ -22,7 +22,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from cardbatch.batch.io.columns import fixed_size_list
-from cardbatch.batch.io.jobs import RunOptions, Summary
+from cardbatch.batch.io.jobs import RunOptions, Summary, require_whole
 from cardbatch.batch.io.lists import padded_to_list
 from cardbatch.batch.io.progress import progress
 from cardbatch.kernels import betting, holdem, pots, team, threecard
@@ -299,9 +299,7 @@ class GenerateOptions:
         if self.game not in ("holdem", "zjh", "team2v2"):
             raise ValueError(f"game must be holdem, zjh or team2v2, got {self.game!r}")
         for name, least in (("hands", 0), ("seed", 0), ("max_seats", 2), ("row_group", 1)):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < least:
-                raise ValueError(f"{name} must be a whole number >= {least}, got {value!r}")
+            require_whole(getattr(self, name), name, least)
         for name in ("bad_rate", "tamper_rate"):
             if not 0 <= getattr(self, name) <= 1:
                 raise ValueError(f"{name} must be in 0..1, got {getattr(self, name)!r}")

@@ -10,11 +10,26 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any, Literal
 
 Engine = Literal["local", "dask"]
 ENGINES: tuple[Engine, ...] = ("local", "dask")
+
+
+def require_whole(value: object, name: str, least: int) -> None:
+    """``ValueError`` unless ``value`` is a whole number (not a bool) of at least ``least``."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < least:
+        raise ValueError(f"{name} must be a whole number >= {least}, got {value!r}")
+
+
+def input_paths(inputs: str | Iterable[str], what: str) -> tuple[str, ...]:
+    """A job's inputs as a tuple of paths (one path given alone is one input); ``ValueError`` naming
+    ``what`` a job takes when there is none."""
+    paths = (inputs,) if isinstance(inputs, str) else tuple(inputs)
+    if not paths or not all(isinstance(p, str) and p for p in paths):
+        raise ValueError(f"inputs: give at least one {what}")
+    return paths
 
 
 @dataclasses.dataclass(frozen=True)
@@ -30,10 +45,8 @@ class RunOptions:
     verbose: bool = False
 
     def __post_init__(self) -> None:
-        if self.workers is not None and (isinstance(self.workers, bool) or not isinstance(self.workers, int)):
-            raise ValueError(f"workers must be a whole number, got {self.workers!r}")
-        if self.workers is not None and self.workers < 1:
-            raise ValueError(f"workers must be at least 1, got {self.workers}")
+        if self.workers is not None:
+            require_whole(self.workers, "workers", 1)
         if self.engine not in ENGINES:
             raise ValueError(f"engine must be one of {', '.join(ENGINES)}, got {self.engine!r}")
         if self.scheduler is not None and self.engine != "dask":

@@ -36,7 +36,7 @@ import pyarrow as pa
 from cardbatch.batch.io import pycolumns, storage
 from cardbatch.batch.io.errors import InputError
 from cardbatch.batch.io.inputs import local_files
-from cardbatch.batch.io.jobs import RunOptions, Summary
+from cardbatch.batch.io.jobs import RunOptions, Summary, input_paths
 from cardbatch.batch.phh import notation, replay
 
 SUFFIXES = (".phh", ".phhs")
@@ -99,10 +99,7 @@ class ImportJob:
     options: ImportOptions = ImportOptions()
 
     def __post_init__(self) -> None:
-        inputs = (self.inputs,) if isinstance(self.inputs, str) else tuple(self.inputs)
-        if not inputs or not all(isinstance(i, str) and i for i in inputs):
-            raise ValueError("inputs: give at least one PHH file, folder or glob")
-        object.__setattr__(self, "inputs", inputs)
+        object.__setattr__(self, "inputs", input_paths(self.inputs, "PHH file, folder or glob"))
         if not isinstance(self.out, str) or not self.out:
             raise ValueError("out: give the Parquet file to write")
 

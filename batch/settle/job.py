@@ -654,10 +654,10 @@ def _run_locked(
     workers = workers or os.cpu_count() or 1
     summaries: list[tuple[Unit, dict[str, Any]]] = []
     warm = None
-    if (engine == "local" or not scheduler) and len(units) > reused:  # an external cluster: in _run_dask
+    first = sorted({u.path for u in units}) if len(units) > reused else []  # the heads to warm up with
+    if (engine == "local" or not scheduler) and first:  # an external cluster's workers warm up in _run_dask
         from cardbatch.batch.settle.warmup import compile_ahead
 
-        first = sorted({u.path for u in units})  # a unit's files share one schema
         warm = compile_ahead(
             settle_table, first, opts, quiet=quiet, metadata={p: parsed[p] for p in first}, serial=small
         )
@@ -666,7 +666,6 @@ def _run_locked(
     # progress in rows (a 2 M-row file is not "2/2 parts"), a unit's rows when it is done
     with progress(total=sum(u.rows for u in units), desc="settle", unit="row", quiet=quiet, verbose=verbose) as bar:
         if engine == "dask":
-            first = sorted({u.path for u in units}) if len(units) > reused else []  # nothing to do: no warm-up
             summaries, workers, dask_warm = _run_dask(
                 units, out_dir, opts, workers, scheduler, batch_rows, bar, small, first
             )

@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 import pyarrow as pa
 
-from cardbatch.batch.io.jobs import RunOptions
+from cardbatch.batch.io.jobs import RunOptions, input_paths, require_whole
 from cardbatch.kernels.pots.api import Options
 
 Game = Literal["holdem", "zjh", "team2v2"]
@@ -126,16 +126,12 @@ class SettleJob:
     mode: Mode = "resume"
 
     def __post_init__(self) -> None:
-        inputs = (self.inputs,) if isinstance(self.inputs, str) else tuple(self.inputs)
-        if not inputs or not all(isinstance(i, str) and i for i in inputs):
-            raise ValueError("inputs: give at least one file, folder or glob")
+        object.__setattr__(self, "inputs", input_paths(self.inputs, "file, folder or glob"))
         if self.mode not in MODES:
             raise ValueError(f"mode must be one of {', '.join(MODES)}, got {self.mode!r}")
-        object.__setattr__(self, "inputs", inputs)
         if not isinstance(self.out, str) or not self.out:
             raise ValueError("out: give the output folder")
-        if isinstance(self.batch_rows, bool) or not isinstance(self.batch_rows, int) or self.batch_rows < 1:
-            raise ValueError(f"batch_rows must be a positive whole number, got {self.batch_rows!r}")
+        require_whole(self.batch_rows, "batch_rows", 1)
 
 
 def team_schema() -> pa.Schema:

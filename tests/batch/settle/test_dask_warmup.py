@@ -16,26 +16,9 @@ def test_an_external_cluster_compiles_ahead_on_every_worker(tmp_path):
     from dask.distributed import LocalCluster
 
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
-        res = cli(
-            "settle",
-            *SAMPLES,
-            "--engine",
-            "dask",
-            "--scheduler",
-            cluster.scheduler_address,
-            "--out",
-            str(tmp_path / "d"),
-        )
-        again = cli(
-            "settle",
-            *SAMPLES,
-            "--engine",
-            "dask",
-            "--scheduler",
-            cluster.scheduler_address,
-            "--out",
-            str(tmp_path / "d"),
-        )
+        args = ("settle", *SAMPLES, "--engine", "dask", "--scheduler", cluster.scheduler_address)
+        res = cli(*args, "--out", str(tmp_path / "d"))
+        again = cli(*args, "--out", str(tmp_path / "d"))
     assert res.returncode == 0, res.stderr
     warm = json.loads(res.stdout)["compile_ahead"]
     assert warm["workers"] == 2 and len(warm["worker_seconds"]) == 2
