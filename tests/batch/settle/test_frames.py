@@ -130,3 +130,30 @@ def test_simulate_returns_the_command_lines_tables(tmp_path):
     assert s.rounds.equals(pq.read_table(tmp_path / "s" / "rounds.parquet"))
     assert s.players.equals(pq.read_table(tmp_path / "s" / "players.parquet"))
     assert s.summary["tables"] == 4 * 40
+
+
+def test_nulls_and_wide_integers_from_a_dataframe_are_set_aside_as_from_a_file(tmp_path):
+    """A Polars frame with a null cell, a null element, int32 ids and a chip count near int64's limit:
+    the rows the command line sets aside from the same data written to Parquet, with the same reasons."""
+    base = pl.read_parquet(SAMPLE).head(50).with_columns(pl.col("hand_id").cast(pl.Int32))
+    contrib = base["contrib"].to_list()
+    contrib[1] = [None, *contrib[1][1:]]  # a null element
+    contrib[2] = [2**62, 2**62, *contrib[2][2:]]  # a sum past int64: overflow, never wrapped
+    frame = base.with_columns(pl.Series("contrib", contrib, dtype=pl.List(pl.Int64)))
+    frame = frame.with_columns(
+        pl.when(pl.col("hand_id") == base["hand_id"][3]).then(None).otherwise(pl.col("button")).alias("button")
+    )
+    s = cardbatch.settle(frame)
+    path = tmp_path / "same.parquet"
+    frame.write_parquet(path)
+    res = cli("settle", str(path), "--out", str(tmp_path / "o"), "--workers", "1", "-q")
+    assert res.returncode == 0, res.stderr
+    errors = _sorted(ds.dataset(tmp_path / "o" / "errors", format="parquet", partitioning="hive").to_table())
+    got = _sorted(s.errors)
+    assert got.column("hand_id").to_pylist() == errors.column("hand_id").to_pylist()
+    assert got.column("reason").to_pylist() == errors.column("reason").to_pylist()
+    reasons = dict(zip(got.column("hand_id").to_pylist(), got.column("reason").to_pylist()))
+    ids = base["hand_id"].to_list()
+    assert reasons[ids[1]] == "missing_value" and reasons[ids[3]] == "missing_value"
+    assert reasons[ids[2]] == "overflow"
+    assert s.summary["rows_read"] == 50 == s.results.num_rows + s.errors.num_rows
