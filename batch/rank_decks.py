@@ -20,14 +20,17 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from cardbatch.batch.io import storage
+from cardbatch.batch.io import lists, storage
 from cardbatch.batch.io.columns import fixed_size_list
+from cardbatch.batch.io.errors import InputError
 from cardbatch.batch.io.jobs import RunOptions, Summary
 from cardbatch.batch.io.progress import progress
 from cardbatch.kernels import decks as kdecks
 from cardbatch.kernels import holdem, ranking, readable, threecard
 
 SLICE = 1 << 20
+DECK = 52  # cards in a deck: every row of --in holds them all, once each
+PLOT_MISSING = "skipped: matplotlib is not installed (pip install 'cardbatch[plots]')"
 
 
 def _dealt_cards(deck_rows: np.ndarray, game: str, players: int) -> dict[str, pa.Array]:
@@ -58,16 +61,12 @@ def ranking_table(
     if deck_rows is not None:
         dealt = _dealt_cards(deck_rows, game, players)
         cols.update(dealt)
-        cols["hands_text"] = pa.array(
-            readable.cards_text(
-                dealt["hands"].flatten().to_numpy().reshape(len(rows), -1), 2 if game == "holdem" else 3
-            ),
-            pa.string(),
-        )
+        per = 2 if game == "holdem" else 3
+        hands = dealt["hands"].flatten().to_numpy().reshape(len(rows), players * per)  # widths given: 0 rows too
+        cols["hands_text"] = pa.array(readable.cards_text(hands, per), pa.string())
         if game == "holdem":
-            cols["board_text"] = pa.array(
-                readable.cards_text(dealt["board"].flatten().to_numpy().reshape(len(rows), -1), 5), pa.string()
-            )
+            board = dealt["board"].flatten().to_numpy().reshape(len(rows), 5)
+            cols["board_text"] = pa.array(readable.cards_text(board, 5), pa.string())
     cols["value"] = fixed_size_list(r.values[rows])
     if deck_rows is not None:
         cats = r.categories[rows]
@@ -128,14 +127,70 @@ class RankDecksOptions:
             raise ValueError(f"by must be one of {', '.join(ranking.MEASURES)}, got {self.by!r}")
 
 
+def check_deck_column(schema: pa.Schema, column: str) -> None:
+    """Raise :class:`InputError` unless ``column`` of ``schema`` can hold decks: a list (any layout)
+    of integers, 52 of them when its width is fixed."""
+    if column not in schema.names:
+        raise InputError(
+            f"no column {column!r} (the columns: {', '.join(schema.names)}): name the deck column with "
+            "--column (column= in Python)"
+        )
+    t = schema.field(column).type
+    listed = pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t)
+    if not (listed or pa.types.is_list_view(t) or pa.types.is_large_list_view(t)):
+        raise InputError(f"column {column!r} is {t}, not a list of {DECK} card codes per row")
+    if not pa.types.is_integer(t.value_type):
+        raise InputError(f"column {column!r} holds {t.value_type}, not integer card codes 0..51")
+    if pa.types.is_fixed_size_list(t) and t.list_size != DECK:
+        raise InputError(f"column {column!r} holds {t.list_size} cards per row: a deck has {DECK}")
+
+
+def deck_rows(col: pa.Array | pa.ChunkedArray, column: str, first_row: int = 0) -> np.ndarray:
+    """The decks of a list column (:func:`check_deck_column`) as ``uint8[n, 52]``, or an
+    :class:`InputError` naming the first row that is not a deck: null, a null card, not 52 cards, a
+    code outside 0..51 or a card twice (``first_row``: the column's first row in its file)."""
+    arr = lists.combined(col)
+    n = len(arr)
+    null_deck = arr.is_null().to_numpy(zero_copy_only=False) if arr.null_count else np.zeros(n, np.bool_)
+    null_card = lists.missing_rows(arr) & ~null_deck
+    values, starts, lengths = lists.list_parts(arr)
+    wrong_width = ~null_deck & (lengths != DECK)
+    whole = ~(null_deck | null_card | wrong_width)  # rows with 52 values to look at
+    if whole.all() and np.array_equal(starts, np.arange(n) * DECK):
+        decks = values[: n * DECK].reshape(n, DECK)  # the common layout: a view, no copy
+    else:
+        decks = np.zeros((n, DECK), values.dtype)
+        rows = np.flatnonzero(whole)
+        decks[rows] = values[starts[rows, None] + np.arange(DECK)]
+    outside = whole & ((decks > 51) | (decks < 0)).any(axis=1)
+    codes = decks.astype(np.uint8)
+    ordered = np.sort(codes, axis=1)
+    twice = whole & ~outside & (ordered[:, 1:] == ordered[:, :-1]).any(axis=1)
+    bad = ~whole | outside | twice
+    if bad.any():
+        r = int(np.flatnonzero(bad)[0])
+        if null_deck[r] or null_card[r]:
+            problem = "the deck is null" if null_deck[r] else "a card is null"
+        elif wrong_width[r]:
+            problem = f"{int(lengths[r])} cards: a deck has {DECK}"
+        elif outside[r]:
+            problem = f"card {int(decks[r][(decks[r] > 51) | (decks[r] < 0)][0])} is outside 0..51"
+        else:
+            problem = f"card {int(ordered[r][1:][ordered[r][1:] == ordered[r][:-1]][0])} appears twice"
+        raise InputError(f"column {column!r}, row {first_row + r}: {problem}")
+    return codes
+
+
 class _Source:
-    """Slices of decks: generated from a seed, or read from a Parquet column of 52-card decks."""
+    """Slices of decks: generated from a seed, or read from a Parquet column of 52-card decks (checked:
+    a row that is not a deck stops the run with an :class:`InputError` naming it)."""
 
     def __init__(self, args: RankDecksOptions):
         self.args = args
         if args.input:
-            meta = storage.parquet_file(args.input).metadata
-            self.total = meta.num_rows
+            pf = storage.parquet_file(args.input)
+            check_deck_column(pf.schema_arrow, args.column)
+            self.total = pf.metadata.num_rows
         else:
             self.total = args.decks
 
@@ -144,11 +199,10 @@ class _Source:
         if a.input:
             start = 0
             for batch in storage.parquet_file(a.input).iter_batches(batch_size=SLICE, columns=[a.column]):
-                col = batch.column(0)
-                flat = col.flatten().to_numpy(zero_copy_only=False)
-                deck_rows = flat.reshape(len(col), 52).astype(np.uint8)
-                yield start, ranking.evaluate_given_decks(deck_rows, a.game, a.players, a.rules, start), deck_rows
-                start += len(col)
+                col = lists.without_views(pa.Table.from_batches([batch])).column(0)
+                given = deck_rows(col, a.column, start)
+                yield start, ranking.evaluate_given_decks(given, a.game, a.players, a.rules, start), given
+                start += len(given)
         else:
             for start in range(0, a.decks, SLICE):
                 n = min(SLICE, a.decks - start)
@@ -220,8 +274,10 @@ def rank(args: RankDecksOptions) -> dict[str, Any]:
                     writer.write(table)
                     written += len(rows)
                 bar.update(n)
-        if writer is None:
-            raise ValueError("no decks to write")
+        if writer is None:  # no deck given, or --top 0: the file has the columns and no row
+            table = _no_rows(args)
+            writer = storage.RowGroups(storage.parquet_writer(tmp, table.schema, compression="zstd"))
+            writer.write(table)
         writer.flush()
         writer.writer.close()
         if args.top is not None:  # order the top decks by measure, best first
@@ -245,6 +301,14 @@ def rank(args: RankDecksOptions) -> dict[str, Any]:
     if shown is not None:
         summary["plot"] = shown.draw(os.path.splitext(str(out))[0] + ".png")
     return summary
+
+
+def _no_rows(args: RankDecksOptions) -> pa.Table:
+    """The output's columns with no row: what a run of no decks (or ``--top 0``) writes."""
+    none = np.zeros((0, DECK), np.uint8)
+    hands = ranking.evaluate_given_decks(none, args.game, args.players, args.rules)
+    r = ranking.rank(hands, np.zeros(hands.domain, np.int64))
+    return ranking_table(r, np.zeros(0, np.int64), none if args.detail else None, args.game, args.players, args.rules)
 
 
 class _Shown:
@@ -294,7 +358,7 @@ class _Shown:
             import matplotlib.pyplot as plt
             import matplotlib.ticker
         except ImportError:
-            return "skipped: matplotlib is not installed (pip install 'cardbatch[plots]')"
+            return PLOT_MISSING
         a = self.args
         total = int(self.categories.sum())
         source = f"decks of {a.input}" if a.input else f"decks, seed {a.seed}"

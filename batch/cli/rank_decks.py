@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from cardbatch.batch.cli.common import (
+    EXIT_USAGE,
     MEASURES,
     RULE_PRESETS,
     add_subcommand,
@@ -48,7 +50,19 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
+    from cardbatch.batch.io.errors import InputError
     from cardbatch.batch.io.jobs import RunOptions
-    from cardbatch.batch.rank_decks import RankDecksOptions, run
+    from cardbatch.batch.rank_decks import PLOT_MISSING, RankDecksOptions, run
 
-    return show(run(options_from(RankDecksOptions, args, run=options_from(RunOptions, args))), args.quiet)
+    try:
+        summary = run(options_from(RankDecksOptions, args, run=options_from(RunOptions, args)))
+    except InputError as exc:  # decks that are not decks: nothing is written
+        print(f"cardbatch rank-decks: {args.input}: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    if summary.figures.get("plot") == PLOT_MISSING:  # said even with --quiet: the figure asked for is missing
+        print(
+            "cardbatch rank-decks: --plot: the figure was not drawn, matplotlib is not installed "
+            "(pip install 'cardbatch[plots]'); the Parquet output is complete",
+            file=sys.stderr,
+        )
+    return show(summary, args.quiet)

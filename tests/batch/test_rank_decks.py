@@ -1,5 +1,10 @@
 """`cardbatch rank-decks` end to end through its command line, writing real Parquet."""
 
+import json
+import re
+import subprocess
+import sys
+
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -139,3 +144,134 @@ def test_plot(tmp_path):
     png = (tmp_path / "r.png").read_bytes()
     assert png[:8] == b"\x89PNG\r\n\x1a\n"
     assert int.from_bytes(png[16:20], "big") == 1600
+
+
+def _decks_table(rows, kind=None):
+    return pa.table({"deck": pa.array(rows, kind or pa.list_(pa.int64()))})
+
+
+def _with(row, deck):
+    """Good decks, and ``deck`` at ``row``."""
+    good = [list(map(int, d)) for d in decks.deal_decks(12, 3)]
+    good[row] = deck
+    return good
+
+
+_GOOD = list(map(int, decks.deal_decks(1, 3)[0]))
+NOT_DECKS = {
+    "51 cards": (_decks_table(_with(4, _GOOD[:51])), "column 'deck', row 4: 51 cards: a deck has 52"),
+    "lengths differ": (
+        _decks_table([_GOOD if i % 2 else _GOOD + [0] for i in range(6)]),
+        "column 'deck', row 0: 53 cards: a deck has 52",
+    ),
+    "null deck": (_decks_table(_with(7, None)), "column 'deck', row 7: the deck is null"),
+    "null card": (_decks_table(_with(2, [None] + _GOOD[1:])), "column 'deck', row 2: a card is null"),
+    "card 52": (_decks_table(_with(9, _GOOD[:51] + [52])), "column 'deck', row 9: card 52 is outside 0..51"),
+    "card -1 (int8)": (
+        _decks_table(_with(5, [-1] + _GOOD[1:]), pa.list_(pa.int8())),
+        "column 'deck', row 5: card -1 is outside 0..51",
+    ),
+    "card 300 (uint16, would wrap to 44 as uint8)": (
+        _decks_table(_with(3, [300] + _GOOD[1:]), pa.large_list(pa.uint16())),
+        "column 'deck', row 3: card 300 is outside 0..51",
+    ),
+    "a card twice": (
+        _decks_table(_with(11, [_GOOD[1]] + _GOOD[1:])),
+        f"column 'deck', row 11: card {_GOOD[1]} appears twice",
+    ),
+    "fixed width 51": (
+        _decks_table([d[:51] for d in _with(0, _GOOD)], pa.list_(pa.int64(), 51)),
+        "column 'deck' holds 51 cards per row: a deck has 52",
+    ),
+    "not a list": (pa.table({"deck": pa.array(range(12))}), "column 'deck' is int64, not a list of 52 card codes"),
+    "text cards": (
+        pa.table({"deck": pa.array([["As"] * 52] * 3)}),
+        "column 'deck' holds string, not integer card codes 0..51",
+    ),
+    "no such column": (pa.table({"decks": pa.array(_with(0, _GOOD))}), "no column 'deck' (the columns: decks)"),
+}
+
+
+@pytest.mark.parametrize("case", NOT_DECKS)
+def test_decks_that_are_not_decks_are_refused_naming_the_column_and_row(tmp_path, case):
+    """A row of --in that is not a deck of 52 distinct codes 0..51, or a column that cannot hold decks,
+    is an InputError naming the column and the first bad row (the code of the session's start
+    raised IndexError or numpy's reshape error: exit 1, "internal error"); nothing is written."""
+    import cardbatch
+    from cardbatch.batch.io.errors import InputError
+
+    table, message = NOT_DECKS[case]
+    src, out = tmp_path / "decks.parquet", tmp_path / "ranked.parquet"
+    pq.write_table(table, src)
+    res = run("rank-decks", "--in", str(src), "--players", "4", "--out", str(out), "--quiet")
+    assert res.returncode == 2, res.stderr
+    assert f"cardbatch rank-decks: {src}: {message}" in res.stderr
+    assert "internal error" not in res.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["decks.parquet"]
+    for given in (table, str(src)):  # the DataFrame API, given the table or the file
+        with pytest.raises(InputError, match=re.escape(message)):
+            cardbatch.rank_decks(given, players=4)
+
+
+def test_a_bad_row_past_the_first_slice_is_named_by_its_row_in_the_file(tmp_path, monkeypatch):
+    from cardbatch.batch import rank_decks
+
+    monkeypatch.setattr(rank_decks, "SLICE", 8)  # three slices of 8 rows: the bad row is in the third
+    rows = [list(map(int, d)) for d in decks.deal_decks(20, 1)]
+    rows[18] = rows[18][:50]
+    src = tmp_path / "decks.parquet"
+    pq.write_table(_decks_table(rows), src)
+    res = run("rank-decks", "--in", str(src), "--out", str(tmp_path / "r.parquet"), "--top", "3")
+    assert res.returncode == 2 and "column 'deck', row 18: 50 cards" in res.stderr, res.stderr
+
+
+@pytest.mark.parametrize("detail", [False, True])
+@pytest.mark.parametrize("game", ["zjh", "holdem"])
+def test_no_decks_rank_to_a_table_with_the_columns_and_no_row(tmp_path, game, detail):
+    """A deck table of no row (the right schema) ranks to a table of no row with the very columns and
+    types of a run of some decks (the code of the session's start raised "no decks to write")."""
+    import cardbatch
+
+    some = pa.table({"deck": pa.FixedSizeListArray.from_arrays(pa.array(decks.deal_decks(3, 2).reshape(-1)), 52)})
+    none = some.slice(0, 0)
+    expect = cardbatch.rank_decks(some, game=game, players=5, detail=detail).schema
+    got = cardbatch.rank_decks(none, game=game, players=5, detail=detail)
+    assert got.num_rows == 0 and got.schema.equals(expect)
+    src, out = tmp_path / "none.parquet", tmp_path / "ranked.parquet"
+    pq.write_table(none, src)
+    args = ("--game", game, "--players", "5") + (("--detail",) if detail else ())
+    res = run("rank-decks", "--in", str(src), "--out", str(out), *args)
+    assert res.returncode == 0, res.stderr
+    written = pq.read_table(out)
+    assert written.num_rows == 0 and written.schema.equals(expect)
+    assert json.loads(res.stdout)["decks"] == 0
+
+
+# Hides matplotlib from a real `cardbatch` process, as an install without cardbatch[plots] has it.
+_NO_MATPLOTLIB = """
+import sys
+class _Hidden:
+    def find_spec(self, name, path=None, target=None):
+        if name == "matplotlib" or name.startswith("matplotlib."):
+            raise ImportError(f"No module named {name!r} (hidden by the test)")
+sys.meta_path.insert(0, _Hidden())
+from cardbatch.batch.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def test_plot_without_matplotlib_says_on_stderr_it_was_not_drawn(tmp_path):
+    """--plot without matplotlib: the ranking is written (exit 0: the Parquet output is whole) and
+    stderr says the figure was not drawn and how to get it, even with --quiet (the code of the
+    session's start said nothing on stderr)."""
+    out = tmp_path / "r.parquet"
+    args = ["rank-decks", "--decks", "200", "--out", str(out), "--plot", "--quiet"]
+    res = subprocess.run([sys.executable, "-c", _NO_MATPLOTLIB, *args], capture_output=True, text=True, timeout=600)
+    assert res.returncode == 0, res.stderr
+    assert "--plot: the figure was not drawn" in res.stderr
+    assert "pip install 'cardbatch[plots]'" in res.stderr
+    assert pq.read_table(out).num_rows == 200
+    assert not (tmp_path / "r.png").exists()
+    probe = "import sys; exec(sys.argv[1].split('from cardbatch')[0]); import matplotlib"
+    hidden = subprocess.run([sys.executable, "-c", probe, _NO_MATPLOTLIB], capture_output=True, text=True)
+    assert hidden.returncode == 1 and "hidden by the test" in hidden.stderr  # the finder does hide it
