@@ -3,32 +3,33 @@
 
 ``data`` is anything that speaks Arrow's C stream interface (``__arrow_c_stream__``: pyarrow tables
 and record batch readers, Polars and pandas DataFrames, DuckDB relations) or a path (a Parquet file,
-a folder, a glob, a list of them). The rows go through the very run the command line makes: an
-in-memory table is written to a temporary Parquet file, settled by the same job into a temporary
-folder, and its ``results/`` and ``errors/`` are read back. So a row the command line sets aside is
-set aside here with the same reason, and the figures are the same. The round trip through a
-temporary folder is the price of that one code path (a notebook's table is small next to it).
-``rank_decks`` and ``simulate`` work the same way: decks in from a table or dealt from a seed, the
-ranking out as a table; rooms in, the rounds and the players' balances out as tables.
+a folder, a glob, a list of them). ``settle`` and ``audit`` run in this process (numba's threads
+for the cores; no process is started, so a plain script needs no ``__main__`` guard) and in
+memory: the rows go through the same units of work as the command line's, read from the caller's
+table itself, and come back as tables instead of files. So a row the command line sets aside is
+set aside here with the same reason, and the figures are the same. ``rank_decks`` and ``simulate``
+go through their jobs' files in a temporary folder: decks in from a table or dealt from a seed,
+the ranking out as a table; rooms in, the rounds and the players' balances out as tables.
 
 This module imports several jobs, which no job does: it sits above them, as ``precompile`` does.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import os
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
-import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 
 from cardbatch.batch.io.jobs import RunOptions
-from cardbatch.batch.settle.options import SettleJob, SettleOptions
+from cardbatch.batch.settle.options import SettleOptions
 from cardbatch.batch.simulate.room import Room
 
 
@@ -45,21 +46,34 @@ class Settled:
     status: int = 0
 
 
-def _as_input(data: Any, folder: str) -> list[str]:
-    """The paths to read: ``data`` itself when it names files, else its rows written to one file."""
+def _as_table(data: Any, what: str) -> pa.Table | None:
+    """``data`` as an Arrow table, or None when it names files; a ``TypeError`` for anything else."""
     if isinstance(data, (str, os.PathLike)):
-        return [os.fspath(data)]
+        return None
     if isinstance(data, (list, tuple)) and data and all(isinstance(d, (str, os.PathLike)) for d in data):
-        return [os.fspath(d) for d in data]
+        return None
     if isinstance(data, pa.Table):
-        table = data
-    elif hasattr(data, "__arrow_c_stream__"):
-        table = pa.RecordBatchReader.from_stream(data).read_all()
-    else:
-        raise TypeError(
-            f"settle: expected a table that speaks Arrow (pyarrow, Polars, pandas, DuckDB) or a path, "
-            f"got {type(data).__name__}"
-        )
+        return data
+    if isinstance(data, pa.RecordBatch):
+        return pa.Table.from_batches([data])
+    if hasattr(data, "__arrow_c_stream__"):
+        return pa.RecordBatchReader.from_stream(data).read_all()
+    raise TypeError(
+        f"{what}: expected a table that speaks Arrow (pyarrow, Polars, pandas, DuckDB) or a path, "
+        f"got {type(data).__name__}"
+    )
+
+
+def _paths(data: Any) -> list[str]:
+    return [os.fspath(data)] if isinstance(data, (str, os.PathLike)) else [os.fspath(d) for d in data]
+
+
+def _as_input(data: Any, folder: str) -> list[str]:
+    """The paths to read: ``data`` itself when it names files, else its rows written to one file (for
+    the jobs that read files only: ``rank_decks`` and ``simulate``)."""
+    table = _as_table(data, "input")
+    if table is None:
+        return _paths(data)
     path = os.path.join(folder, "input.parquet")
     pq.write_table(_writable(table), path)
     return [path]
@@ -79,21 +93,20 @@ def _writable(table: pa.Table) -> pa.Table:
     return table
 
 
-def _read(folder: Path) -> pa.Table:
-    """Every part below ``folder`` (``game=G`` folders), as one table with ``game``; none: empty."""
-    if not folder.exists() or not any(folder.rglob("*.parquet")):
-        return pa.table({})
-    return ds.dataset(folder, format="parquet", partitioning="hive").to_table()
+def settle(
+    data: Any, *, audit: bool = False, workers: int | None = None, batch_rows: int = 1 << 16, **rules: Any
+) -> Settled:
+    """Settle the hands of ``data`` as ``cardbatch settle`` does, in this process and in memory.
 
-
-def settle(data: Any, *, audit: bool = False, workers: int | None = None, **rules: Any) -> Settled:
-    """Settle the hands of ``data`` as ``cardbatch settle`` does, in memory.
-
-    ``rules``: the settlement options by their command-line names (``policy``, ``rake_pct``,
-    ``rake_cap``, ``chip_unit``, ``odd_chips``, ``orphan_chips``, ``no_flop_no_drop``, ``rules``,
-    ``game``, ``team_model``); ``workers``: processes (default: this one for a table of one batch).
-    Raises ``ValueError`` for an option it does not know and
-    :class:`~cardbatch.batch.io.errors.InputError` for input it cannot read as asked.
+    The rows go through the same units of work as the command line's (the same checks, the same
+    kernels, the same output schemas), read from the caller's table itself (no copy to a file) and
+    gathered into tables instead of files; no process is started, so a plain script needs no
+    ``if __name__ == "__main__":`` guard. ``rules``: the settlement options by their command-line
+    names (``policy``, ``rake_pct``, ``rake_cap``, ``chip_unit``, ``odd_chips``, ``orphan_chips``,
+    ``no_flop_no_drop``, ``rules``, ``game``, ``team_model``); ``workers``: numba's threads for the
+    kernels (default: every core); ``batch_rows``: rows settled at a time. Raises ``ValueError`` for
+    an option it does not know and :class:`~cardbatch.batch.io.errors.InputError` for input it
+    cannot read as asked (the message names ``the table`` or the file, and the column).
 
     >>> from cardbatch.batch.generate import generate_hands
     >>> hands = generate_hands("zjh", 500, seed=7, bad_rate=0.05).table
@@ -102,28 +115,46 @@ def settle(data: Any, *, audit: bool = False, workers: int | None = None, **rule
     True
     >>> sorted(set(s.errors.column("reason").to_pylist())) == sorted(s.summary["rejected_by_reason"])
     True
+    >>> settle(hands.slice(0, 0)).errors.column_names[:3]
+    ['hand_id', 'reason', 'message']
     """
-    from cardbatch.batch.settle.job import run
+    from cardbatch.batch.io.jobs import require_whole
+    from cardbatch.batch.settle.job import settle_in_memory, status_of
     from cardbatch.batch.settle.options import POT_FIELDS
 
     known = set(POT_FIELDS) | {f.name for f in dataclasses.fields(SettleOptions)} - {"pots", "audit"}
     unknown = sorted(set(rules) - known)
     if unknown:
         raise ValueError(f"settle: unknown option(s) {', '.join(unknown)} (known: {', '.join(sorted(known))})")
+    if workers is not None:
+        require_whole(workers, "workers", 1)
+    require_whole(batch_rows, "batch_rows", 1)
     options = SettleOptions.of(audit=audit, **rules)
-    with tempfile.TemporaryDirectory(prefix="cardbatch-frame-") as tmp:
-        inputs = _as_input(data, tmp)
-        out = Path(tmp) / "out"
-        summary = run(SettleJob(tuple(inputs), str(out), options, run=RunOptions(workers=workers, quiet=True)))
-        results, errors = _read(out / "results"), _read(out / "errors")
-        figures = json.loads(json.dumps(dict(summary.figures)))  # a plain copy, free of the temporary run
-    return Settled(results, errors, figures, summary.status)
+    table = _as_table(data, "settle")
+    source = table if table is not None else _paths(data)
+    label = f"the table ({type(data).__module__.split('.')[0]}.{type(data).__name__})"
+    with _threads(workers):
+        results, errors, figures = settle_in_memory(source, label, options, batch_rows)
+    return Settled(results, errors, figures, status_of(options, figures))
 
 
-def audit(data: Any, *, workers: int | None = None, **rules: Any) -> Settled:
+@contextlib.contextmanager
+def _threads(workers: int | None) -> Iterator[None]:
+    """numba's threads for the kernels: ``workers``, or every core numba may use."""
+    import numba
+
+    before = numba.get_num_threads()
+    numba.set_num_threads(min(workers or numba.config.NUMBA_NUM_THREADS, numba.config.NUMBA_NUM_THREADS))
+    try:
+        yield
+    finally:
+        numba.set_num_threads(before)
+
+
+def audit(data: Any, *, workers: int | None = None, batch_rows: int = 1 << 16, **rules: Any) -> Settled:
     """:func:`settle` for an audit: the same rows and figures; ``status`` 3 when a recomputed payout
     differs from the recorded one (``results``' ``mismatch`` says which)."""
-    return settle(data, audit=True, workers=workers, **rules)
+    return settle(data, audit=True, workers=workers, batch_rows=batch_rows, **rules)
 
 
 def rank_decks(
@@ -191,7 +222,11 @@ def simulate(
 
     if room is not None and flags:
         raise ValueError("simulate: give a Room or its flags, not both")
-    named = tuple(rooms.items()) if rooms else (("room", room if room is not None else Room(**flags)),)
+    if rooms is not None and not rooms:  # never a default room in place of the rooms asked for
+        raise ValueError("simulate: rooms is empty: give at least one name: Room, or leave rooms out to play one room")
+    if rooms is not None and (room is not None or flags):
+        raise ValueError("simulate: give rooms, or a Room (or its flags), not both")
+    named = tuple(rooms.items()) if rooms is not None else (("room", room if room is not None else Room(**flags)),)
     with tempfile.TemporaryDirectory(prefix="cardbatch-frame-") as tmp:
         logs = tuple(_as_input(behaviour_from, tmp)) if behaviour_from is not None else ()
         out = Path(tmp) / "out"

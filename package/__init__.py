@@ -25,7 +25,7 @@ try:
 except PackageNotFoundError:  # imported from a source tree that was never installed
     __version__ = "0+unknown"
 
-__all__ = ["__version__", "audit", "rank_decks", "settle", "simulate"]
+__all__ = ["InputError", "__version__", "audit", "rank_decks", "settle", "simulate"]
 
 
 def __getattr__(name: str) -> object:
@@ -35,4 +35,8 @@ def __getattr__(name: str) -> object:
         from cardbatch.batch import frames
 
         return getattr(frames, name)
+    if name == "InputError":  # what the API raises for input it cannot read as asked
+        from cardbatch.batch.io.errors import InputError
+
+        return InputError
     raise AttributeError(f"module 'cardbatch' has no attribute {name!r}")

@@ -39,6 +39,10 @@ def _plain(arr: pa.Array) -> pa.Array:
     t = arr.type
     if pa.types.is_string_view(t):
         return arr.cast(pa.large_string())
+    if pa.types.is_binary_view(t):
+        return arr.cast(pa.large_binary())
+    if pa.types.is_dictionary(t):  # Polars' categoricals: a dictionary of string views
+        return pa.DictionaryArray.from_arrays(arr.indices, _plain(arr.dictionary))
     if pa.types.is_list_view(t) or pa.types.is_large_list_view(t):
         starts = arr.offsets.to_numpy(zero_copy_only=False).astype(np.int64)
         lengths = arr.sizes.to_numpy(zero_copy_only=False).astype(np.int64)
@@ -61,8 +65,12 @@ def _plain(arr: pa.Array) -> pa.Array:
 
 
 def _has_view(t: pa.DataType) -> bool:
-    if pa.types.is_string_view(t) or pa.types.is_list_view(t) or pa.types.is_large_list_view(t):
+    if pa.types.is_string_view(t) or pa.types.is_binary_view(t) or pa.types.is_list_view(t):
         return True
+    if pa.types.is_large_list_view(t):
+        return True
+    if pa.types.is_dictionary(t):
+        return _has_view(t.value_type)
     return (pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t)) and _has_view(
         t.value_type
     )

@@ -83,6 +83,25 @@ def files_below(folder: str) -> Iterator[tuple[str, str]]:
             yield _with_path(folder, item.path), rel
 
 
+def entries_below(folder: str) -> Iterator[tuple[str, str, bool]]:
+    """(path written like ``folder``, path relative to it, is a link) of every file below ``folder``
+    and every symbolic link (to a file or a folder), never following a link: what lies behind one
+    is not ``folder``'s. Only a local folder can hold links."""
+    if is_uri(folder):
+        for path, rel in files_below(folder):
+            yield path, rel, False
+        return
+    base = os.path.abspath(folder)
+    if os.path.islink(base) or not os.path.isdir(base):
+        return
+    for here, dirs, names in os.walk(base, followlinks=False):
+        for name in sorted(dirs + names):
+            path = os.path.join(here, name)
+            link = os.path.islink(path)
+            if link or name in names:
+                yield path, os.path.relpath(path, base), link
+
+
 def mkdir(path: str) -> None:
     filesystem, p = resolve(path)
     filesystem.create_dir(p, recursive=True)

@@ -27,7 +27,7 @@ from pyarrow.fs import FileType
 
 from cardbatch.batch.io import storage
 from cardbatch.batch.io.errors import InputError
-from cardbatch.batch.io.inputs import OUTPUT_MANIFEST
+from cardbatch.batch.io.inputs import OUTPUT_MANIFEST, is_output_manifest
 from cardbatch.batch.settle.options import SettleOptions
 
 MANIFEST = OUTPUT_MANIFEST
@@ -98,8 +98,11 @@ class Lock:
         self.fd = None
         if storage.is_uri(out):
             return
-        self.path = os.path.join(out, ".lock")
-        self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        self.path = os.path.join(out, LOCK)
+        try:  # never through a link (check_folder refused one; this closes the race)
+            self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+        except OSError as exc:
+            raise InputError(f"cannot write to {out}: {exc.strerror}") from None
         try:
             fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -117,7 +120,67 @@ class Lock:
         os.close(self.fd)  # closing drops the lock; the file stays (removing it would race a waiting run)
 
 
-PART_NAME = re.compile(r"^\.?(part-[0-9a-f]{12}-[0-9]{5})\.(parquet|json)(\.tmp)?$")
+PART_NAME = re.compile(r"^\.?(part-[0-9a-f]{12}-[0-9]{5}(?:-[0-9]{5})?)\.(parquet|json)(\.tmp)?$")
+# files a run writes at the folder's top (each also under its temporary name, ``.NAME.tmp``)
+TOP_FILES = ("summary.json", "report.html", "_SUCCESS", MANIFEST)
+LOCK = ".lock"
+
+
+def _reserved() -> list[str]:
+    """Paths below ``--out`` that a run writes into or at, relative: a link there would lead it out."""
+    from cardbatch.batch.settle.options import GAMES
+    from cardbatch.batch.settle.outputs import UNKNOWN_GAME
+
+    games = [f"{kind}/game={g}" for kind in ("results", "errors") for g in (*GAMES, UNKNOWN_GAME)]
+    tops = [n for name in TOP_FILES for n in (name, f".{name}.tmp")]
+    return [*PART_DIRS, *games, *tops, LOCK]
+
+
+def check_folder(out: str) -> None:
+    """Refuse, before anything is changed, an output folder a run could not write without touching
+    what is not its own: a symbolic link where the run writes (it would write behind the link), or,
+    in a folder without a cardbatch manifest, a file of the user's at a name the run writes
+    (``summary.json``, ``report.html``, ``_SUCCESS``, the manifest, the lock)."""
+    if storage.is_uri(out):
+        ours = storage.exists(storage.join(out, MANIFEST)) and is_output_manifest(storage.join(out, MANIFEST))
+        taken = [] if ours else [n for n in TOP_FILES if storage.exists(storage.join(out, n))]
+    else:
+        links = [rel for rel in _reserved() if os.path.islink(os.path.join(out, rel))]
+        if links:
+            raise InputError(
+                f"{out}: {', '.join(links)} is a symbolic link where cardbatch writes; it never writes through a "
+                "link: remove the link or choose another --out"
+            )
+        ours = is_output_manifest(os.path.join(out, MANIFEST))
+        taken = [] if ours else [n for n in _reserved()[len(PART_DIRS) :] if os.path.isfile(os.path.join(out, n))]
+        if LOCK in taken and _is_our_lock(os.path.join(out, LOCK)):
+            taken.remove(LOCK)
+    if taken:
+        raise InputError(
+            f"{out} holds {', '.join(taken)}, which cardbatch writes, and no cardbatch manifest says they are "
+            "cardbatch's: they are left alone; choose another --out or move them"
+        )
+
+
+def _is_our_lock(path: str) -> bool:
+    """A lock file as :class:`Lock` leaves it: empty or a process id."""
+    try:
+        with open(path, "rb") as f:
+            text = f.read(64)
+    except OSError:
+        return False
+    return text.strip().isdigit() or not text
+
+
+def _old_manifest(out: str) -> dict[str, Any]:
+    path = storage.join(out, MANIFEST)
+    if not is_output_manifest(path):
+        return {}
+    try:
+        found = json.loads(storage.read_text(path))
+    except (OSError, ValueError):
+        return {}
+    return found if isinstance(found, dict) else {}
 
 
 def prepare(
@@ -128,46 +191,50 @@ def prepare(
     reuse: bool = True,
 ) -> tuple[int, list[str]]:
     """Make ``out`` hold only parts that belong to this run; returns how many finished parts it
-    keeps and the files below ``out`` that cardbatch did not write (left alone).
+    keeps and the files and links below ``out`` that cardbatch did not write (left alone).
 
-    With other options than the manifest's (or ``reuse`` False), every part goes; otherwise the
-    parts of files that are gone or changed go (their name is not in
-    ``holds``, which maps each part of this run to the keys of the files it
-    holds), and so do temporary files of interrupted runs. A file is ours
-    only when its name is a part's (or a part's temporary name) and the last
-    manifest listed that part; anything else is the user's and stays. The
-    summary of an earlier run always goes: it appears again when every unit
-    is done.
+    A file is ours only when the last manifest listed its part (the manifest is written before a
+    run writes any part, so an interrupted run's files are listed too) and it lies where a run
+    writes parts; a link is never ours and never followed. Of ours, with other options than the
+    manifest's (or ``reuse`` False) every part goes; otherwise the parts of files that are gone or
+    changed go (their name is not in ``holds``, which maps each part of this run to the keys of
+    the files it holds), and so do temporary files. The summary, report and ``_SUCCESS`` of an
+    earlier run always go: they appear again when every unit is done. Nothing is changed when a
+    part of this run would land on a file or link that is not ours (an :class:`InputError`).
     """
-    old = {}
-    manifest = storage.join(out, MANIFEST)
-    if storage.exists(manifest):
-        try:
-            old = json.loads(storage.read_text(manifest))
-        except (OSError, ValueError):
-            old = {}
-    listed = set(old.get("parts", {})) | set(holds)
-    legacy = "parts" not in old  # written before manifests listed their parts: our names are ours
+    old = _old_manifest(out)
+    listed = set(old.get("parts", {}))
     same_options = reuse and old.get("fingerprint", {}).get("sha256") == fingerprint["sha256"]
-    summary = storage.join(out, "summary.json")
-    if storage.exists(summary):
-        storage.delete(summary)
-    foreign = []
+    foreign: list[str] = []
+    ours: list[tuple[str, str, str]] = []
+    clash = []
     for sub in PART_DIRS:  # parts sit in game=G folders below results/ and errors/
-        for path, rel in list(storage.files_below(storage.join(out, sub))):
+        for path, rel, link in list(storage.entries_below(storage.join(out, sub))):
             rel = rel.replace("\\", "/")
             name = rel.split("/")[-1]
             m = PART_NAME.match(name)
             where_ok = (len(rel.split("/")) == 1) if sub == "_parts" else _game_folder(rel)
-            ours = m is not None and where_ok and (legacy or m.group(1) in listed)
-            if not ours and not (sub == "_parts" and name in (".write-probe", "..write-probe.tmp")):
-                foreign.append(path)
+            if m is not None and where_ok and not link and m.group(1) in listed:
+                ours.append((path, name, m.group(1)))
                 continue
-            if name.startswith(".") or not same_options or not m or m.group(1) not in holds:
-                storage.delete(path)
+            foreign.append(path)
+            if m is not None and where_ok and m.group(1) in holds:
+                clash.append(path)
+    if clash:
+        raise InputError(
+            f"{out}: cardbatch would write its part over {len(clash)} file(s) or link(s) it did not write "
+            f"(no manifest of this folder lists them): {', '.join(clash[:3])}; they are left alone: move them or "
+            "choose another --out"
+        )
+    for name in ("_SUCCESS", "summary.json", "report.html"):  # ours: check_folder saw to it
+        if storage.exists(storage.join(out, name)):
+            storage.delete(storage.join(out, name))
+    for path, name, part in ours:
+        if name.startswith(".") or not same_options or part not in holds:
+            storage.delete(path)
     # compact (no indent): Python's C encoder, where an indented one took a second for 10,000 files
     content = {"version": _version(), "fingerprint": fingerprint, "files": identities, "parts": holds}
-    storage.write_text(manifest, json.dumps(content))
+    storage.write_text(storage.join(out, MANIFEST), json.dumps(content))
     reused = sum(1 for name in holds if storage.exists(storage.join(out, "_parts", f"{name}.json")))
     return reused, foreign
 

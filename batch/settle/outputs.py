@@ -175,16 +175,31 @@ def _as_text(col: pa.Array) -> pa.Array:
     return col.cast(pa.string())
 
 
+# Columns the errors table makes itself: an input column of one of these names is the user's, and
+# goes to ``extra`` under its own name (``reason`` and ``message`` arrive marked: rejects.INPUT_MARK).
+MADE_HERE = ("reason", "message", "game_given", "board_text", "cards_text", "extra")
+_INPUT_MARK = "__cardbatch_input:"
+
+
 def conform_errors(table: pa.Table, keys: tuple[tuple[str, str], ...] = ()) -> pa.Table:
     """Rejected rows in :data:`ERROR_SCHEMA` (see there), then the key columns."""
     n = table.num_rows
-    given = {("game_given" if name == "game" else name): canonical(table.column(name)) for name in table.column_names}
+    slots: dict[str, str] = {}  # a column of the schema -> the column of ``table`` it comes from
+    theirs = []  # input columns named like ours: to extra, whatever their type
+    for name in table.column_names:
+        if name.startswith(_INPUT_MARK) or (name in MADE_HERE and name not in ("reason", "message")):
+            theirs.append(name)
+        else:
+            slots["game_given" if name == "game" else name] = name
+    given = {k: canonical(table.column(v)) for k, v in slots.items()}
     # a value beyond int64 (an unsigned 64-bit hand_id, say) is null in its column: its exact value
     # goes to extra as text, so the row's identity is never lost
-    lost = [k for k in given if _nulls(given[k]) > _nulls(table.column("game" if k == "game_given" else k))]
+    lost = [k for k in given if _nulls(given[k]) > _nulls(table.column(slots[k]))]
     for name, twin in _TEXT_TWINS.items():  # text cards to their own column
         if name in given and _is_text_column(given[name].type):
             given[twin] = _as_text(given.pop(name))
+            slots[twin] = slots.pop(name)
+            lost = [twin if k == name else k for k in lost]
     cast = {}
     for field in ERROR_SCHEMA:
         if field.name in given and field.name != "extra":
@@ -192,7 +207,7 @@ def conform_errors(table: pa.Table, keys: tuple[tuple[str, str], ...] = ()) -> p
                 cast[field.name] = given[field.name].cast(field.type)
             except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
                 pass  # a known name with another type: its values go to extra, not lost
-    extra = [k for k in given if k not in cast or k in lost]
+    extra = [slots[k] for k in given if k not in cast or k in lost] + theirs
     columns = []
     for field in ERROR_SCHEMA:
         if field.name == "extra":
@@ -234,8 +249,9 @@ def _extra_json(table: pa.Table, names: list[str], n: int) -> pa.Array:
         return pa.nulls(n, pa.string())
     import json
 
-    rows = table.select([("game" if k == "game_given" else k) for k in names]).to_pylist()
-    return pa.array([json.dumps({k: _exact(v) for k, v in r.items()}, default=str) for r in rows], pa.string())
+    rows = table.select(names).to_pylist()
+    shown = {k: ("game_given" if k == "game" else k.removeprefix(_INPUT_MARK)) for k in names}
+    return pa.array([json.dumps({shown[k]: _exact(v) for k, v in r.items()}, default=str) for r in rows], pa.string())
 
 
 def part_path(out: str, kind: str, game: str, name: str) -> str:

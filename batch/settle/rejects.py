@@ -13,7 +13,7 @@ import pyarrow as pa
 
 from cardbatch.kernels.reasons import CODE, MESSAGES, REASONS
 
-__all__ = ["CODE", "error_rows", "mark", "mark_status", "reason_counts"]
+__all__ = ["CODE", "INPUT_MARK", "error_rows", "mark", "mark_status", "reason_counts"]
 
 
 def mark(codes: np.ndarray, where: np.ndarray, reason: str) -> None:
@@ -44,6 +44,11 @@ def error_rows(table: pa.Table, rows: np.ndarray, codes: np.ndarray) -> pa.Table
     hid = taken.column("hand_id") if "hand_id" in taken.column_names else pa.nulls(len(rows), pa.int64())
     out = pa.table({"hand_id": hid, "reason": reason.cast(pa.string()) if names else reason, "message": message})
     for name in taken.column_names:
-        if name != "hand_id":
-            out = out.append_column(name, taken.column(name))
+        if name != "hand_id":  # an input column named like one of ours keeps its values under a mark
+            out = out.append_column(INPUT_MARK + name if name in out.column_names else name, taken.column(name))
     return out
+
+
+# An input column named like a column the errors table adds (``reason``, ``message``) is carried as
+# ``INPUT_MARK + name``; the output schema puts it in ``extra`` under its own name.
+INPUT_MARK = "__cardbatch_input:"

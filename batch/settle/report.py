@@ -21,6 +21,7 @@ from __future__ import annotations
 import datetime
 import html
 import json
+from collections.abc import Collection
 from collections.abc import Set as AbstractSet
 from typing import Any
 
@@ -47,10 +48,13 @@ code { font-size: 13px; } svg text { font: 13px system-ui, sans-serif; }
 """
 
 
-def write_report(out: str, summary: dict[str, Any]) -> str:
-    """Write ``out/report.html`` from the run's summary and output folders; returns its path."""
+def write_report(out: str, summary: dict[str, Any], parts: Collection[str]) -> str:
+    """Write ``out/report.html`` from the run's summary and its ``parts`` (their names: nothing else
+    in the folder is read); returns its path."""
     page = render(
-        summary, reject_examples(out, summary), mismatch_breakdown(out) if summary.get("mismatches") else None
+        summary,
+        reject_examples(out, summary, parts),
+        mismatch_breakdown(out, parts) if summary.get("mismatches") else None,
     )
     path = storage.join(out, "report.html")
     storage.write_text(path, page)
@@ -214,7 +218,7 @@ def _timings(s: dict[str, Any]) -> str:
     secs = np.array([p["seconds"] for p in parts]) if parts else np.zeros(0)
     stats = (
         f"{len(parts):,} parts run: median {np.median(secs):.3f} s, slowest {secs.max():.3f} s, "
-        f"total {secs.sum():.2f} s of worker time on {s.get('workers', '?')} workers."
+        f"total {secs.sum():.2f} s of worker time on {_workers(s.get('workers'))}."
         if parts
         else "Every part was reused from an earlier run."
     )
@@ -238,18 +242,30 @@ def _timings(s: dict[str, Any]) -> str:
 def _part_label(part: dict[str, Any]) -> str:
     """``file.parquet, row group G`` for a part (its name is a hash of the file's identity)."""
     name = str(part.get("path", "?")).replace("\\", "/").rsplit("/", 1)[-1]
-    return f"{name}, row group {int(part['part'].rsplit('-', 1)[-1])}"
+    return f"{name}, row group {part.get('first_row_group', '?')}"
 
 
-def reject_examples(out: str, summary: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
-    """Up to :data:`EXAMPLES` rows per reason from ``errors/``, reading parts until all are found."""
+def parts_below(folder: str, parts: Collection[str]) -> list[tuple[str, str]]:
+    """(path, path relative to ``folder``) of the run's own part files below ``folder``, by name."""
+    from cardbatch.batch.settle.manifest import PART_NAME
+
+    found = []
+    for path, rel, link in storage.entries_below(folder):
+        rel = rel.replace("\\", "/")
+        m = PART_NAME.match(rel.split("/")[-1])
+        if not link and m and not rel.split("/")[-1].startswith(".") and m.group(2) == "parquet":
+            if m.group(1) in parts and rel.startswith("game=") and rel.count("/") == 1:
+                found.append((path, rel))
+    return sorted(found, key=lambda x: x[1])
+
+
+def reject_examples(out: str, summary: dict[str, Any], parts: Collection[str]) -> dict[str, list[dict[str, Any]]]:
+    """Up to :data:`EXAMPLES` rows per reason from the run's parts in ``errors/``, until all are found."""
     wanted = set(summary.get("rejected_by_reason", {}))
     found: dict[str, list[dict[str, Any]]] = {}
-    for path, rel in sorted(storage.files_below(storage.join(out, "errors")), key=lambda x: x[1]):
+    for path, rel in parts_below(storage.join(out, "errors"), parts):
         if not wanted:
             break
-        if not rel.endswith(".parquet"):
-            continue
         t = storage.parquet_file(path).read(columns=["hand_id", "reason", "message"])
         t = t.filter(pc.is_in(t.column("reason"), pa.array(sorted(wanted), pa.string())))
         for hand_id, reason, message in zip(*(t.column(c).to_pylist() for c in t.column_names)):
@@ -265,14 +281,13 @@ def _game_of(rel: str) -> str:
     return rel.split("=", 1)[1].split("/", 1)[0] if rel.startswith("game=") else "?"
 
 
-def mismatch_breakdown(out: str) -> dict[str, Any]:
-    """The mismatched rows of ``results/``: counts by size decade and by seat, and the largest."""
+def mismatch_breakdown(out: str, parts: Collection[str]) -> dict[str, Any]:
+    """The mismatched rows of the run's parts in ``results/``: counts by size decade and by seat,
+    and the largest."""
     sizes: list[np.ndarray] = []
     seats: dict[int, int] = {}
     largest: list[dict[str, Any]] = []
-    for path, rel in sorted(storage.files_below(storage.join(out, "results")), key=lambda x: x[1]):
-        if not rel.endswith(".parquet"):
-            continue
+    for path, rel in parts_below(storage.join(out, "results"), parts):
         pf = storage.parquet_file(path)
         flag = pf.read(columns=["mismatch"]).column(0)
         if not pc.any(flag).as_py():
@@ -331,3 +346,8 @@ def size_decades(size: np.ndarray) -> list[tuple[str, int]]:
         if count:
             out.append((f"{lo:,}-{hi - 1:,} chips", count))
     return out
+
+
+def _workers(n: object) -> str:
+    """``1 worker``, ``2 workers``."""
+    return f"{n} worker" if n == 1 else f"{n} workers"

@@ -59,8 +59,24 @@ def heads(paths: Iterable[str], metadata: Mapping[str, pq.FileMetaData] | None =
             batch = next(pf.iter_batches(batch_size=HEAD_ROWS, row_groups=[0]))
         except (OSError, pa.ArrowException, StopIteration):
             continue
-        out.append(pa.Table.from_batches([batch]))
+        head = pa.Table.from_batches([batch])
+        out.append(head)
+        out.extend(_variants(head))
     return out
+
+
+def _variants(head: pa.Table) -> list[pa.Table]:
+    """Copies of a head that reach the kernels its file may call but its first rows may not: with a
+    ``dead`` column, every seat's chips dead (the dead-money kernel runs only for tables that
+    have some; an imported log's first hands rarely do)."""
+    if "dead" not in head.column_names or "contrib" not in head.column_names:
+        return []
+    contrib = head.column("contrib")
+    try:
+        dead = contrib.cast(head.schema.field("dead").type)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        return []
+    return [head.set_column(head.column_names.index("dead"), "dead", dead)]
 
 
 Settle = Callable[[pa.Table, SettleOptions], object]

@@ -53,7 +53,9 @@ def test_each_mode_with_a_folder_that_holds_output_and_foreign_files(tmp_path):
     summary = json.loads(resumed.stdout)
     assert summary["parts_reused"] == summary["parts"] == len({p.split("/")[-1] for p in parts})
     assert sorted(summary["not_ours"]) == sorted(str(out / rel) for rel in FOREIGN if rel != "notes.md")
-    assert "left alone 3 file(s) cardbatch did not write" in resumed.stderr.splitlines()[-1]  # the human line
+    assert (
+        "left alone 3 file(s) and link(s) cardbatch did not write" in resumed.stderr.splitlines()[-1]
+    )  # the human line
     assert _ours(out) == parts
     _foreign_intact(out, foreign)
 

@@ -78,7 +78,7 @@ def test_mismatch_breakdown_is_the_slow_count(audited):
             if a[seat] != b[seat]:
                 seats[seat] = seats.get(seat, 0) + 1
     assert len(sizes) == summary["mismatches"]
-    got = report.mismatch_breakdown(str(out))
+    got = report.mismatch_breakdown(str(out), _parts(out))
     assert dict(got["by_seat"]) == {f"seat {k}": v for k, v in seats.items()}
     assert sum(c for _, c in got["by_size"]) == len(sizes)
     assert len(got["by_size"]) >= 4, "the moved amounts span several decades"
@@ -91,7 +91,7 @@ def test_mismatch_breakdown_is_the_slow_count(audited):
 
 def test_reject_examples_are_rows_of_errors_with_that_reason(audited):
     out, summary = audited
-    found = report.reject_examples(str(out), summary)
+    found = report.reject_examples(str(out), summary, _parts(out))
     assert set(found) == set(summary["rejected_by_reason"])
     errors = {}
     for part in (out / "errors").rglob("*.parquet"):
@@ -199,7 +199,7 @@ def test_a_report_that_cannot_be_built_does_not_cost_the_run(tmp_path):
     part.write_bytes(b"not parquet")
     (out / "summary.json").unlink()
     code, again = _audit([str(ROOT / "data" / "zjh_sample.parquet")], out)  # every part reused
-    assert code == 0 and again["report"].startswith("not written")
+    assert code == 0 and again["report"] is None and again["report_error"]
     assert {k: again[k] for k in ("rows_settled", "rows_rejected", "chips_in")} == {
         k: first[k] for k in ("rows_settled", "rows_rejected", "chips_in")
     }
@@ -244,5 +244,13 @@ def test_a_rerun_after_the_input_changed_reports_the_new_run(tmp_path):
     page = (out / "report.html").read_text()
     assert f"Mismatches ({again['mismatches']:,} hands)" in page
     assert f"Mismatches ({first['mismatches']:,} hands)" not in page
-    got = report.mismatch_breakdown(str(out))
+    got = report.mismatch_breakdown(str(out), _parts(out))
     assert sum(c for _, c in got["by_size"]) == again["mismatches"]
+
+
+def _parts(out) -> set[str]:
+    """The parts the folder's manifest lists (all the report reads)."""
+    import json
+    from pathlib import Path
+
+    return set(json.loads((Path(out) / "_manifest.json").read_text())["parts"])

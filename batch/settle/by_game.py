@@ -1,0 +1,88 @@
+"""Settle one Arrow table, split by its games: the step every engine, the API and the warm-up share.
+
+A table with a ``game`` column is split by it (rows of a game we do not know are set aside under
+``unknown``); one without takes its game from ``--game`` or its columns
+(:func:`~cardbatch.batch.settle.plan.infer_game`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from cardbatch.batch.io.errors import InputError
+from cardbatch.batch.settle.counters import Counters, merge_counters
+from cardbatch.batch.settle.options import GAMES, HAND_REQUIRED, TEAM_REQUIRED, SettleOptions
+from cardbatch.batch.settle.outputs import UNKNOWN_GAME
+from cardbatch.batch.settle.plan import infer_game
+
+
+def settle_by_game(
+    table: pa.Table, opts: SettleOptions
+) -> tuple[dict[str, pa.Table], dict[str, pa.Table], dict[str, Any]]:
+    """Settle one Arrow table, split by its ``game`` column when there is one: (results by game,
+    errors by game, counters with a ``by_game`` split). Rows of a game we do not know are errors
+    under ``unknown``."""
+    from cardbatch.batch.io.lists import without_views
+
+    table = without_views(table)
+    from cardbatch.batch.settle.poker import settle_hands
+    from cardbatch.batch.settle.rejects import CODE, error_rows
+    from cardbatch.batch.settle.team2v2 import settle_teams
+
+    def one(sub: pa.Table, game: str) -> tuple[pa.Table, pa.Table, dict[str, Any]]:
+        required = TEAM_REQUIRED if game == "team2v2" else HAND_REQUIRED[game]
+        missing = [c for c in required if c not in sub.column_names]
+        if missing:  # the game column names a game whose columns this file lacks
+            raise InputError(f"missing column(s) {', '.join(missing)} for game {game} (missing_column)")
+        r, e, c = settle_teams(sub, opts) if game == "team2v2" else settle_hands(sub, game, opts)
+        c["by_game"] = {game: dict(c)}
+        return r, e, c
+
+    if "game" not in table.column_names:
+        game = infer_game(table.column_names, opts)
+        r, e, c = one(table, game)
+        return {game: r}, {game: e}, c
+    games = table.column("game")
+    if isinstance(games, pa.ChunkedArray):
+        games = games.combine_chunks()
+    if pa.types.is_dictionary(games.type):
+        games = games.dictionary_decode()
+    names = [v for v in pc.unique(games).to_pylist()]
+    if len(names) == 1 and names[0] in GAMES and games.null_count == 0:
+        r, e, c = one(table, names[0])  # one game per file: no split, no copy
+        return {names[0]: r}, {names[0]: e}, c
+    results: dict[str, pa.Table] = {}
+    errors: dict[str, pa.Table] = {}
+    counters: list[dict[str, Any]] = []
+    unknown = []
+    for game in sorted(str(v) for v in names):
+        mask = pc.fill_null(pc.equal(games, game), False) if game != "None" else games.is_null()
+        rows = np.flatnonzero(mask.to_numpy(zero_copy_only=False))
+        sub = table.take(pa.array(rows))
+        if game in GAMES:
+            results[game], errors[game], c = one(sub, game)
+        else:
+            codes = np.full(len(rows), CODE["unknown_game"], np.int16)
+            c = Counters(len(rows), 0, len(rows), {"unknown_game": len(rows)}).as_dict()
+            unknown.append(error_rows(sub, np.arange(len(rows)), codes))
+            c["by_game"] = {game: dict(c)}
+        counters.append(c)
+    if unknown:
+        errors[UNKNOWN_GAME] = pa.concat_tables(unknown, promote_options="permissive")
+    return results, errors, merge_counters(counters)
+
+
+def settle_table(table: pa.Table, opts: SettleOptions) -> tuple[pa.Table, pa.Table, dict[str, Any]]:
+    """:func:`settle_by_game` with the games' results and errors each in one table (for callers that
+    look at a batch as a whole; the run writes each game apart)."""
+    results, errors, counters = settle_by_game(table, opts)
+
+    def joined(parts: dict[str, pa.Table]) -> pa.Table:
+        tables = [t for t in parts.values() if t.num_columns]
+        return pa.concat_tables(tables, promote_options="permissive") if tables else pa.table({})
+
+    return joined(results), joined(errors), counters

@@ -1,0 +1,317 @@
+"""One unit of work, read, settled and written: the task every engine runs.
+
+A unit's rows are read in tables of about ``batch_rows`` (:func:`unit_tables`),
+settled (:func:`~.by_game.settle_by_game`), put in the output schemas
+(:mod:`.outputs`) and handed to a sink: :class:`FolderSink` writes
+``results/game=G/NAME.parquet`` and ``errors/game=G/NAME.parquet`` under
+temporary names and publishes them whole; :class:`MemorySink` keeps the
+tables (the DataFrame API). :func:`run_unit` finishes each part with its
+counters in ``_parts/NAME.json``, written last: a rerun skips every part whose
+JSON exists, so a crash or Ctrl-C costs only the unfinished parts and the
+output comes out byte-identical.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import time
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from cardbatch.batch.io import storage
+from cardbatch.batch.io.errors import InputError
+from cardbatch.batch.settle.by_game import settle_by_game
+from cardbatch.batch.settle.counters import INPUT_COUNTERS, merge_counters
+from cardbatch.batch.settle.options import ORIGIN, SettleOptions
+from cardbatch.batch.settle.outputs import conform_errors, conform_results, part_path
+from cardbatch.batch.settle.plan import Unit, footer_of
+
+FAIL_ENV = "CARDBATCH_FAIL_PART"  # testing aid: a unit whose part name matches raises (crash drills)
+
+
+@dataclasses.dataclass(frozen=True)
+class UnitContext:
+    """What every task of a run shares: the output folder, the rules, the rows per batch, and
+    whether the kernels' serial builds run (a small run: see :mod:`cardbatch.kernels.twins`)."""
+
+    out: str
+    opts: SettleOptions
+    batch_rows: int
+    serial: bool = False
+
+
+class MemorySink:
+    """Results and errors kept as tables, by game (the DataFrame API)."""
+
+    def __init__(self) -> None:
+        self.results: dict[str, list[pa.Table]] = {}
+        self.errors: dict[str, list[pa.Table]] = {}
+
+    def add_results(self, game: str, table: pa.Table) -> None:
+        self.results.setdefault(game, []).append(table)
+
+    def add_errors(self, game: str, table: pa.Table) -> None:
+        self.errors.setdefault(game, []).append(table)
+
+    def close(self) -> None:
+        pass
+
+    def abort(self) -> None:
+        pass
+
+
+class FolderSink:
+    """One part's files: results written a table at a time (memory holds one batch, not the unit),
+    errors (few) gathered and written at :meth:`close`; every file whole or absent."""
+
+    def __init__(self, out: str, name: str) -> None:
+        self.out, self.name = out, name
+        self.writers: dict[str, storage.PublishedParquet] = {}
+        self.errors: dict[str, list[pa.Table]] = {}
+
+    def add_results(self, game: str, table: pa.Table) -> None:
+        if game not in self.writers:
+            self.writers[game] = part_writer(part_path(self.out, "results", game, self.name))
+        self.writers[game].write(table)
+
+    def add_errors(self, game: str, table: pa.Table) -> None:
+        self.errors.setdefault(game, []).append(table)
+
+    def close(self) -> None:
+        for writer in self.writers.values():
+            writer.close()
+        for game, tables in self.errors.items():
+            write_part(
+                pa.concat_tables(tables, promote_options="permissive"), part_path(self.out, "errors", game, self.name)
+            )
+
+    def abort(self) -> None:
+        for writer in self.writers.values():
+            writer.abort()
+
+
+Sink = MemorySink | FolderSink
+
+
+def part_writer(path: str) -> storage.PublishedParquet:
+    """One output file, written a table at a time, whole or absent. Every table of a part has its
+    folder's fixed schema (:mod:`.outputs`), so a part never needs widening. No dictionary encoding
+    (numeric outputs wrote 10-60 % faster without) and no statistics: the writes are the job's
+    largest cost."""
+    return storage.PublishedParquet(path, compression="zstd", use_dictionary=False, write_statistics=False)
+
+
+def write_part(table: pa.Table, path: str) -> None:
+    """A whole file at once, through :func:`part_writer` (whole or absent, a full disk included)."""
+    part = part_writer(path)
+    try:
+        part.write(table)
+        part.close()
+    except BaseException:
+        part.abort()
+        raise
+
+
+def settle_into(tables: Iterable[pa.Table], unit: Unit, opts: SettleOptions, sink: Sink) -> dict[str, Any]:
+    """Settle ``tables`` (rows of ``unit``) into ``sink``; returns their counters, with each input
+    file's share under ``by_file`` when the unit holds several files. Nothing is left half written:
+    on any error the sink is aborted."""
+    tagged = len(unit.pieces) > 1
+    counters = []
+    by_piece: list[list[dict[str, Any]]] = []
+    try:
+        for table in tables:
+            r, e, c = settle_by_game(table, opts)
+            if tagged:
+                by_piece.append(_piece_counters(r, e, len(unit.pieces)))
+                r, e = _untagged(r), _untagged(e)
+            for game, part in r.items():
+                if part.num_columns:
+                    sink.add_results(game, conform_results(part, unit.hive))
+            for game, part in e.items():
+                if part.num_rows:
+                    sink.add_errors(game, conform_errors(part, unit.hive))
+            counters.append(c)
+        sink.close()
+    except InputError as exc:  # a column's type, found while reading: name the input too
+        sink.abort()
+        msg = str(exc)
+        raise InputError(msg if msg.startswith(tuple(p.path for p in unit.pieces)) else f"{unit.path}: {msg}") from None
+    except BaseException:
+        sink.abort()
+        raise
+    summary = merge_counters(counters)
+    if tagged:
+        files = [merge_counters([b[k] for b in by_piece]) for k in range(len(unit.pieces))]
+        for key in INPUT_COUNTERS:
+            if sum(f.get(key, 0) for f in files) != summary.get(key, 0):  # a bug of ours: never a wrong summary
+                raise AssertionError(f"{unit.name}: {key} by file does not add up to the part's")
+        summary["by_file"] = {p.path: f for p, f in zip(unit.pieces, files)}
+    return summary
+
+
+def run_unit(unit: Unit, ctx: UnitContext) -> list[tuple[str, dict[str, Any]]]:
+    """Settle one unit and write its parts; returns each part's name and counters (also saved as
+    the part's JSON). A part whose JSON exists is finished: it is read back, not settled again."""
+    from cardbatch.kernels import twins  # numba, loaded where settling loads it
+
+    with twins.serial(ctx.serial):
+        return _run_unit(unit, ctx)
+
+
+def _run_unit(unit: Unit, ctx: UnitContext) -> list[tuple[str, dict[str, Any]]]:
+    names = unit.part_names
+    done = [storage.join(ctx.out, "_parts", f"{name}.json") for name in names]
+    finished: dict[str, dict[str, Any]] = {}
+    for name, path in zip(names, done):
+        if storage.exists(path):
+            finished[name] = json.loads(storage.read_text(path))
+    if len(finished) == len(names):
+        return [(name, finished[name]) for name in names]
+    if os.environ.get(FAIL_ENV) in (unit.name, unit.drill_name):
+        raise RuntimeError(f"injected failure in {unit.name} ({FAIL_ENV})")
+    out = []
+    tables = unit_tables(unit, ctx.batch_rows)
+    for name, path in zip(names, done):
+        if unit.ranges > 1:  # one range of a big row group a part: exactly one table
+            range_tables: Iterable[pa.Table] = [next(tables)]
+        else:
+            range_tables = tables
+        if name in finished:
+            out.append((name, finished[name]))
+            continue
+        t0 = time.perf_counter()
+        summary = settle_into(range_tables, unit, ctx.opts, FolderSink(ctx.out, name))
+        summary["seconds"] = round(time.perf_counter() - t0, 4)
+        storage.write_text(path, json.dumps(summary, sort_keys=True))
+        out.append((name, summary))
+    return out
+
+
+def unit_tables(unit: Unit, batch_rows: int) -> Iterator[pa.Table]:
+    """The unit's rows in tables of about ``batch_rows``: small row groups, of one file or of
+    several, are read together (one ``read_row_groups`` call per file) and joined; a row group
+    larger than ``batch_rows`` (a unit of ranges) comes in tables of exactly ``batch_rows`` rows,
+    the last one shorter. With several pieces, each row says which one it came from (:data:`ORIGIN`)."""
+    pending: list[pa.Table] = []
+    pending_rows = 0
+    tagged = len(unit.pieces) > 1
+
+    def joined() -> pa.Table:
+        nonlocal pending, pending_rows
+        out = pending[0] if len(pending) == 1 else pa.concat_tables(pending)
+        pending, pending_rows = [], 0
+        return out
+
+    for i, piece in enumerate(unit.pieces):
+        if piece.table is not None:  # in memory: the plan sliced it
+            yield piece.table
+            continue
+        try:  # a damaged page is the input's fault, not the output's: say so, exit 2
+            # CRCs checked where the writer stored them; the plan's footer, when it came along
+            if piece.metadata is not None:  # a small file, whole: one read, decoded in this thread
+                # (per file, a read per column chunk and the reader's threads cost more than the data:
+                # 1.0 against 0.7 ms of CPU for a 500-row file)
+                source = pa.BufferReader(storage.read_bytes(piece.path))
+                pf = pq.ParquetFile(source, metadata=piece.metadata, page_checksum_verification=True)
+            else:
+                pf = storage.parquet_file(
+                    piece.path, metadata=footer_of(piece.path, piece.key), page_checksum_verification=True
+                )
+            if unit.ranges > 1:
+                yield from _exact_batches(
+                    pf.iter_batches(batch_size=batch_rows, row_groups=list(piece.row_groups)), batch_rows
+                )
+                continue
+            run: list[int] = []
+            threads = piece.metadata is None
+            for g in piece.row_groups:
+                size = pf.metadata.row_group(g).num_rows
+                if pending_rows + size > batch_rows and (run or pending):
+                    if run:
+                        pending.append(_tag(pf.read_row_groups(run, use_threads=threads), i, tagged))
+                        run = []
+                    yield joined()
+                run.append(g)
+                pending_rows += size
+            if run:
+                pending.append(_tag(pf.read_row_groups(run, use_threads=threads), i, tagged))
+        except (OSError, pa.ArrowException) as exc:
+            raise InputError(f"{piece.path}: cannot read row group: {exc}") from None
+    if pending:
+        yield joined()
+
+
+def _exact_batches(batches: Iterable[pa.RecordBatch], size: int) -> Iterator[pa.Table]:
+    """Tables of exactly ``size`` rows (the last one shorter) from record batches of any sizes."""
+    held: list[pa.RecordBatch] = []
+    rows = 0
+    for b in batches:
+        held.append(b)
+        rows += b.num_rows
+        while rows >= size:
+            table = pa.Table.from_batches(held)
+            yield table.slice(0, size)
+            rest = table.slice(size)
+            held, rows = rest.to_batches(), rest.num_rows
+    if rows:
+        yield pa.Table.from_batches(held)
+
+
+def _tag(table: pa.Table, piece: int, tagged: bool) -> pa.Table:
+    return table.append_column(ORIGIN, pa.array(np.full(table.num_rows, piece, np.int32))) if tagged else table
+
+
+def _piece_counters(results: dict[str, pa.Table], errors: dict[str, pa.Table], pieces: int) -> list[dict[str, int]]:
+    """Each piece's rows, chips and mismatches, from the rows it gave (which carry :data:`ORIGIN`):
+    a card game's chips in are its payouts plus its rake, row by row (the kernels conserve chips)."""
+    from cardbatch.batch.io.lists import int_list_parts  # numba, loaded where settling loads it
+
+    out = [dict.fromkeys(INPUT_COUNTERS, 0) for _ in range(pieces)]
+
+    def add(key: str, per_piece: np.ndarray) -> None:
+        for k in np.flatnonzero(per_piece):
+            out[k][key] += int(per_piece[k])
+
+    for game, table in results.items():
+        if not table.num_rows:
+            continue
+        origin = table.column(ORIGIN).to_numpy()
+        add("rows_settled", np.bincount(origin, minlength=pieces))
+        if "mismatch" in table.column_names:
+            flags = pc.fill_null(table.column("mismatch"), False).to_numpy(zero_copy_only=False)
+            add("mismatches", np.bincount(origin[flags], minlength=pieces))
+        if game == "team2v2":  # a 2v2 game moves balances, not chips in a pot
+            continue
+        values, starts, lengths, _ = int_list_parts(table.column("payout"), "payout")
+        paid = _exact_by_piece(values, np.repeat(origin, lengths), pieces)
+        raked = _exact_by_piece(table.column("rake").to_numpy(zero_copy_only=False), origin, pieces)
+        for k in range(pieces):
+            out[k]["chips_paid"] += paid[k]
+            out[k]["chips_raked"] += raked[k]
+            out[k]["chips_in"] += paid[k] + raked[k]
+    for table in errors.values():
+        if table.num_rows:
+            add("rows_rejected", np.bincount(table.column(ORIGIN).to_numpy(), minlength=pieces))
+    return out
+
+
+def _untagged(tables: dict[str, pa.Table]) -> dict[str, pa.Table]:
+    return {g: t.drop_columns([ORIGIN]) if ORIGIN in t.column_names else t for g, t in tables.items()}
+
+
+def _exact_by_piece(values: np.ndarray, origin: np.ndarray, pieces: int) -> list[int]:
+    """Exact per-piece sums of int64 ``values`` as Python ints (high and low halves summed apart)."""
+    v = np.asarray(values, np.int64)
+    high = np.zeros(pieces, np.int64)
+    low = np.zeros(pieces, np.int64)
+    np.add.at(high, origin, v >> 32)
+    np.add.at(low, origin, v & 0xFFFFFFFF)
+    return [(int(h) << 32) + int(lo) for h, lo in zip(high, low)]

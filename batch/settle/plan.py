@@ -1,0 +1,266 @@
+"""Inputs to units of work: what each task reads, and the parts it writes.
+
+A :class:`Unit` is what one task settles: consecutive row groups of one file,
+several whole small files of one schema in one partition folder, or a slice
+of an in-memory table. It writes one *part* per game (``part-F-G``): a unit
+whose single row group holds more than ``batch_rows`` rows writes one part
+per range of ``batch_rows`` rows (``part-F-G-R``), each finished on its own,
+so an interrupted run keeps every finished range. Parts are named by the
+files' identity keys, so an unchanged file keeps its parts' names across
+reruns. The batch layer knows files and columns; cards and chips are the
+kernels'.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import hashlib
+from collections.abc import Collection
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from cardbatch.batch.io import storage
+from cardbatch.batch.io.columns import is_text
+from cardbatch.batch.io.errors import InputError
+from cardbatch.batch.settle.options import HAND_REQUIRED, TEAM_REQUIRED, SettleOptions
+from cardbatch.batch.settle.outputs import hive_keys
+
+
+@dataclasses.dataclass(frozen=True)
+class Piece:
+    """Consecutive row groups of one input file (``rows`` rows in all), or an in-memory ``table``
+    (``path`` then only names it in messages)."""
+
+    path: str
+    file_index: int
+    key: str
+    row_groups: tuple[int, ...]
+    rows: int
+    # the footer the plan parsed, shipped along so a worker does not read and parse it again
+    metadata: pq.FileMetaData | None = dataclasses.field(default=None, compare=False, repr=False)
+    table: pa.Table | None = dataclasses.field(default=None, compare=False, repr=False)
+
+
+@dataclasses.dataclass(frozen=True)
+class Unit:
+    """What one task settles (see the module docstring). ``ranges`` > 1: one row group cut into that
+    many parts of ``batch_rows`` rows (the last one shorter), read once, finished one by one."""
+
+    pieces: tuple[Piece, ...]
+    hive: tuple[tuple[str, str], ...] = ()  # name=value folders of the paths, written as columns
+    ranges: int = 1
+
+    @property
+    def path(self) -> str:
+        return self.pieces[0].path
+
+    @property
+    def rows(self) -> int:
+        return sum(p.rows for p in self.pieces)
+
+    @property
+    def name(self) -> str:
+        first = self.pieces[0]
+        if len(self.pieces) == 1:
+            return f"part-{first.key}-{first.row_groups[0]:05d}"
+        keys = ",".join(p.key for p in self.pieces)  # whole files: their keys say everything
+        return f"part-{hashlib.sha256(keys.encode()).hexdigest()[:12]}-{len(self.pieces) % 100000:05d}"
+
+    @property
+    def part_names(self) -> tuple[str, ...]:
+        """The parts this unit writes, in the order of their rows."""
+        if self.ranges == 1:
+            return (self.name,)
+        return tuple(f"{self.name}-{k:05d}" for k in range(self.ranges))
+
+    @property
+    def drill_name(self) -> str:
+        """``part-F-G`` by input position: what the crash drills' variable names."""
+        first = self.pieces[0]
+        return f"part-{first.file_index:05d}-{first.row_groups[0]:05d}"
+
+
+def infer_game(names: Collection[str], opts: SettleOptions) -> str:
+    """The game of a file without a game column: ``--game``, else the team schema, board = Hold'em, else ZJH."""
+    if opts.game:
+        return opts.game
+    return "team2v2" if "balance" in names else ("holdem" if "board" in names else "zjh")
+
+
+_LIST_KINDS = (
+    pa.types.is_list,
+    pa.types.is_large_list,
+    pa.types.is_fixed_size_list,
+    pa.types.is_list_view,
+    pa.types.is_large_list_view,
+)
+
+
+def check_schema(path: str, schema: pa.Schema, opts: SettleOptions) -> None:
+    """Stop the run on an input this tool cannot read (a clear message naming input and column)."""
+    twice = sorted({n for n in schema.names if schema.names.count(n) > 1})
+    if twice:
+        raise InputError(f"{path}: column(s) {', '.join(twice)} appear more than once (duplicate_column)")
+    names = set(schema.names)
+    game = infer_game(names, opts)
+    required = (
+        TEAM_REQUIRED
+        if game == "team2v2"
+        else HAND_REQUIRED[game] + (("contrib",) if "contrib_street" not in names else ())
+    )
+    missing = [c for c in required if c not in names]
+    if missing:
+        raise InputError(f"{path}: missing column(s) {', '.join(missing)} for game {game} (missing_column)")
+    for name in ("hand_id", "button", "winner"):
+        if name in names and not pa.types.is_integer(schema.field(name).type):
+            raise InputError(f"{path}: column {name} must be an integer, got {schema.field(name).type}")
+    for name in ("contrib", "contrib_street", "folded", "cards"):
+        if name in names:
+            t = schema.field(name).type
+            if not (any(kind(t) for kind in _LIST_KINDS) or (name == "cards" and is_text(t))):
+                raise InputError(f"{path}: column {name} must be a list, got {t}")
+
+
+# A cap on a group of small files: with cuts drawn at a file's chance rows / (batch_rows / 2) past
+# half a batch, a group reaches it with odds below e**-14 (a cap at 1x batch_rows made every cut
+# after a changed file move; no minimum left a third of the parts under 10 % of a batch).
+MAX_UNIT_BATCHES = 8
+
+
+def plan(
+    paths: list[str],
+    keys: list[str],
+    batch_rows: int,
+    opts: SettleOptions,
+    footers: list[bytes] | None = None,
+    parsed: dict[str, pq.FileMetaData] | None = None,
+) -> tuple[list[Unit], list[int], dict[str, list[str]]]:
+    """Units of about ``batch_rows`` rows each, each file's rows, and each part's file keys.
+
+    A file of at least ``batch_rows`` rows gives units of consecutive row
+    groups; a row group of more than ``batch_rows`` rows is a unit of its own
+    that writes a part per ``batch_rows`` rows. Smaller files are grouped:
+    consecutive files of the same schema and partition folder go into one
+    unit until, past half of ``batch_rows`` rows, a file whose key marks a cut
+    (:func:`_cut_after`; about ``batch_rows`` rows a unit) or, rarely, until it
+    holds ``MAX_UNIT_BATCHES`` batches. So a changed, added or removed file
+    changes its own unit (and the next one or two when a cut moves), not
+    every unit after it. A unit is read and settled in batches of
+    ``batch_rows`` rows.
+    """
+    units: list[Unit] = []
+    file_rows = []
+    group: list[Piece] = []
+    group_rows = 0
+    group_like: tuple[pa.Schema, tuple[tuple[str, str], ...]] | None = None
+
+    def close_group() -> None:
+        nonlocal group, group_rows, group_like
+        if group:
+            units.append(Unit(tuple(group), hive_keys(group[0].path)))
+        group, group_rows, group_like = [], 0, None
+
+    for fi, (path, key) in enumerate(zip(paths, keys)):
+        try:
+            meta = _footer(path, footers[fi] if footers else None)
+            schema = meta.schema.to_arrow_schema()
+            if parsed is not None:
+                parsed[path] = meta
+        except (OSError, pa.ArrowException) as exc:
+            raise InputError(f"cannot read {path}: {exc}") from None
+        check_schema(path, schema, opts)
+        n = meta.num_rows
+        file_rows.append(n)
+        sizes = [meta.row_group(g).num_rows for g in range(meta.num_row_groups)]
+        if not sizes:  # no row group: nothing to read, no part
+            continue
+        if n < batch_rows:
+            like = (schema.remove_metadata(), hive_keys(path))
+            if group and like != group_like:
+                close_group()
+            group.append(Piece(path, fi, key, tuple(range(len(sizes))), n, meta))
+            group_rows += n
+            group_like = like
+            if (group_rows >= batch_rows // 2 and _cut_after(key, n, batch_rows - batch_rows // 2)) or (
+                group_rows >= MAX_UNIT_BATCHES * batch_rows
+            ):
+                close_group()
+            continue
+        close_group()
+        units.extend(_file_units(path, fi, key, sizes, batch_rows))
+    close_group()
+    holds = {name: sorted({p.key for p in u.pieces}) for u in units for name in u.part_names}
+    return units, file_rows, holds
+
+
+def _file_units(path: str, fi: int, key: str, sizes: list[int], batch_rows: int) -> list[Unit]:
+    """A big file's units: consecutive row groups up to ``batch_rows`` rows, and each row group
+    larger than that alone, cut into ranges."""
+    hive = hive_keys(path)
+    units: list[Unit] = []
+    groups: list[int] = []
+    rows = 0
+
+    def close() -> None:
+        nonlocal groups, rows
+        if groups:
+            units.append(Unit((Piece(path, fi, key, tuple(groups), rows),), hive))
+        groups, rows = [], 0
+
+    for g, size in enumerate(sizes):
+        if size > batch_rows:
+            close()
+            units.append(Unit((Piece(path, fi, key, (g,), size),), hive, -(-size // batch_rows)))
+            continue
+        groups.append(g)
+        rows += size
+        if rows >= batch_rows:
+            close()
+    close()
+    return units
+
+
+def plan_table(table: pa.Table, label: str, batch_rows: int, opts: SettleOptions) -> list[Unit]:
+    """Units over an in-memory table: slices of ``batch_rows`` rows (no copy), named ``label`` in
+    messages. The table's schema is checked as a file's would be."""
+    check_schema(label, table.schema, opts)
+    return [
+        Unit(
+            (
+                Piece(
+                    label,
+                    0,
+                    "memory",
+                    (k,),
+                    min(batch_rows, table.num_rows - start),
+                    None,
+                    table.slice(start, batch_rows),
+                ),
+            )
+        )
+        for k, start in enumerate(range(0, table.num_rows, batch_rows))
+    ]
+
+
+def _footer(path: str, footer: bytes | None) -> pq.FileMetaData:
+    """A file's Parquet metadata, from its footer's bytes when the caller has read them already."""
+    if footer is not None:
+        return pq.read_metadata(pa.BufferReader(footer))
+    return storage.parquet_file(path).metadata
+
+
+@functools.lru_cache(maxsize=2)
+def footer_of(path: str, key: str) -> pq.FileMetaData:
+    """A big file's metadata, parsed once per worker process for all its units (a file of tiny row
+    groups has a footer of megabytes: each of its units parsed it again). ``key`` (the file's
+    identity) keeps a changed file from reusing an old footer."""
+    return storage.parquet_file(path).metadata
+
+
+def _cut_after(key: str, rows: int, span: int) -> bool:
+    """Whether a group of small files may end after this one: drawn from the file's key with chance
+    ``rows / span``, so where groups end depends on the files near the cut only (content-defined,
+    as rsync and backup tools cut streams; a minimum size keeps the parts from being tiny)."""
+    return int(key[:8], 16) < (rows / span) * 0x1_0000_0000

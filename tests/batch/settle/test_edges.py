@@ -1,0 +1,277 @@
+"""The settle job's edges, as a new user and an attacker meet them: a plain script, a folder holding
+anything (user files of any name, links into and out of it), input columns named like ours, empty
+tables, row groups bigger than a batch. Each test failed on the code before the fix it names."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from conftest import DATA, cli
+
+import cardbatch
+from cardbatch.batch.generate import generate_hands
+
+SAMPLE = str(DATA / "holdem_sample.parquet")
+
+
+def _tree(folder: Path) -> dict[str, bytes | str]:
+    """Every file (content) and link (target) below ``folder``, never through a link."""
+    out: dict[str, bytes | str] = {}
+    for here, dirs, names in os.walk(folder):
+        for name in dirs + names:
+            p = Path(here) / name
+            if p.is_symlink():
+                out[str(p.relative_to(folder))] = "-> " + os.readlink(p)
+            elif p.is_file():
+                out[str(p.relative_to(folder))] = p.read_bytes()
+    return out
+
+
+def test_a_plain_script_without_a_main_guard_settles_a_frame_bigger_than_a_batch(tmp_path):
+    """Row 1: the API spawned a process pool, so a script without ``if __name__ == "__main__":``
+    died with BrokenProcessPool. Now it runs in the caller's process."""
+    hands = generate_hands("holdem", 70_000, seed=3, bad_rate=0.02, tamper_rate=0.01).table
+    pq.write_table(hands, tmp_path / "h.parquet")
+    script = tmp_path / "s.py"
+    script.write_text(
+        textwrap.dedent(
+            """
+            import pyarrow.parquet as pq, cardbatch, multiprocessing
+            s = cardbatch.audit(pq.read_table("h.parquet"))
+            print(s.summary["rows_read"], s.results.num_rows + s.errors.num_rows, s.status)
+            print(len(multiprocessing.active_children()))
+            """
+        )
+    )
+    done = subprocess.run([sys.executable, "s.py"], cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    rows, total, status = done.stdout.split()[:3]
+    assert rows == total == "70000" and status == "3"
+    assert done.stdout.split()[3] == "0", "no worker process was started"
+
+
+def test_the_api_names_what_exists(tmp_path):
+    """Row 12: the summary named a deleted report and errors named a temporary input.parquet."""
+    hands = generate_hands("holdem", 300, seed=1, bad_rate=0.1).table
+    s = cardbatch.settle(hands)
+    assert "report" not in s.summary and "not_ours" not in s.summary
+    assert [i["path"] for i in s.summary["inputs"]] == ["the table (pyarrow.Table)"]
+    with pytest.raises(cardbatch.InputError, match=r"^the table \(pyarrow.Table\): column button must be an integer"):
+        cardbatch.settle(hands.set_column(hands.column_names.index("button"), "button", pa.array(["x"] * 300)))
+    given = cardbatch.settle(SAMPLE)
+    assert [i["path"] for i in given.summary["inputs"]] == [os.path.realpath(SAMPLE)]
+
+
+@pytest.mark.parametrize("rows", [0, 200])
+def test_empty_and_clean_tables_give_tables_with_the_files_columns(rows):
+    """Row 6: an empty table, or one with no bad row, gave results/errors with no columns at all."""
+    import polars as pl
+
+    hands = generate_hands("holdem", 200, seed=2, bad_rate=0.0).table.slice(0, rows)
+    s = cardbatch.settle(hands)
+    assert s.results.num_rows == rows and s.errors.num_rows == 0
+    assert s.results.column_names[:4] == ["hand_id", "score", "category", "payout"]
+    assert s.results.column_names[-1] == s.errors.column_names[-1] == "game"
+    assert s.errors.column_names[:3] == ["hand_id", "reason", "message"]
+    assert pl.from_arrow(s.errors).group_by("reason").len().height == 0
+
+
+def test_input_columns_named_like_ours_are_kept_in_extra(tmp_path):
+    """Row 5: ``reason``/``message`` crashed (a field twice); ``game_given``/``cards_text`` were
+    silently overwritten in errors/."""
+    hands = generate_hands("holdem", 400, seed=4, bad_rate=0.2).table
+    n = hands.num_rows
+    theirs = {
+        name: pa.array([f"{name} {i}" for i in range(n)])
+        for name in ("reason", "message", "game_given", "cards_text", "extra")
+    }
+    for name, values in theirs.items():
+        hands = hands.append_column(name, values)
+    path = tmp_path / "h.parquet"
+    pq.write_table(hands, path)
+    done = cli("settle", str(path), "--out", str(tmp_path / "out"), "--workers", "1")
+    assert done.returncode == 0, done.stderr
+    errors = pa.concat_tables(pq.read_table(p) for p in sorted((tmp_path / "out" / "errors").rglob("part-*.parquet")))
+    api = cardbatch.settle(hands).errors
+    for table in (errors, api):
+        assert table.num_rows > 0
+        ids = {h: i for i, h in enumerate(hands.column("hand_id").to_pylist())}
+        for row in table.select(["hand_id", "reason", "game_given", "cards_text", "extra"]).to_pylist():
+            i = ids[row["hand_id"]]
+            assert row["reason"] in cardbatch.batch.settle.rejects.CODE  # ours
+            assert row["game_given"] == "holdem" and row["cards_text"] is None  # the input game; no text cards
+            extra = json.loads(row["extra"])
+            assert {k: extra[k] for k in theirs} == {k: f"{k} {i}" for k in theirs}
+
+
+def _archive(tmp_path: Path) -> tuple[Path, dict[str, bytes | str]]:
+    """Another run's output folder, outside ``--out``: part files named as this run's will be."""
+    archive = tmp_path / "archive"
+    assert cli("settle", SAMPLE, "--out", str(archive), "--workers", "1").returncode == 0
+    return archive, _tree(archive)
+
+
+@pytest.mark.parametrize("mode", ["resume", "overwrite"])
+def test_links_in_the_output_are_never_followed(tmp_path, mode):
+    """Row 4: a link to an archive inside --out was followed and its part files deleted."""
+    archive, before = _archive(tmp_path)
+    out = tmp_path / "out"
+    (out / "results").mkdir(parents=True)
+    (out / "results" / "game=holdem_monday").symlink_to(archive / "results" / "game=holdem")
+    (out / "errors").mkdir()
+    (out / "errors" / "old.parquet").symlink_to(next((archive / "errors" / "game=holdem").glob("part-*.parquet")))
+    for _ in range(2):
+        done = cli("audit", SAMPLE, "--out", str(out), "--mode", mode, "--workers", "1")
+        assert done.returncode == 3, done.stderr
+        assert _tree(archive) == before
+        summary = json.loads(done.stdout)
+        assert sorted(summary["not_ours"]) == sorted(
+            [str(out / "errors" / "old.parquet"), str(out / "results" / "game=holdem_monday")]
+        )
+        assert (out / "_SUCCESS").exists()
+
+
+def test_a_link_where_cardbatch_writes_is_refused_before_anything_changes(tmp_path):
+    """Row 4: ``results/game=holdem`` pointing at another run's folder had its parts replaced."""
+    archive, before = _archive(tmp_path)
+    out = tmp_path / "out"
+    (out / "results").mkdir(parents=True)
+    (out / "results" / "game=holdem").symlink_to(archive / "results" / "game=holdem")
+    mine = _tree(out)
+    done = cli("settle", SAMPLE, "--out", str(out), "--mode", "overwrite")
+    assert done.returncode == 2 and "symbolic link" in done.stderr and "results/game=holdem" in done.stderr
+    assert _tree(archive) == before and _tree(out) == mine
+
+
+def test_a_users_parquet_in_results_does_not_break_the_report(tmp_path):
+    """Row 2: the report read every Parquet file under results/, and a user's exited 1."""
+    out = tmp_path / "out"
+    notes = out / "results" / "game=holdem" / "my_notes.parquet"
+    notes.parent.mkdir(parents=True)
+    pq.write_table(pa.table({"note": ["keep me"]}), notes)
+    content = notes.read_bytes()
+    for _ in range(2):
+        done = cli("audit", SAMPLE, "--out", str(out), "--workers", "1")
+        assert done.returncode == 3, done.stderr
+        summary = json.loads((out / "summary.json").read_text())
+        assert summary["mismatches"] > 0 and summary["report"].endswith("report.html")
+        assert (out / "_SUCCESS").exists() and notes.read_bytes() == content
+        assert summary["not_ours"] == [str(notes)]
+
+
+def test_a_part_like_name_in_a_folder_without_a_manifest_is_the_users(tmp_path):
+    """Row 3: output "from before manifests" was recognised by name, so a user's file named like a part
+    was deleted."""
+    out = tmp_path / "out"
+    theirs = out / "results" / "game=holdem" / "part-aaaaaaaaaaaa-00000.parquet"
+    json_like = out / "_parts" / "part-bbbbbbbbbbbb-00000.json"
+    for p in (theirs, json_like):
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text("the user's")
+    done = cli("settle", SAMPLE, "--out", str(out), "--mode", "overwrite", "--workers", "1")
+    assert done.returncode == 0, done.stderr
+    assert theirs.read_text() == json_like.read_text() == "the user's"
+    assert sorted(json.loads(done.stdout)["not_ours"]) == sorted([str(json_like), str(theirs)])
+
+
+def test_a_users_file_where_a_part_of_this_run_goes_is_refused(tmp_path):
+    """A copy of another run's part, under the very name this run writes, is the user's: the run
+    refuses (exit 2) instead of replacing it."""
+    archive, _ = _archive(tmp_path)
+    out = tmp_path / "out"
+    part = next((archive / "results" / "game=holdem").glob("part-*.parquet"))
+    mine = out / "results" / "game=holdem" / part.name
+    mine.parent.mkdir(parents=True)
+    mine.write_text("the user's copy")
+    done = cli("settle", SAMPLE, "--out", str(out), "--workers", "1")
+    assert done.returncode == 2 and "did not write" in done.stderr
+    assert mine.read_text() == "the user's copy" and not (out / "summary.json").exists()
+
+
+def test_a_users_summary_in_a_new_folder_is_refused(tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "summary.json").write_text("mine")
+    done = cli("settle", SAMPLE, "--out", str(out))
+    assert done.returncode == 2 and "summary.json" in done.stderr
+    assert (out / "summary.json").read_text() == "mine"
+
+
+def _big_group(path: Path, rows: int) -> None:
+    pq.write_table(generate_hands("holdem", rows, seed=5, bad_rate=0.02).table, path, row_group_size=rows)
+
+
+def test_a_row_group_bigger_than_a_batch_is_cut_into_parts(tmp_path):
+    """Row 10: each row group was one unit and one part, whatever its size: an interrupted run kept
+    nothing of it. Now a part per --batch-rows rows, each finished on its own, resumed exactly."""
+    path = tmp_path / "h.parquet"
+    _big_group(path, 12_000)
+    fresh = tmp_path / "fresh"
+    done = cli("settle", str(path), "--out", str(fresh), "--batch-rows", "5000", "--workers", "1")
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(done.stdout)
+    assert summary["parts"] == 3 and [p["rows"] for p in summary["timings"]["parts"]] == [5000, 5000, 2000]
+    out = tmp_path / "out"
+    assert cli("settle", str(path), "--out", str(out), "--batch-rows", "5000", "--workers", "1").returncode == 0
+    gone = sorted((out / "_parts").glob("part-*.json"))[1]  # as if the run had stopped before its last two
+    gone.unlink()
+    for p in (out / "results").rglob(gone.stem + ".parquet"):
+        p.unlink()
+    again = cli("settle", str(path), "--out", str(out), "--batch-rows", "5000", "--workers", "1")
+    assert again.returncode == 0 and json.loads(again.stdout)["parts_reused"] == 2
+    for kind in ("results", "errors"):
+        assert {p.name: p.read_bytes() for p in (out / kind).rglob("part-*")} == {
+            p.name: p.read_bytes() for p in (fresh / kind).rglob("part-*")
+        }
+
+
+@pytest.mark.slow
+def test_sigterm_in_a_row_group_of_a_million_rows_keeps_its_finished_parts(tmp_path):
+    """Row 10, as a user met it: generate's default output (row groups of 1,048,576 rows), SIGTERM
+    mid-run; the rerun reuses the finished parts and its output equals a fresh run's."""
+    import signal
+    import time
+
+    path = tmp_path / "h.parquet"
+    _big_group(path, 400_000)
+    out = tmp_path / "out"
+    args = [sys.executable, "-m", "cardbatch", "settle", str(path), "--out", str(out), "--workers", "1", "-q"]
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 300
+    while not list((out / "_parts").glob("part-*.json")) and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(60) == 143
+    kept = len(list((out / "_parts").glob("part-*.json")))
+    assert 1 <= kept < 7
+    again = subprocess.run(args[:-1], capture_output=True, text=True, timeout=600)
+    assert again.returncode == 0 and json.loads(again.stdout)["parts_reused"] == kept
+    fresh = tmp_path / "fresh"
+    assert cli("settle", str(path), "--out", str(fresh), "--workers", "1").returncode == 0
+    for kind in ("results", "errors"):
+        assert {p.name: p.read_bytes() for p in (out / kind).rglob("part-*")} == {
+            p.name: p.read_bytes() for p in (fresh / kind).rglob("part-*")
+        }
+
+
+def test_the_human_line_and_progress_say_what_ran(tmp_path):
+    """Row 12: audit's progress said "cardbatch settle:", "output in audit//", "on 1 workers", and
+    tied reasons changed order between runs."""
+    out = str(tmp_path / "audit") + "/"
+    done = cli("audit", SAMPLE, "--out", out, "--workers", "1", "--verbose")
+    assert done.returncode == 3
+    assert "cardbatch audit: 3,000/3,000 rows" in done.stderr and "cardbatch settle:" not in done.stderr
+    assert f"output in {out} (" in done.stderr and "//" not in done.stderr
+    page = (tmp_path / "audit" / "report.html").read_text()
+    assert "on 1 worker." in page
+    counts = json.loads(done.stdout)["rejected_by_reason"]
+    said = done.stderr.splitlines()[-1].split(" rejected (")[1].split(")")[0]
+    assert [r.split()[0] for r in said.split(", ")] == sorted(counts, key=lambda r: (-counts[r], r))
