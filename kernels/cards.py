@@ -130,6 +130,39 @@ def parse(texts: ArrayLike) -> np.ndarray:
     return cards[0] if single else cards
 
 
+UNREADABLE = 254  # what :func:`parse_each` gives every card of a string that is not whole, known cards
+
+
+def parse_each(texts: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
+    """Cards from N strings of any lengths, without raising: ``uint8[N, w]`` (255 after each string's
+    cards) and each string's card count (half its length once normalised, rounded down).
+
+    The spellings :func:`parse` takes (spaces are dropped); a string that is not a whole number of
+    cards, or holds one that is unknown, is :data:`UNREADABLE` in each of its positions, so that a
+    batch can keep its row and count its cards as unknown (:func:`parse` raises instead).
+
+    >>> codes, counts = parse_each(["AsKd 2c", "AsX", ""])
+    >>> codes.tolist(), counts.tolist()
+    ([[51, 44, 1], [254, 255, 255], [255, 255, 255]], [3, 1, 0])
+    """
+    if not isinstance(texts, str) and np.size(texts) == 0:  # no string (an empty list is no dtype's)
+        return np.zeros((0, 0), np.uint8), np.zeros(0, np.int64)
+    arr, _ = _as_text(texts)
+    data, lengths = _normalised(arr)
+    counts = (lengths // 2).astype(np.int64)
+    w = int(counts.max())
+    data = np.minimum(data[:, : 2 * w], 255).astype(np.uint8)
+    ranks = RANK_OF[data[:, 0::2]]
+    suits = SUIT_OF[data[:, 1::2]]
+    cards = (ranks << 2) | suits
+    dash = (data[:, 0::2] == ord("-")) & (data[:, 1::2] == ord("-"))
+    inside = np.arange(w) < counts[:, None]
+    bad = (((ranks == 255) | (suits == 255)) & ~dash & inside).any(axis=1) | (lengths % 2 == 1)
+    cards[dash | ~inside] = NO_CARD
+    cards[bad[:, None] & inside] = UNREADABLE
+    return cards, counts
+
+
 def format(cards: ArrayLike) -> Any:  # noqa: A001 - a stable public name
     """Text of cards, the inverse of :func:`parse`.
 

@@ -19,8 +19,9 @@ model lets a seat act on its final hand on every street: crude, but it is
 what makes weak hands fold more, and it is the same in the fit.
 
 :func:`fit` estimates every parameter from hands in the settle format
-(``cards``, ``contrib`` or ``contrib_street``, ``folded``; ``stack``, the
-seat's chips before the hand, where the log has it):
+(``cards``, as codes or text in any of its encodings, ``contrib`` or
+``contrib_street``, ``folded``; ``stack``, the seat's chips before the hand,
+where the log has it):
 
 - the street a folded seat folded on: the first whose contribution is below
   the street's call level (the most a seat put in that street while keeping
@@ -53,6 +54,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from cardbatch.batch.io import lists
+from cardbatch.batch.io.columns import is_text
+from cardbatch.kernels import cards as kcards
 from cardbatch.kernels import decks as kdecks
 from cardbatch.kernels import holdem, threecard
 
@@ -134,6 +137,44 @@ def quartiles(values: np.ndarray, game: str, rules: str) -> np.ndarray:
     return np.where(values < 0, -1, q)
 
 
+def _parsed(texts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`cardbatch.kernels.cards.parse_each` of ``texts``, each distinct string parsed once."""
+    unique, index = np.unique(texts, return_inverse=True)
+    codes, counts = kcards.parse_each(unique)
+    return codes[index.reshape(-1)], counts[index.reshape(-1)]
+
+
+def _strings(arr: pa.Array) -> np.ndarray:
+    """A string column's values as numpy ``str`` (a null as "": :func:`lists.missing_rows` flags its row)."""
+    if pa.types.is_dictionary(arr.type):
+        arr = arr.dictionary_decode()
+    texts: np.ndarray = pc.fill_null(arr, "").to_numpy(zero_copy_only=False).astype(str)
+    return texts
+
+
+def card_parts(col: pa.Array | pa.ChunkedArray, per: int, least: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(codes, starts, lengths)`` of a card column in any of the formats' encodings, as
+    :func:`lists.list_parts` gives an integer list column: integer lists as they are; text, one
+    string of ``per`` cards per seat or one string per row, as codes (a seat's string of another
+    length, or any text that is not cards, as codes that are no card: 254, as settle reads it). A text
+    row shorter than ``least`` cards is padded with 255, cards never dealt (a board's text)."""
+    arr = lists.combined(col)
+    if is_text(arr.type):  # one string per row
+        codes, counts = _parsed(_strings(arr))
+        width = max(codes.shape[1], least)
+        padded = np.full((len(arr), width), kcards.NO_CARD, np.uint8)
+        padded[:, : codes.shape[1]] = codes
+        return padded.reshape(-1), np.arange(len(arr), dtype=np.int64) * width, np.maximum(counts, least)
+    values, starts, lengths = lists.list_parts(arr)
+    if values.dtype.kind not in "OUS":
+        return values, starts, lengths
+    codes, counts = _parsed(values.astype(str))  # one string per seat
+    seats = np.full((len(values), per), kcards.UNREADABLE, np.uint8)
+    whole = counts == per
+    seats[whole] = codes[whole, :per]
+    return seats.reshape(-1), starts * per, lengths * per
+
+
 @dataclasses.dataclass
 class _Log:
     """Recorded hands as padded arrays: ``[N, S]`` per seat, ``contrib`` ``[N, K, S]``."""
@@ -157,16 +198,16 @@ def _read_log(table: pa.Table, game: str, rules: str) -> tuple[_Log | None, np.n
     bad = np.zeros(table.num_rows, bool)
     for name in names:
         bad |= lists.missing_rows(table.column(name))
-    fold_v, fold_s, n = lists.list_parts(table.column("folded"))
-    card_v, card_s, card_n = lists.list_parts(table.column("cards"))
     per = 3 if game == "zjh" else 2
+    fold_v, fold_s, n = lists.list_parts(table.column("folded"))
+    card_v, card_s, card_n = card_parts(table.column("cards"), per)
     bad |= (n < 2) | (card_n != per * n)
     chips, chip_s, chip_n, big = lists.int_list_parts(table.column(street_col), street_col)
     streets = chip_n // np.maximum(n, 1)
     K = int(np.max(streets[~bad], initial=1))
     bad |= big | (chip_n != K * n)
     if game == "holdem":
-        board_v, board_s, board_n = lists.list_parts(table.column("board"))
+        board_v, board_s, board_n = card_parts(table.column("board"), 1, least=5)
         bad |= board_n != 5
     if "stack" in table.column_names:
         stack_v, stack_s, stack_n, big = lists.int_list_parts(table.column("stack"), "stack")
@@ -209,6 +250,7 @@ def _read_log(table: pa.Table, game: str, rules: str) -> tuple[_Log | None, np.n
 def fit(table: pa.Table, game: str, rules: str, base: int, source: str) -> tuple[Behaviour, dict[str, Any]]:
     """Fit the model to recorded hands of ``game`` (rows of other games and rows that cannot be read
     whole are left out and counted, see :func:`_read_log`); returns the model and what the fit saw."""
+    table = lists.without_views(table)  # a Polars frame's string and list views, read as plain ones
     if "game" in table.column_names:
         table = table.filter(pc.equal(pc.cast(table.column("game"), pa.string()), game))
     needed = ["folded", "cards", "contrib_street" if "contrib_street" in table.column_names else "contrib"]

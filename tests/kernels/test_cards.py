@@ -180,3 +180,17 @@ def test_the_batch_column_reader_follows_the_same_rules(texts, k):
 def test_an_embedded_nul_is_not_padding():
     with pytest.raises(ValueError, match="row 0"):
         cards.parse(["A\x00s"])
+
+
+@given(st.lists(st.lists(_PIECES, max_size=12).map("".join), max_size=8))
+def test_parse_each_follows_the_same_rules_without_raising(texts):
+    """parse_each (strings of any lengths, never raising) against the reference, row by row: a row the
+    reference reads gets its codes, then 255; any other is UNREADABLE in each of its half-length's
+    positions; the count is half the normalised length, rounded down."""
+    codes, counts = cards.parse_each(texts)
+    assert codes.shape[0] == counts.shape[0] == len(texts)
+    for text, row, count in zip(texts, codes.tolist(), counts.tolist()):
+        n = len(_normalised(text)) // 2
+        want = _reference_parse(text) if text else []
+        assert count == n
+        assert row == (want if want is not None else [cards.UNREADABLE] * n) + [255] * (codes.shape[1] - n)

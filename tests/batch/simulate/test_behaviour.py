@@ -4,6 +4,7 @@ it was written with."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from pathlib import Path
@@ -16,6 +17,7 @@ from conftest import TEST_DATA, cli
 
 from cardbatch.batch.simulate import behaviour as bh
 from cardbatch.batch.simulate.job import Room, simulate
+from cardbatch.kernels import cards as kcards
 
 
 def _truth(streets: int) -> bh.Behaviour:
@@ -224,3 +226,106 @@ def test_null_elements_other_widths_and_int64s_limit(log):
     huge = with_row(huge, "stack", 1, lambda c: [2**63 - 1] * len(c), pa.uint64())
     _, seen = bh.fit(huge, game, room.rules, room.base, "x")
     assert seen["rows_left_out"] == 2 and seen["hands"] == t.num_rows - 2
+
+
+def _fit_without_source(table, game, room):
+    model, seen = bh.fit(table, game, room.rules, room.base, "x")
+    return dataclasses.replace(model, source=""), seen
+
+
+def _texts(codes: np.ndarray) -> list[str]:
+    return kcards.format(codes.astype(np.uint8)).tolist()
+
+
+def _cards_as_text(table: pa.Table, per: int, layout: str) -> pa.Table:
+    """``table`` with its integer ``cards`` as text: one string per seat (``seat``), or one per hand
+    with the seats apart by spaces (``hand``) or run together in other spellings (``spelled``: lower
+    case, 10 for T, suit symbols)."""
+    cards = table.column("cards").combine_chunks()
+    seats = _texts(cards.values.to_numpy(zero_copy_only=False).reshape(-1, per))
+    offsets = (cards.offsets.to_numpy() // per).tolist()
+    rows = [seats[a:b] for a, b in zip(offsets[:-1], offsets[1:])]
+    if layout == "seat":
+        text = pa.array(rows, pa.list_(pa.string()))
+    elif layout == "hand":
+        text = pa.array([" ".join(r) for r in rows], pa.large_string())
+    else:
+        spelled = ["".join(r).lower().replace("t", "10").replace("s", "♠").replace("h", "♥") for r in rows]
+        text = pa.array(spelled).dictionary_encode()
+    return table.set_column(table.schema.get_field_index("cards"), "cards", text)
+
+
+@pytest.mark.parametrize("layout", ["seat", "hand", "spelled"])
+def test_text_cards_fit_as_the_same_hands_in_integer_codes(log, layout):
+    """Every text encoding of the formats (a string per seat, a string per hand, any spelling the
+    codec takes) fits exactly the model the integer codes of the same hands fit (the code of the
+    session's start raised "expected a list column, got string", or left every hand out); a seat's
+    text that is not cards counts as unknown cards, as a code above 51 does."""
+    game, room, _, path, _ = log
+    per = 3 if game == "zjh" else 2
+    t = pq.read_table(path).slice(0, 6000)
+    if game == "holdem":  # the board as one string
+        board = t.column("board").combine_chunks()
+        as_text = pa.array(_texts(board.values.to_numpy(zero_copy_only=False).reshape(-1, 5)))
+        text_board = t.set_column(t.schema.get_field_index("board"), "board", as_text)
+    else:
+        text_board = t
+    expect = _fit_without_source(t, game, room)
+    assert expect[1]["hands"] == 6000 and expect[1]["seats_with_known_cards"] == 1
+    assert _fit_without_source(_cards_as_text(text_board, per, layout), game, room) == expect
+    # the second seat of the first 200 rows unreadable: seats of unknown cards, as codes 254 are
+    codes = t.column("cards").to_pylist()
+    texts = _cards_as_text(text_board, per, "seat").column("cards").to_pylist()
+    for row in range(200):
+        codes[row][per : 2 * per] = [254] * per
+        texts[row][1] = ("Xx", "A", "AsKd7c9h")[row % 3]  # not cards, not one card, too many cards
+    unknown = t.set_column(t.schema.get_field_index("cards"), "cards", pa.array(codes, pa.list_(pa.uint8())))
+    expect = _fit_without_source(unknown, game, room)
+    garbled = text_board.set_column(text_board.schema.get_field_index("cards"), "cards", pa.array(texts))
+    assert expect[1]["seats_with_known_cards"] < 1
+    assert _fit_without_source(garbled, game, room) == expect
+
+
+@pytest.mark.parametrize("game", ["zjh", "holdem"])
+def test_the_command_fits_a_text_card_log_from_generate_as_its_integer_twin(tmp_path, game):
+    """``cardbatch generate --text-cards`` writes the same hands as without it (Hold'em: a shorter board
+    string where the integer board has 255); ``simulate --behaviour-from`` fits the same figures from
+    either file (the code of the session's start: exit 1 "internal error", or exit 2 with no hand)."""
+    summaries = []
+    for name, text in (("codes", ()), ("text", ("--text-cards",))):
+        log_path = tmp_path / f"{name}.parquet"
+        args = ("--hands", "8000", "--seed", "5") + (("--streets",) if game == "holdem" else ())
+        made = cli("generate", "--game", game, *args, *text, "--out", str(log_path), "-q")
+        assert made.returncode == 0, made.stderr
+        out = tmp_path / name
+        res = cli(
+            *["simulate", "--game", game, "--players", "300", "--rounds", "2", "--tables-per-round", "30"],
+            *["--base", "20", "--behaviour-from", str(log_path), "--out", str(out), "-q"],
+        )
+        assert res.returncode == 0, res.stderr
+        summary = json.loads((out / "summary.json").read_text())
+        summaries.append((summary["behaviour"] | {"source": ""}, summary["behaviour_fit"], summary["rounds"]))
+    types = pq.read_schema(tmp_path / "text.parquet")
+    assert pa.types.is_list(types.field("cards").type) and types.field("cards").type.value_type == pa.string()
+    assert game == "zjh" or types.field("board").type == pa.string()
+    assert summaries[0][1]["hands"] > 7000  # most rows fit
+    assert summaries[1] == summaries[0]
+
+
+def test_a_polars_frame_fits_as_its_parquet_file_does(log):
+    """A Polars frame (string views, large lists) given to ``cardbatch.simulate(behaviour_from=...)``
+    fits the model its Parquet file fits, with integer or text cards (the code of the session's start
+    raised ArrowNotImplementedError for the string views)."""
+    pl = pytest.importorskip("polars")
+    import cardbatch
+
+    game, room, _, path, _ = log
+    per = 3 if game == "zjh" else 2
+    t = pq.read_table(path).slice(0, 4000)
+    expect = bh.fit(t, game, room.rules, room.base, "x")[0].describe() | {"source": ""}
+    small = dict(game=game, players=200, rounds=1, tables_per_round=20, base=room.base, rules=room.rules)
+    for table in (t, _cards_as_text(t, per, "seat"), _cards_as_text(t, per, "hand")):
+        frame = pl.from_arrow(table)
+        s = cardbatch.simulate(behaviour_from=frame, **small)
+        assert s.summary["behaviour"] | {"source": ""} == expect
+        assert s.summary["behaviour_fit"]["hands"] == 4000
