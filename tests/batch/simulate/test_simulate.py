@@ -114,3 +114,20 @@ def test_command_writes_outputs(tmp_path):
         png = (tmp_path / "economy.png").read_bytes()
         assert png[:8] == b"\x89PNG\r\n\x1a\n"
         assert (int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")) == (1700, 950)
+
+
+def test_the_dataframe_api_refuses_empty_rooms_and_rooms_beside_a_room():
+    """``cardbatch.simulate(rooms={})`` is a ValueError saying so (the code of the session's start
+    played a default room instead), as are rooms given together with a room or its flags (it dropped
+    the room silently)."""
+    import cardbatch
+
+    with pytest.raises(ValueError, match="rooms is empty"):
+        cardbatch.simulate(rooms={})
+    one = {"a": Room(players=60, rounds=1, tables_per_round=5)}
+    with pytest.raises(ValueError, match="give rooms, or a Room"):
+        cardbatch.simulate(Room(players=80, rounds=1, tables_per_round=5), rooms=one)
+    with pytest.raises(ValueError, match="give rooms, or a Room"):
+        cardbatch.simulate(rooms=one, players=80)
+    s = cardbatch.simulate(rooms=one)
+    assert s.players.num_rows == 60 and s.summary["tables"] == 5
