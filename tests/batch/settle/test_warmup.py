@@ -14,6 +14,7 @@ import textwrap
 from pathlib import Path
 
 import pyarrow as pa
+import pytest
 import pyarrow.parquet as pq
 from conftest import ROOT, SAMPLES
 
@@ -121,3 +122,29 @@ def test_a_small_run_takes_the_serial_builds_and_a_big_one_the_parallel(tmp_path
     a = pq.read_table(tmp_path / "small" / "results")
     b = pq.read_table(tmp_path / "big" / "results")
     assert a.sort_by("hand_id").equals(b.sort_by("hand_id"))
+
+
+@pytest.mark.slow
+def test_the_warm_up_compiles_the_dead_money_kernel_when_the_first_rows_have_none(tmp_path):
+    """An imported log has a ``dead`` column whose first hands rarely hold dead money: the warm-up
+    compiled only what those rows reach, and the run then compiled the dead-money kernel inside its
+    first part (13 s of an 18-hand audit), with ``compile_ahead`` saying nothing was compiled."""
+    from cardbatch.batch.generate import generate_hands
+
+    table = generate_hands("holdem", 400, seed=9).table
+    contrib = table.column("contrib").to_pylist()
+    dead = [[0] * len(c) if i < 200 else [min(1, c[0])] + [0] * (len(c) - 1) for i, c in enumerate(contrib)]
+    path = tmp_path / "imported.parquet"
+    pq.write_table(table.append_column("dead", pa.array(dead, pa.list_(pa.int64()))), path)
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
+    proc = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(COUNT_COMPILES), str(tmp_path / "out"), str(path)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+    )
+    assert proc.returncode == 0, proc.stderr
+    got = json.loads(proc.stdout.splitlines()[-1])
+    assert got["ahead"]["compiled"] is True
+    assert got["compiled"] == [], got["compiled"]
