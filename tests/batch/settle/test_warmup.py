@@ -14,8 +14,8 @@ import textwrap
 from pathlib import Path
 
 import pyarrow as pa
-import pytest
 import pyarrow.parquet as pq
+import pytest
 from conftest import ROOT, SAMPLES
 
 from cardbatch.batch.settle.warmup import HEAD_ROWS, heads
