@@ -26,7 +26,7 @@ from cardbatch.batch.io.errors import InputError
 from cardbatch.batch.io.jobs import RunOptions, Summary
 from cardbatch.batch.io.progress import progress
 from cardbatch.kernels import decks as kdecks
-from cardbatch.kernels import holdem, ranking, readable, threecard
+from cardbatch.kernels import ranking, readable, threecard
 
 SLICE = 1 << 20
 DECK = 52  # cards in a deck: every row of --in holds them all, once each
@@ -36,8 +36,10 @@ PLOT_MISSING = "skipped: matplotlib is not installed (pip install 'cardbatch[plo
 def _dealt_cards(deck_rows: np.ndarray, game: str, players: int) -> dict[str, pa.Array]:
     if game == "zjh":
         return {"hands": fixed_size_list(deck_rows[:, kdecks.zjh_positions(players).reshape(-1)])}
-    hole, board = kdecks.holdem_positions(players)
-    return {"hands": fixed_size_list(deck_rows[:, hole.reshape(-1)]), "board": fixed_size_list(deck_rows[:, board])}
+    if game == "holdem":
+        hole, board = kdecks.holdem_positions(players)
+        return {"hands": fixed_size_list(deck_rows[:, hole.reshape(-1)]), "board": fixed_size_list(deck_rows[:, board])}
+    raise ValueError(f"game must be zjh or holdem, got {game!r}")
 
 
 def _names(codes: np.ndarray, names: tuple[str, ...]) -> pa.DictionaryArray:
@@ -61,7 +63,7 @@ def ranking_table(
     if deck_rows is not None:
         dealt = _dealt_cards(deck_rows, game, players)
         cols.update(dealt)
-        per = 2 if game == "holdem" else 3
+        per = readable.cards_per_seat(game)
         hands = dealt["hands"].flatten().to_numpy().reshape(len(rows), players * per)  # widths given: 0 rows too
         cols["hands_text"] = pa.array(readable.cards_text(hands, per), pa.string())
         if game == "holdem":
@@ -396,7 +398,7 @@ class _Shown:
         ax.axis("off")
 
         def describe(v: Any) -> str:
-            return holdem.describe(int(v)) if a.game == "holdem" else threecard.describe(int(v), a.rules)
+            return readable.describe(int(v), a.game, a.rules)
 
         by_margin = a.by == "margin"
         rows = [

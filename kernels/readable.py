@@ -22,17 +22,36 @@ from .cards import RANKS, SUITS
 
 _CARD_TEXT = np.array([RANKS[c >> 2] + SUITS[c & 3] for c in range(52)] + ["??"] * 204, dtype=object)
 
+GAMES = ("holdem", "zjh")  # the games these forms know; any other name is a ValueError, never a borrowed rule
+
+
+def _known(game: str) -> str:
+    """``game`` if it is one of :data:`GAMES`, else a ``ValueError`` naming it."""
+    if game not in GAMES:
+        raise ValueError(f"game must be one of {', '.join(GAMES)}, got {game!r}")
+    return game
+
 
 def category_names(game: str, rules: str | threecard.Rules = "zjh") -> tuple[str, ...]:
     """The category names of ``game``, indexed by the category codes its evaluator returns."""
-    if game == "holdem":
+    if _known(game) == "holdem":
         return holdem.CATEGORY_NAMES
     return threecard.category_names(rules)
 
 
 def categories(values: np.ndarray, game: str, rules: str | threecard.Rules = "zjh") -> np.ndarray:
     """Category code of each value (``uint8``)."""
-    return holdem.category_of(values) if game == "holdem" else threecard.category_of(values, rules)
+    return holdem.category_of(values) if _known(game) == "holdem" else threecard.category_of(values, rules)
+
+
+def describe(value: int, game: str, rules: str | threecard.Rules = "zjh") -> str:
+    """One value of ``game`` in words (``"Pair of Kings"``)."""
+    return holdem.describe(value) if _known(game) == "holdem" else threecard.describe(value, rules)
+
+
+def cards_per_seat(game: str) -> int:
+    """The hole cards a seat of ``game`` is dealt."""
+    return 2 if _known(game) == "holdem" else 3
 
 
 @functools.lru_cache(maxsize=16)
@@ -48,7 +67,7 @@ def _three_card_classes(rules: threecard.Rules) -> np.ndarray:
 def hand_class(values: np.ndarray, game: str, rules: str | threecard.Rules = "zjh") -> np.ndarray:
     """``int32`` class of each value, higher = better: 1 .. 7,462 for Hold'em, 1 .. the number of
     distinct values for a three-card rule set."""
-    if game == "holdem":
+    if _known(game) == "holdem":
         return (7463 - holdem.dense_rank(values).astype(np.int32)).astype(np.int32)
     return _three_card_classes(threecard.rules_of(rules))[np.asarray(values)]
 

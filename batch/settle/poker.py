@@ -275,12 +275,14 @@ def _assemble(
     if game == "holdem":
         score_type = pa.uint32()
         flat_category = (flat_score >> 20).astype(np.uint8)
-    else:
+    elif game == "zjh":
         score_type = pa.int64()
         flat_category = np.zeros(flat_score.shape, np.uint8)
         shown = flat_score > 0
         if shown.any():
             flat_category[shown] = threecard.category_of(flat_score[shown], rules)
+    else:  # a game without categories of its own never borrows another's
+        raise ValueError(f"settle: no hand categories for game {game!r} (holdem, zjh)")
     flat_payout = gather_flat(payout, offsets, g)
     flat_contrib = gather_flat(h.contrib_total, offsets, g)
     kept_rake = rake if g is None else rake[g]

@@ -20,7 +20,7 @@ from ..reasons import REASONS
 from ..threecard import rules_of
 from ..threecard import trips_floor as trips_floor_of
 from .driver import settle_rows_kernel, settle_standard_kernel, settle_streets_kernel
-from .policies import POLICIES, KernelRules, Policy
+from .policies import POLICIES, KernelRules, Policy, per_street_code
 
 MAX_SEATS = 64
 OddChips = Literal["button", "first_winner"]
@@ -288,7 +288,8 @@ def settle_detailed(
             if rows.size:  # a kernel of its own, compiled only when some table has dead chips
                 settle_rows_kernel(tables, rules, (payout, status, rake, npots), pot_out, rows)
     else:
-        settle_streets_kernel(np.int64(opts.policy), tables, rules, (payout, status, rake, npots), pot_out)
+        code = per_street_code(opts.policy)  # a ValueError for a policy without a per-street rule
+        settle_streets_kernel(code, tables, rules, (payout, status, rake, npots), pot_out)
     if raise_on_error and status.any():
         t = int(np.flatnonzero(status)[0])
         raise ValueError(

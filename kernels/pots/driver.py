@@ -23,7 +23,7 @@ from numba import njit, prange
 
 from ..reasons import BAD_BUTTON, BAD_DEAD_MONEY, DEAD_MONEY_POLICY, NEGATIVE_CONTRIB, NO_LIVE_SEAT, OK
 from ..twins import twin
-from .policies import standard, standard_dead, street
+from .policies import HYBRID, PRESENCE, RATIO_RANK, standard, standard_dead, street
 from .winners import hand_winners
 
 CHUNK = 256  # tables per parallel task: scratch is allocated once per chunk
@@ -217,7 +217,13 @@ def settle_rows_kernel(tables, rules, results, pot_out, rows):
 @njit(cache=True, parallel=True)
 def settle_streets_kernel(policy, tables, rules, results, pot_out):
     """Settle every table street by street under ``PRESENCE``, ``RATIO_RANK`` or ``HYBRID``;
-    ``contrib[T, K, S]``. Scratch and arguments as :func:`settle_standard_kernel`."""
+    ``contrib[T, K, S]``. Scratch and arguments as :func:`settle_standard_kernel`. Any other
+    ``policy`` code is a ``ValueError`` before any table (raised here, outside the parallel loop,
+    which a raise inside would make serial)."""
+    if policy != PRESENCE and policy != RATIO_RANK and policy != HYBRID:
+        raise ValueError(
+            "settle_streets_kernel: not a per-street policy code (presence 1, ratio_rank 2, hybrid 3)", policy
+        )
     contrib, live, score, button, special, _, dead = tables
     use_special, trips_floor, _, _, _, _, _, _, detail = rules
     payout, status, rake, npots = results

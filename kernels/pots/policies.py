@@ -59,6 +59,16 @@ class Policy(enum.IntEnum):
 POLICIES = tuple(p.name.lower() for p in Policy)  # ("standard", "presence", "ratio_rank", "hybrid")
 # plain ints for the kernels: numba freezes module globals as compile-time constants
 STANDARD, PRESENCE, RATIO_RANK, HYBRID = (int(p) for p in Policy)
+PER_STREET = {"presence": PRESENCE, "ratio_rank": RATIO_RANK, "hybrid": HYBRID}  # what :func:`street` settles
+
+
+def per_street_code(policy: Policy | str) -> np.int64:
+    """The code :func:`street` (and the per-street kernel) takes for ``policy``, a :class:`Policy` or
+    its name; ``ValueError`` naming any other value, so that no policy is settled by another's rule."""
+    name = policy.name.lower() if isinstance(policy, Policy) else policy
+    if name not in PER_STREET:
+        raise ValueError(f"{policy!r} is not a per-street policy (one of {', '.join(PER_STREET)})")
+    return np.int64(PER_STREET[name])
 
 
 @njit(cache=True, inline="always")
@@ -191,7 +201,8 @@ def street(
 
     ``total``: the street's chips. ``ratio_rank`` shares the whole street, so
     unless its pots are wanted (``detail``) or it has orphan layers, it only
-    counts them.
+    counts them. Each policy's rule is named by its own branch; another code
+    never gets here (:func:`per_street_code` and the kernel refuse it first).
     """
     use_special, trips_floor, unit, first_winner, refund, _, _, _, detail = rules
     S = c.shape[0]
@@ -200,7 +211,7 @@ def street(
         npots = layer(c, live, score, special, False, 0, False, lo, hi, amt, mask, best, kind)
         # an orphan layer is the layer's problem under presence, the street's under the other two:
         # they hand it to the street's best live contributors, so only a street with none is invalid
-        street_scoped = policy != PRESENCE and _live_contributors(c, live) != 0
+        street_scoped = (policy == RATIO_RANK or policy == HYBRID) and _live_contributors(c, live) != 0
         for p in range(npots):
             pot_won[p] = 0
             if kind[p] == POT_ORPHAN and not street_scoped:
@@ -268,7 +279,7 @@ def street(
         if back < amt[p]:
             if policy == PRESENCE:
                 split_equal(amt[p] - back, best_of(mask[p], score), button, unit, first_winner, out)
-            else:
+            elif policy == HYBRID:
                 folded_rest += amt[p] - back
         pot_won[p] = mask[p]
     _rest_to_best(folded_rest, c, live, score, button, unit, first_winner, out)

@@ -523,3 +523,52 @@ def test_the_parallel_and_serial_builds_agree(rng, policy):
         else:
             assert serial.status[t] == 0 and serial.payout[t].tolist() == e[0], t
     assert (serial.status == 0).mean() > 0.3  # many tables valid: the comparison has teeth
+
+
+def test_a_policy_code_without_a_per_street_rule_is_refused_not_settled_as_hybrid(rng):
+    """The per-street kernel names each policy's rule in its own branch: a code that is none of
+    presence, ratio_rank, hybrid (standard's 0, or an unknown 7) is a ValueError naming it, in the
+    serial and the parallel build alike (the code of the session's start settled it by hybrid's
+    rule), and the Python side refuses any such policy by name before the kernel."""
+    from cardbatch.kernels import twins
+    from cardbatch.kernels.pots import driver, policies
+
+    contrib, live, score, button = random_tables(rng, 200, 6, 3)
+    known = {}
+    for code in (policies.PRESENCE, policies.RATIO_RANK, policies.HYBRID):
+        d = pots.settle_detailed(contrib, live, score, button, pots.POLICIES[code], raise_on_error=False, detail=False)
+        known[code] = d.payout
+    args = _streets_kernel_args(contrib, live, score, button)
+    for serial in (True, False):
+        with twins.serial(serial):
+            for code in (policies.HYBRID, policies.PRESENCE):  # the same call settles a known code
+                driver.settle_streets_kernel(np.int64(code), *args)
+                assert np.array_equal(args[2][0], known[code])
+            for code in (policies.STANDARD, 7):
+                with pytest.raises(ValueError, match=rf"not a per-street policy code.*\b{code}\b"):
+                    driver.settle_streets_kernel(np.int64(code), *args)
+    for policy in ("standard", "bogus", pots.Policy.STANDARD):
+        with pytest.raises(ValueError, match=f"{policy!r} is not a per-street policy"):
+            policies.per_street_code(policy)
+    assert [policies.per_street_code(p) for p in ("presence", "ratio_rank", "hybrid")] == [1, 2, 3]
+
+
+def _streets_kernel_args(contrib, live, score, button):
+    """The per-street kernel's arguments for these tables, as ``settle_detailed`` builds them (no
+    special hands, no dead money, no detail)."""
+    T, K, S = contrib.shape
+    tables = (
+        np.ascontiguousarray(contrib, np.int64),
+        np.ascontiguousarray(live, np.bool_),
+        np.ascontiguousarray(score, np.int64),
+        np.ascontiguousarray(button, np.int64),
+        np.zeros((1, S), np.bool_),
+        np.zeros(1, np.bool_),
+        np.zeros((1, 0), np.int64),
+    )
+    rules = pots.Options(policy="hybrid").lower(False, 0, False)
+    results = (np.zeros((T, S), np.int64), np.zeros(T, np.uint8), np.zeros(T, np.int64), np.zeros(T, np.int64))
+    pot_out = tuple(
+        np.zeros((1, 1, 1), t) for t in (np.int64, np.int64, np.uint64, np.uint64, np.int8, np.int64, np.int64)
+    )
+    return tables, rules, results, pot_out

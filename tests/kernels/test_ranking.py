@@ -95,3 +95,27 @@ def test_bad_input():
         ranking.rank_zjh(10, 3, 1, rules="bridge")
     with pytest.raises(ValueError, match="game"):
         ranking.rank_given_decks(decks.deal_decks(1, 1), "poker", 3)
+
+
+def test_the_readable_forms_refuse_a_game_they_do_not_name():
+    """Category names and codes, hand classes, margins, descriptions and the cards per seat are known
+    for holdem and zjh only: any other game is a ValueError naming it (the code of the session's start
+    gave such a game the three-card categories)."""
+    from cardbatch.kernels import readable
+
+    values = np.array([5, 9])
+    for form in (
+        lambda g: readable.category_names(g),
+        lambda g: readable.categories(values, g),
+        lambda g: readable.hand_class(values, g),
+        lambda g: readable.margin_classes(values, values, g),
+        lambda g: readable.describe(5, g),
+        lambda g: readable.cards_per_seat(g),
+    ):
+        for game in ("bridge", "Holdem", ""):
+            with pytest.raises(ValueError, match=f"got {game!r}"):
+                form(game)
+    assert readable.category_names("zjh")[0] == threecard.category_names("zjh")[0]
+    assert readable.cards_per_seat("holdem") == 2 and readable.cards_per_seat("zjh") == 3
+    royal = int(holdem.evaluate(np.array([[51, 47, 43, 39, 35, 0, 1]], np.uint8))[0])  # As Ks Qs Js Ts
+    assert readable.describe(royal, "holdem") == holdem.describe(royal) and "flush" in holdem.describe(royal).lower()
