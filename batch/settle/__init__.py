@@ -1,8 +1,11 @@
 """The ``settle`` and ``audit`` job: recorded hands in, settled results, set-aside rows and a
 report out.
 
-- ``job``: the run (inputs to units of work, engines, resuming) and the in-memory
-  :func:`~cardbatch.batch.settle.job.settle_table`.
+- ``job``: the run (the output folder's rules, the engine, the summary) and the same units in
+  memory for the DataFrame API; ``plan``: inputs to units of work; ``parts``: one unit read,
+  settled and written (or kept in memory); ``engines``: this process, a process pool or Dask,
+  behind one call; ``by_game``: one Arrow table settled, split by its games
+  (:func:`~cardbatch.batch.settle.by_game.settle_table`).
 - ``options``: the job's options and the inputs' required columns; ``counters``: what every
   batch, part, input and run adds up.
 - ``poker``: settling Hold'em and Zha Jin Hua tables; ``team2v2``: 2v2 games; ``cardtext``:

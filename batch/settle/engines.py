@@ -39,18 +39,18 @@ class Engine:
 
 
 def map_units(
-    units: list[Unit], ctx: UnitContext, run: RunOptions, small: bool, warm_paths: list[str], engine: Engine
+    units: list[Unit], ctx: UnitContext, run: RunOptions, warm_paths: list[str], engine: Engine
 ) -> Iterator[Done]:
     """Every unit through :func:`~.parts.run_unit` on the chosen engine, yielded as it finishes.
 
     Locally, a run in this process: one worker asked for, one unit, or (unless workers were
-    asked for) a run of one batch of rows or less, for which starting workers (each imports and
-    loads the kernels) costs more than it saves."""
+    asked for) a small run (``ctx.serial``: one batch of rows or less), for which starting workers
+    (each imports and loads the kernels) costs more than it saves."""
     task = functools.partial(run_unit, ctx=ctx)
     workers = run.workers or os.cpu_count() or 1
     if run.engine == "dask":
         yield from _dask(units, task, workers, run.scheduler, ctx, warm_paths, engine)
-    elif workers == 1 or len(units) <= 1 or (run.workers is None and small):
+    elif workers == 1 or len(units) <= 1 or (run.workers is None and ctx.serial):
         engine.workers = 1
         for u in units:
             yield u, task(u)
@@ -91,7 +91,7 @@ def _dask(
             n_workers=workers,
             threads_per_worker=1,
             processes=True,
-            dashboard_address=None,
+            dashboard_address=":0",  # any free port: a second cluster on this machine warns about 8787 otherwise
             silence_logs=logging.ERROR,
         )
         client = Client(cluster)

@@ -167,7 +167,7 @@ def _run_locked(
     with progress(
         total=sum(u.rows for u in units), desc=desc, unit="row", quiet=quiet, verbose=run_opts.verbose
     ) as bar:
-        for unit, parts in map_units(units, ctx, run_opts, ctx.serial, first, engine):
+        for unit, parts in map_units(units, ctx, run_opts, first, engine):
             done.append((unit, parts))
             bar.update(unit.rows)
     settled_at = time.perf_counter()
@@ -291,10 +291,13 @@ def settle_in_memory(
         keys = [f"{k:012x}" for k in range(len(paths))]
         units, file_rows, _ = plan(paths, keys, batch_rows, opts)
         inputs = [{"path": p, "rows": n} for p, n in zip(paths, file_rows)]
+    from cardbatch.kernels import twins  # numba, loaded where settling loads it
+
     sink = MemorySink()
     done = []
-    for unit in units:
-        done.append((unit, [(unit.name, settle_into(unit_tables(unit, batch_rows), unit, opts, sink))]))
+    with twins.serial(sum(u.rows for u in units) <= batch_rows):  # as a run of the command line chooses
+        for unit in units:
+            done.append((unit, [(unit.name, settle_into(unit_tables(unit, batch_rows), unit, opts, sink))]))
     figures = summarise(done, inputs, opts, t0, time.perf_counter())
     figures.update({"engine": "in-process", "workers": 1, "options": {**opts.as_dict(), "batch_rows": batch_rows}})
     return _gathered(sink.results, RESULT_SCHEMA), _gathered(sink.errors, ERROR_SCHEMA), figures
