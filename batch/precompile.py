@@ -30,6 +30,23 @@ from cardbatch.batch.io.jobs import RunOptions, Summary
 from cardbatch.batch.io.lifecycle import process_pool
 
 
+class CacheNotWritable(Exception):
+    """numba's cache would not outlast the compiling process, so compiling ahead would be in vain:
+    nothing is compiled (exit 2 at the command line)."""
+
+
+def check_cache() -> None:
+    """Raise :class:`CacheNotWritable`, saying what to set, unless the kernels' cache lasts."""
+    from cardbatch.kernels.caching import lasting_cache_problem
+
+    problem = lasting_cache_problem()
+    if problem is not None:
+        raise CacheNotWritable(
+            f"numba's cache cannot be written: {problem}. Set NUMBA_CACHE_DIR to a folder this user can "
+            "write, the one the runs will use (export NUMBA_CACHE_DIR=~/.cache/cardbatch-numba); nothing was compiled"
+        )
+
+
 @dataclasses.dataclass(frozen=True)
 class CompileOptions:
     """What to compile: every family (the only choice today), and how to run (``workers``: processes
@@ -99,9 +116,11 @@ def _timed(name: str) -> float:
 def run(options: CompileOptions = CompileOptions()) -> Summary:
     """Compile (or load from the cache) every kernel family: the ``cardbatch compile`` command. The
     families compile side by side in ``run.workers`` processes (default: two, or one on one core):
-    numba compiles one function at a time per process."""
+    numba compiles one function at a time per process. Raises :class:`CacheNotWritable` first, before
+    compiling anything, when the cache would not outlast the run."""
     from numba.core.config import CACHE_DIR
 
+    check_cache()
     workers = options.run.workers or min(2, os.cpu_count() or 1)
     seconds: dict[str, float] = {}
     t0 = time.perf_counter()

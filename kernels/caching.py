@@ -14,7 +14,8 @@ folder as well, so any change there makes every kernel's cache stale
 (recompiled once, then cached again). Functions elsewhere are untouched.
 Where nothing is writable (a read-only install and no writable home), the
 cache goes to a temporary folder with a one-line note instead of numba's
-"no locator available" error.
+"no locator available" error. :func:`lasting_cache_problem` says whether the
+cache would outlast the process (``cardbatch compile`` is pointless if not).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ _IMPL = getattr(caching, "CacheImpl", None) or caching._CacheImpl  # renamed in 
 
 
 _USER_PROVIDED = getattr(caching, "UserProvidedCacheLocator", None) or caching._UserProvidedCacheLocator
+_temporary: list[str] = []  # the temporary cache this process fell back to, if it did
 
 
 def _fall_back_to_temporary_cache() -> None:
@@ -39,10 +41,37 @@ def _fall_back_to_temporary_cache() -> None:
     if config.CACHE_DIR:
         return
     path = tempfile.mkdtemp(prefix="cardbatch-numba-")
+    _temporary.append(path)
     config.CACHE_DIR = os.environ["NUMBA_CACHE_DIR"] = path
     print(
         f"cardbatch: no writable numba cache, compiling into {path} (set NUMBA_CACHE_DIR to keep it)", file=sys.stderr
     )
+
+
+def lasting_cache_problem() -> str | None:
+    """Why numba's cache of the kernels (the functions of this file's folder) would not outlast this
+    process, or None.
+
+    ``NUMBA_CACHE_DIR`` set: it must be a folder this process can create and write in (numba would
+    pass over it silently and cache beside the package, where it can). Unset: the package's folder or
+    the user's cache folder must be writable (else each run compiles into a temporary folder of its
+    own). Checked as numba checks it, by making the folder and a file in it: ``cardbatch compile``
+    asks before it compiles anything.
+    """
+    if _temporary:  # this process already fell back to a temporary cache
+        return "neither the package's folder nor the user's cache folder is writable"
+    if config.CACHE_DIR:
+        try:
+            os.makedirs(config.CACHE_DIR, exist_ok=True)
+            tempfile.TemporaryFile(dir=config.CACHE_DIR).close()
+        except OSError as exc:
+            return f"NUMBA_CACHE_DIR={config.CACHE_DIR} is not a folder this user can write ({exc.strerror})"
+        return None
+    here = os.path.abspath(__file__)
+    for locator in (c for c in _IMPL._locator_classes if not hasattr(c, "root")):  # numba's own locators
+        if locator.from_function(fingerprint, here) is not None:
+            return None
+    return f"neither the package's folder ({os.path.dirname(here)}) nor the user's cache folder is writable"
 
 
 def fingerprint(root: Path) -> str:

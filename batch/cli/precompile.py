@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
-from cardbatch.batch.cli.common import add_subcommand, options_from, positive_int, show
+from cardbatch.batch.cli.common import EXIT_USAGE, add_subcommand, options_from, positive_int, show
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -14,7 +15,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "compile every kernel into numba's cache, ahead of any run (a Dockerfile's build step)",
         "Compile every kernel the jobs use (settle's serial and parallel builds, rank-decks, simulate) "
         "into numba's cache, so that no later run compiles. Set NUMBA_CACHE_DIR to the folder the runs "
-        "will use (a read-only install needs a writable one).",
+        "will use (a read-only install needs a writable one): a cache that cannot be written is refused with "
+        "exit 2 before anything compiles.",
     )
     p.add_argument("--workers", type=positive_int, help="processes compiling side by side (default: 2)")
     p.set_defaults(func=_run)
@@ -22,6 +24,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 def _run(args: argparse.Namespace) -> int:
     from cardbatch.batch.io.jobs import RunOptions
-    from cardbatch.batch.precompile import CompileOptions, run
+    from cardbatch.batch.precompile import CacheNotWritable, CompileOptions, run
 
-    return show(run(CompileOptions(options_from(RunOptions, args))), args.quiet)
+    try:
+        summary = run(CompileOptions(options_from(RunOptions, args)))
+    except CacheNotWritable as exc:
+        print(f"cardbatch compile: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    return show(summary, args.quiet)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import pytest
 from conftest import SAMPLES, cli
@@ -19,3 +21,53 @@ def test_after_compile_a_run_compiles_nothing(tmp_path):
     assert settled.returncode == 0, settled.stderr
     assert json.loads(settled.stdout)["compile_ahead"]["compiled"] is False  # every kernel came from the cache
     assert "compiling" not in settled.stderr
+
+
+def _refused(res) -> None:
+    """Exit 2 with one line that says what to set, before anything was compiled (no family's line)."""
+    assert res.returncode == 2, res.stderr
+    assert res.stdout == "" and len(res.stderr.strip().splitlines()) == 1, res.stderr
+    assert "Set NUMBA_CACHE_DIR to a folder this user can write" in res.stderr
+    assert "nothing was compiled" in res.stderr and "internal error" not in res.stderr
+
+
+def test_compile_refuses_a_numba_cache_dir_it_cannot_write(tmp_path):
+    """NUMBA_CACHE_DIR naming a folder that cannot be made is exit 2 saying so (the code of the
+    session's start compiled beside the package instead, silently, and named the folder it had not
+    used). The folder lies under a regular file: no user can create it, root included (tests may run
+    as root, for whom a read-only mode does not stop a write)."""
+    (tmp_path / "file").write_text("a file, not a folder\n")
+    cache = tmp_path / "file" / "numba"
+    res = cli("compile", env={"NUMBA_CACHE_DIR": str(cache)})
+    _refused(res)
+    assert f"NUMBA_CACHE_DIR={cache} is not a folder this user can write" in res.stderr
+
+
+def test_compile_on_a_read_only_install_says_to_set_numba_cache_dir(tmp_path):
+    """A read-only install (no writable folder beside the package, nor a user cache folder) and no
+    NUMBA_CACHE_DIR: exit 2 saying to set it (a run would compile into a temporary folder of its own,
+    so compiling ahead would be in vain). The install is a copy of the package whose every
+    ``__pycache__`` is a regular file, and HOME and XDG_CACHE_HOME lie under a regular file: as for
+    the test above, a way that holds for root too."""
+    import os
+    import shutil
+
+    from conftest import ROOT
+
+    site = tmp_path / "site" / "cardbatch"
+    shutil.copytree(ROOT / "package", site, ignore=shutil.ignore_patterns("__pycache__"))
+    for folder in ("kernels", "batch"):
+        shutil.copytree(ROOT / folder, site / folder, ignore=shutil.ignore_patterns("__pycache__"))
+    for d in [site, *(p for p in site.rglob("*") if p.is_dir())]:
+        (d / "__pycache__").write_text("a file where numba's folder would go\n")
+    (tmp_path / "file").write_text("a file, not a folder\n")
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    env |= {"PYTHONPATH": str(site.parent), "HOME": str(tmp_path / "file" / "home")}
+    env |= {"XDG_CACHE_HOME": str(tmp_path / "file" / "cache")}
+    probe = "import cardbatch.kernels, sys; sys.stdout.write(cardbatch.kernels.__file__)"
+    assert subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True).stdout.startswith(
+        str(site)
+    )  # the copy is what runs
+    res = subprocess.run([sys.executable, "-m", "cardbatch", "compile"], env=env, capture_output=True, text=True)
+    _refused(res)
+    assert f"neither the package's folder ({site / 'kernels'}) nor the user's cache folder is writable" in res.stderr
