@@ -5,11 +5,16 @@ its kernels from the cache in well under a second). Each family is compiled by d
 of the real work, so the cache holds exactly the builds (argument types, serial and parallel twins)
 the jobs then ask for:
 
-- settle: generated Hold'em (integer cards, text cards, per-street contributions, dead money),
-  Zha Jin Hua and 2v2 tables through :func:`~cardbatch.batch.settle.job.settle_table`, under the
-  standard and a per-street policy, in the kernels' serial builds (a run of one batch or less) and
-  their parallel ones (every bigger run);
+- generate: the sample hands settle is compiled on, written once for both of its builds;
+- settle: those Hold'em (integer cards, text cards, per-street contributions, dead money), Zha Jin
+  Hua and 2v2 tables through :func:`~cardbatch.batch.settle.job.settle_table`, under the standard
+  and a per-street policy, in the kernels' serial builds (a run of one batch or less) and their
+  parallel ones (every bigger run);
 - rank-decks: a few decks of each game ranked; simulate: a round of each game.
+
+An empty cache takes minutes, so a line on stderr says each step's seconds as it finishes. A cache
+that would not outlast the run (``NUMBA_CACHE_DIR`` not writable, or nothing writable on a
+read-only install) is refused before anything compiles.
 
 It imports every job, which no job does (it is the one module above them all).
 """
@@ -63,54 +68,114 @@ def _with_dead(table: pa.Table) -> pa.Table:
     return table.append_column("dead", pa.array(dead, pa.list_(pa.int64())))
 
 
-def _settle_family(serial: bool) -> None:
+Report = Callable[[str, float], None]  # a finished step of a family: its name and seconds
+Tables = dict[str, list[pa.Table]]  # the sample hands settle is compiled on, by kind
+
+
+def _steps(report: Report, steps: list[tuple[str, Callable[[], object]]]) -> None:
+    """Run ``steps`` in order, reporting each as it finishes."""
+    for name, step in steps:
+        t = time.perf_counter()
+        step()
+        report(name, time.perf_counter() - t)
+
+
+def _generate_family(report: Report, tables: Tables) -> None:
+    """``cardbatch generate``'s kernels, compiled by writing the sample hands the settle families
+    settle (into ``tables``): generated once, for both."""
     from cardbatch.batch.generate import generate_hands, generate_teams
+
+    def make() -> None:
+        tables["holdem"] = [generate_hands("holdem", 64, seed=1, bad_rate=0.1).table]
+        tables["text"] = [generate_hands("holdem", 64, seed=2, text_cards=True).table]
+        tables["dead"] = [_with_dead(generate_hands("holdem", 64, seed=3).table)]
+
+    def more() -> None:
+        tables["zjh"] = [generate_hands("zjh", 64, seed=4, bad_rate=0.1).table]
+        tables["teams"] = [generate_teams(64, seed=5, bad_rate=0.1).table]
+        tables["streets"] = [generate_hands(game, 64, seed=6, streets_column=True).table for game in ("holdem", "zjh")]
+
+    _steps(report, [("Hold'em hands", make), ("Zha Jin Hua hands, 2v2 games, per-street contributions", more)])
+
+
+def _settle_family(serial: bool, report: Report, tables: Tables) -> None:
     from cardbatch.batch.settle.job import settle_table
     from cardbatch.batch.settle.options import SettleOptions
     from cardbatch.kernels import twins
 
-    tables = [
-        generate_hands("holdem", 64, seed=1, bad_rate=0.1).table,
-        generate_hands("holdem", 64, seed=2, text_cards=True).table,
-        _with_dead(generate_hands("holdem", 64, seed=3).table),
-        generate_hands("zjh", 64, seed=4, bad_rate=0.1).table,
-        generate_teams(64, seed=5, bad_rate=0.1).table,
-    ]
-    streets = [generate_hands(game, 64, seed=6, streets_column=True).table for game in ("holdem", "zjh")]
+    def settle(name: str, policy: str = "standard") -> Callable[[], None]:
+        def step() -> None:
+            for table in tables[name]:
+                settle_table(table, SettleOptions.of(policy=policy))
+
+        return step
+
     with twins.serial(serial):
-        for table in tables + streets:
-            settle_table(table, SettleOptions())
-        for table in streets:
-            settle_table(table, SettleOptions.of(policy="ratio_rank"))
+        _steps(
+            report,
+            [
+                ("Hold'em: evaluator, card checks, standard pots", settle("holdem")),
+                ("Hold'em, text cards", settle("text")),
+                ("Hold'em, dead money", settle("dead")),
+                ("Zha Jin Hua", settle("zjh")),
+                ("2v2 teams", settle("teams")),
+                ("per-street contributions, standard policy", settle("streets")),
+                ("per-street policies", settle("streets", "ratio_rank")),
+            ],
+        )
 
 
-def _rank_family() -> None:
+def _rank_family(report: Report, tables: Tables) -> None:
     from cardbatch.kernels import ranking
 
-    ranking.rank_zjh(64, 6, seed=1)
-    ranking.rank_holdem(64, 9, seed=1)
+    _steps(
+        report,
+        [
+            ("Zha Jin Hua decks", lambda: ranking.rank_zjh(64, 6, seed=1)),
+            ("Hold'em decks", lambda: ranking.rank_holdem(64, 9, seed=1)),
+        ],
+    )
 
 
-def _simulate_family() -> None:
+def _simulate_family(report: Report, tables: Tables) -> None:
     from cardbatch.batch.simulate.job import simulate
     from cardbatch.batch.simulate.room import Room
 
-    for game in ("zjh", "holdem", "team2v2"):
-        simulate(Room(game=game, players=60, rounds=1, tables_per_round=8, seats=5))
+    def room(game: str) -> Callable[[], object]:
+        return lambda: simulate(Room(game=game, players=60, rounds=1, tables_per_round=8, seats=5))
+
+    _steps(report, [(game, room(game)) for game in ("zjh", "holdem", "team2v2")])
 
 
-FAMILIES: dict[str, Callable[[], None]] = {
+# In the order they start: the sample hands first, beside rank-decks (which needs none), then the two
+# builds of settle on those hands, then simulate, which by then loads what settle compiled.
+GENERATE = "generate (the sample hands settle is compiled on)"
+FAMILIES: dict[str, Callable[[Report, Tables], None]] = {
+    GENERATE: _generate_family,
+    "rank-decks": _rank_family,
     "settle, serial builds (runs of one batch or less)": functools.partial(_settle_family, True),
     "settle, parallel builds (bigger runs)": functools.partial(_settle_family, False),
-    "rank-decks": _rank_family,
     "simulate": _simulate_family,
 }
 
 
-def _timed(name: str) -> float:
+def _say(line: str) -> None:
+    """One line on stderr, in one write: the worker processes share the parent's stderr."""
+    sys.stderr.write(f"cardbatch compile: {line}\n")
+    sys.stderr.flush()
+
+
+def _timed(name: str, quiet: bool, tables: Tables) -> tuple[float, Tables]:
+    """Compile family ``name`` (in a worker process), a line on stderr as each of its steps
+    finishes; returns its seconds and ``tables`` (filled, for :data:`GENERATE`)."""
+
+    def report(step: str, seconds: float) -> None:
+        if not quiet:
+            _say(f"{name}: {step}: {seconds:.1f} s")
+
     t = time.perf_counter()
-    FAMILIES[name]()
-    return time.perf_counter() - t
+    FAMILIES[name](report, tables)
+    return time.perf_counter() - t, tables
 
 
 def run(options: CompileOptions = CompileOptions()) -> Summary:
@@ -122,18 +187,29 @@ def run(options: CompileOptions = CompileOptions()) -> Summary:
 
     check_cache()
     workers = options.run.workers or min(2, os.cpu_count() or 1)
+    quiet = options.run.quiet
+    cache = CACHE_DIR or "beside each kernel's module (__pycache__)"
+    if not quiet:  # a first line at once: an empty cache takes minutes (about 2.5 on two cores)
+        _say(
+            f"{len(FAMILIES)} kernel families, {workers} at a time, a line as each step finishes; "
+            f"numba's cache: {cache}"
+        )
     seconds: dict[str, float] = {}
     t0 = time.perf_counter()
     with process_pool(workers, 1) as pool:
-        futures = {pool.submit(_timed, name): name for name in FAMILIES}
-        for done in cf.as_completed(futures):
-            name = futures[done]
-            seconds[name] = round(done.result(), 3)
-            if not options.run.quiet:
-                print(f"cardbatch compile: {name}: {seconds[name]:.1f} s", file=sys.stderr, flush=True)
+        first = [GENERATE, "rank-decks"]
+        futures = {pool.submit(_timed, name, quiet, {}): name for name in first}
+        while futures:
+            done = next(cf.as_completed(futures))
+            name = futures.pop(done)
+            took, tables = done.result()
+            seconds[name] = round(took, 3)
+            if not quiet:
+                _say(f"{name}: done in {seconds[name]:.1f} s")
+            if name == GENERATE:  # the families that wait for its hands (and simulate, after them)
+                futures |= {pool.submit(_timed, n, quiet, tables): n for n in FAMILIES if n not in first}
     seconds = {name: seconds[name] for name in FAMILIES}
     total = round(time.perf_counter() - t0, 3)
-    cache = CACHE_DIR or "beside each kernel's module (__pycache__)"
     figures = {"families": seconds, "seconds": total, "numba_cache": cache}
     line = f"cardbatch compile: {len(seconds)} kernel families ready in {total:.1f} s; numba's cache: {cache}"
     return Summary(figures, line, indent=1)

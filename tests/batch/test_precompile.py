@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 
 import pytest
 from conftest import SAMPLES, cli
+
+from cardbatch.batch.precompile import FAMILIES
 
 
 @pytest.mark.slow
@@ -16,7 +19,11 @@ def test_after_compile_a_run_compiles_nothing(tmp_path):
     res = cli("compile", env=cache)
     assert res.returncode == 0, res.stderr
     families = json.loads(res.stdout)["families"]
-    assert len(families) == 4 and all(s > 0 for s in families.values())
+    assert list(families) == list(FAMILIES) and all(s > 0 for s in families.values())
+    # a line as each step of each family finishes, with its seconds (the code of the session's start
+    # said nothing until a whole family was done, over a minute in)
+    for name in FAMILIES:
+        assert re.search(rf"^cardbatch compile: {re.escape(name)}: .+: \d+\.\d s$", res.stderr, re.M), name
     settled = cli("settle", *SAMPLES, "--out", str(tmp_path / "out"), env=cache)
     assert settled.returncode == 0, settled.stderr
     assert json.loads(settled.stdout)["compile_ahead"]["compiled"] is False  # every kernel came from the cache
