@@ -78,12 +78,15 @@ def internal_error(command: str, exc: BaseException) -> int:
     fd, path = tempfile.mkstemp(prefix=f"cardbatch-{command}-", suffix=".log")
     with os.fdopen(fd, "w") as log:
         traceback.print_exception(type(exc), exc, exc.__traceback__, file=log)
+    resumes = " Finished parts are kept: a rerun resumes." if command in RESUMABLE else ""
     print(
-        f"cardbatch {command}: internal error ({type(exc).__name__}: {exc}); the full log is {path}. "
-        "Finished parts are kept: a rerun resumes.",
+        f"cardbatch {command}: internal error ({type(exc).__name__}: {exc}); the full log is {path}.{resumes}",
         file=sys.stderr,
     )
     return EXIT_INTERNAL
+
+
+RESUMABLE = ("settle", "audit")  # the commands whose finished parts a rerun reuses
 
 
 def _whole_number(minimum: int) -> Callable[[str], int]:

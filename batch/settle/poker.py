@@ -63,7 +63,9 @@ def _cards_matrix(col: pa.ChunkedArray | pa.Array, per: int, width: int) -> tupl
         arr = arr.dictionary_decode()
     T = len(arr)
     if pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type):
-        norm = pc.replace_substring(pc.fill_null(arr, ""), "10", "T")
+        norm = pc.fill_null(arr, "")
+        for old, new in kcards.TEXT_REPLACEMENTS:  # as the parser reads it: "10" is one rank, spaces are nothing
+            norm = pc.replace_substring(norm, old, new)
         lengths = pc.utf8_length(norm).to_numpy(zero_copy_only=False).astype(np.int64) // 2
         out = np.full((T, width), 255, np.uint8)
         for k in np.unique(lengths):
@@ -126,6 +128,8 @@ def settle_hands(table: pa.Table, game: str, opts: SettleOptions) -> tuple[pa.Ta
 
     Four steps, each setting rows aside as it finds their first problem: decode the columns,
     value the live seats' hands at showdowns, settle the pots, and assemble the results."""
+    if game not in HAND_REQUIRED:  # never another game's rules
+        raise ValueError(f"settle_hands: no rules for game {game!r} (known: {', '.join(HAND_REQUIRED)})")
     rules = threecard.rules_of(opts.rules)  # three-card games only
     h = _decode(table, game)
     score, special = _score(h, game, rules)

@@ -275,3 +275,30 @@ def test_the_human_line_and_progress_say_what_ran(tmp_path):
     counts = json.loads(done.stdout)["rejected_by_reason"]
     said = done.stderr.splitlines()[-1].split(" rejected (")[1].split(")")[0]
     assert [r.split()[0] for r in said.split(", ")] == sorted(counts, key=lambda r: (-counts[r], r))
+
+
+def test_text_cards_one_string_a_hand_with_spaces_between_seats():
+    """Found by a trial: one string per hand, seats separated by spaces (as errors/ writes
+    ``cards_text``), was measured with its spaces, so 3 or more seats came out as ``seat_count``."""
+    from cardbatch.kernels import cards
+
+    hands = generate_hands("zjh", 300, seed=11, bad_rate=0.0).table
+    per_seat = [
+        " ".join(cards.format(list(c[k : k + 3])) for k in range(0, len(c), 3))
+        for c in hands.column("cards").to_pylist()
+    ]
+    assert any(s.count(" ") >= 2 for s in per_seat)
+    text = hands.set_column(hands.column_names.index("cards"), "cards", pa.array(per_seat))
+    codes, spaced = cardbatch.settle(hands), cardbatch.settle(text)
+    assert spaced.errors.num_rows == codes.errors.num_rows == 0
+    assert spaced.results.drop_columns(["game"]).equals(codes.results.drop_columns(["game"]))
+
+
+def test_an_internal_error_speaks_of_parts_only_for_settle_and_audit(capsys):
+    """Row 9: ``cardbatch compile`` failing said "Finished parts are kept: a rerun resumes"."""
+    from cardbatch.batch.cli.common import internal_error
+
+    assert internal_error("compile", RuntimeError("boom")) == 1
+    assert "parts" not in capsys.readouterr().err
+    internal_error("settle", RuntimeError("boom"))
+    assert "Finished parts are kept" in capsys.readouterr().err
