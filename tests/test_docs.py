@@ -9,7 +9,10 @@ of the rendered page does not see them).
   recorded payout differs). A block runs as one ``bash -e`` script, so it is the last command's status.
 - ``<!-- illustration -->``: not run (a cluster's address, an ``s3://`` path, your own files, a
   Dockerfile line, a query over a placeholder ``DIR``).
-- ``<!-- slow -->``: run only in full runs (``pytest -m slow``), in a folder of its own.
+- ``<!-- slow -->``: big sizes: run alone, in a folder of its own.
+
+Every test that runs commands is marked ``slow`` (a process per command: the fast loop, ``pytest -m "not
+slow"``, leaves them to full runs and CI); the checks of paths, modules, markers and Python blocks are not.
 
 Blocks without a language or marked ``sh``, ``bash``, ``shell`` or ``console`` are shell commands; a
 page's blocks run in order, in one temporary folder per page that holds copies of the repository's
@@ -140,6 +143,7 @@ def _run(block: Block, cwd: Path) -> None:
     )
 
 
+@pytest.mark.slow  # a cardbatch process per command, about 25 s in all
 @pytest.mark.parametrize("page", sorted({b.page for b in _runnable(slow=False)}), ids=lambda p: p.removeprefix("docs/"))
 def test_the_commands_of_a_page_run(page, tmp_path):
     """The page's shell blocks, in order, in one folder: each exits as the page says."""

@@ -74,6 +74,7 @@ def test_all_seven_card_hands():
     assert per_category.tolist() == SEVEN_CARD_COUNTS
 
 
+@pytest.mark.slow  # 2.1 M seven-card hands enumerated and evaluated
 def test_enumeration_agrees_with_evaluate_on_a_slice():
     # the seven-card hands with cards 0 and 1 lowest, evaluated row by row
     rest = all_combinations(50, 5) + np.uint8(2)
@@ -149,6 +150,7 @@ def test_accepts_any_integer_array_like():
     assert holdem.evaluate(view).shape == (2,)
 
 
+@pytest.mark.slow  # builds the tables from every hand
 def test_shipped_tables_equal_a_fresh_build():
     fresh = holdem_tables.build()
     shipped = holdem_tables.load()

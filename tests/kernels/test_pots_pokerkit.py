@@ -28,6 +28,8 @@ import pytest
 
 pokerkit = pytest.importorskip("pokerkit")
 
+pytestmark = pytest.mark.slow  # thousands of hands played by pokerkit
+
 from cardbatch.kernels import cards, holdem, pots  # noqa: E402
 
 AUTO = (

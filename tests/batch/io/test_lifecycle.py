@@ -21,6 +21,7 @@ def _said(err: str) -> list[str]:
     return [line for line in err.strip().splitlines() if not line.startswith("cardbatch: compiling the kernels")]
 
 
+@pytest.mark.slow  # signals to real processes compiling into an empty cache
 @pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="reads /proc to find the workers")
 @pytest.mark.parametrize("sig, status", [(signal.SIGINT, 130), (signal.SIGTERM, 143), (signal.SIGKILL, -9)])
 def test_a_stopped_run_leaves_no_worker_behind(tmp_path, sig, status):
@@ -132,6 +133,7 @@ def _tree(pid: int) -> list[int]:
     return found
 
 
+@pytest.mark.slow  # signals, a Dask LocalCluster, an empty cache
 @pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="reads /proc to find the workers")
 @pytest.mark.parametrize("sig, status", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
 def test_a_stopped_dask_run_takes_its_local_cluster_along(tmp_path, sig, status):

@@ -261,6 +261,7 @@ def _pokerkit_loads(text: str) -> bool:
     return True
 
 
+@pytest.mark.slow  # thousands of hands played by pokerkit
 @pytest.mark.parametrize("with_antes", [False, True])
 def test_pokerkit_replays_agree(tmp_path, rng, with_antes):
     """Thousands of random hands played by pokerkit and written as PHH: we import exactly the hands
@@ -332,6 +333,7 @@ def test_replay_reads_amounts_exactly():
     assert h.contrib_street[:2] == [6, 6] and np.sum(h.contrib_street) == 12
 
 
+@pytest.mark.slow  # signals to real worker processes
 @pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="reads /proc to find the workers")
 @pytest.mark.parametrize("sig, status", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
 def test_an_interrupted_import_publishes_nothing_and_leaves_no_worker(tmp_path, sig, status):

@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from conftest import SAMPLES, cli
+
+pytestmark = pytest.mark.slow  # a Dask LocalCluster of two processes
 
 
 def _parts(out):

@@ -158,6 +158,7 @@ BROWSER_FLAGS = [
 ]
 
 
+@pytest.mark.slow  # a real browser
 def test_the_report_loads_in_chromium_and_shows_the_runs_numbers(audited, tmp_path):
     out, summary = audited
     sync_playwright, exe = _browser()

@@ -21,6 +21,8 @@ from pyarrow import fs
 
 pytest.importorskip("moto.server", reason="the S3 test needs moto's server (pip install 'moto[server]')")
 
+pytestmark = pytest.mark.slow  # a moto S3 server, both engines (Dask too)
+
 SAMPLES = [Path(p) for p in SAMPLE_PATHS]
 BUCKET = "cardbatch-test"
 

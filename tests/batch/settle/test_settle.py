@@ -103,6 +103,7 @@ def test_team_games(tmp_path):
     assert (delta.sum(axis=1) == 0).all()
 
 
+@pytest.mark.slow  # a worker process made to fail, then a rerun
 def test_crash_then_rerun_gives_identical_output(holdem_file, tmp_path):
     g, path = holdem_file
     clean = tmp_path / "clean"
@@ -171,6 +172,7 @@ def test_folders_globs_and_hive_partitions(tmp_path):
     assert s1["rows_read"] == s2["rows_read"] == 800 and s1["files"] == 2
 
 
+@pytest.mark.slow  # a Dask LocalCluster
 def test_dask_local_cluster_equals_local_engine(holdem_file, tmp_path):
     pytest.importorskip("dask.distributed")
     g, path = holdem_file
@@ -220,6 +222,7 @@ def test_part_widens_when_later_batches_hold_another_game(tmp_path):
     assert not list((tmp_path / "out" / "results").rglob(".*"))  # no temporary file left
 
 
+@pytest.mark.slow  # waits out Dask's connect timeout
 def test_unreachable_scheduler_exits_2(holdem_file, tmp_path):
     pytest.importorskip("dask.distributed")
     g, path = holdem_file

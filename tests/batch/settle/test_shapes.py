@@ -278,6 +278,7 @@ def test_small_files_with_nulls_widths_and_int64_limits_count_as_each_file_alone
     assert s["rejected_by_reason"]["missing_value"] >= 2
 
 
+@pytest.mark.slow  # signals to real worker processes
 @pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="reads /proc to find the workers")
 @pytest.mark.parametrize("sig, status", [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
 def test_a_stopped_run_of_grouped_small_files_resumes_exactly(tmp_path, sig, status):

@@ -60,6 +60,7 @@ def _counted_run(out: Path, cache: Path) -> dict:
     return json.loads(proc.stdout.splitlines()[-1])
 
 
+@pytest.mark.slow  # compiles from an empty numba cache
 def test_a_cold_run_compiles_ahead_and_leaves_nothing_to_compile(tmp_path):
     cache = tmp_path / "cache"
     first = _counted_run(tmp_path / "out1", cache)

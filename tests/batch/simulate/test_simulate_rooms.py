@@ -143,6 +143,7 @@ def test_every_flag_can_be_swept_and_its_own_value_changes_nothing():
             assert room == SMALL, name
 
 
+@pytest.mark.slow  # signals to real worker processes
 @pytest.mark.parametrize("sig, status", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
 def test_an_interrupted_comparison_writes_nothing_and_leaves_no_worker(tmp_path, sig, status):
     out = tmp_path / "cmp"
