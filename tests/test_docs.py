@@ -19,7 +19,8 @@ page's blocks run in order, in one temporary folder per page that holds copies o
 ``data/`` and ``tests/data/``, with this interpreter's ``bin`` first on ``PATH`` (so ``cardbatch`` and
 ``python`` are the ones under test). The README's set-up (``python3 -m venv .venv``, activating it,
 ``pip install -e ...``, joined by ``&&``) is what made this environment, so it is left out and the rest
-of the line runs; a line that is then the test suite itself is left to CI (``.ci/run`` runs it).
+of the line runs; a block that is then the test suite itself (``python -m pytest ...``) is left to CI
+(``.ci/run`` runs the README's) and to the developer.
 """
 
 from __future__ import annotations
@@ -47,8 +48,9 @@ SHELL = {"", "sh", "bash", "shell", "console"}
 DEVELOPER_PAGES = {"docs/performance.md", "docs/development.md"}
 # The README's set-up: it made the environment this test runs in.
 SETUP = re.compile(r"^python3 -m venv \.venv && \. \.venv/bin/activate && pip install -e \S+ && ")
-# What is left of the README's test command: the suite itself, which .ci/run runs from the README.
-SUITE = "python -m pytest -q"
+# What is left of the README's test command, or the fast loop of Development: the test suite itself (which
+# .ci/run runs from the README), never run from inside itself.
+SUITE = re.compile(r"^python -m pytest\b")
 MARKER = re.compile(r"^<!--\s*(.*?)\s*-->$")
 FENCE = re.compile(r"^```(\S*)\s*$")
 
@@ -107,7 +109,7 @@ def _command(block: Block) -> str | None:
     if "illustration" in block.markers:
         return None
     text = "\n".join(SETUP.sub("", line) for line in block.text.splitlines())
-    return None if text.strip() == SUITE else text
+    return None if SUITE.match(text.strip()) else text
 
 
 def _runnable(slow: bool) -> list[Block]:
