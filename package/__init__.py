@@ -4,7 +4,8 @@ The one installed top-level package. Its two halves live in the repository's
 ``kernels/`` and ``batch/`` folders and install as :mod:`cardbatch.kernels`
 (numba kernels over numpy arrays, no I/O) and :mod:`cardbatch.batch` (Parquet
 in and out, engines, the command line); ``pyproject.toml`` maps the folders.
-This folder holds only the package's own ``__init__`` and ``__main__``.
+This folder holds the package's own ``__init__`` and ``__main__``, and :mod:`cardbatch.games`
+(the game registry: one spec per game, standard library only).
 
 ``cardbatch.settle(data)`` and ``cardbatch.audit(data)`` settle a DataFrame (pyarrow, Polars,
 pandas, DuckDB: anything that speaks Arrow) or a path in memory, as the command line does:

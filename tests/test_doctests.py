@@ -18,6 +18,7 @@ MODULES = [
     "cardbatch.kernels.pots.api",
     "cardbatch.batch.settle.options",
     "cardbatch.batch.frames",
+    "cardbatch.games",
     "cardbatch",
 ]
 

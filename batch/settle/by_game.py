@@ -15,9 +15,11 @@ import pyarrow.compute as pc
 
 from cardbatch.batch.io.errors import InputError
 from cardbatch.batch.settle.counters import Counters, merge_counters
-from cardbatch.batch.settle.options import GAMES, HAND_REQUIRED, TEAM_REQUIRED, SettleOptions
+from cardbatch.batch.settle.options import SettleOptions
 from cardbatch.batch.settle.outputs import UNKNOWN_GAME
 from cardbatch.batch.settle.plan import infer_game
+from cardbatch.games import GAMES
+from cardbatch.games import game as game_spec
 
 
 def settle_by_game(
@@ -34,11 +36,11 @@ def settle_by_game(
     from cardbatch.batch.settle.team2v2 import settle_teams
 
     def one(sub: pa.Table, game: str) -> tuple[pa.Table, pa.Table, dict[str, Any]]:
-        required = TEAM_REQUIRED if game == "team2v2" else HAND_REQUIRED[game]
-        missing = [c for c in required if c not in sub.column_names]
+        spec = game_spec(game)
+        missing = [c for c in spec.required if c not in sub.column_names]
         if missing:  # the game column names a game whose columns this file lacks
             raise InputError(f"missing column(s) {', '.join(missing)} for game {game} (missing_column)")
-        r, e, c = settle_teams(sub, opts) if game == "team2v2" else settle_hands(sub, game, opts)
+        r, e, c = settle_teams(sub, opts) if spec.settles == "balances" else settle_hands(sub, game, opts)
         c["by_game"] = {game: dict(c)}
         return r, e, c
 

@@ -72,13 +72,16 @@ def file_identity_and_footer(path: str) -> tuple[dict[str, Any], bytes]:
 
 @functools.lru_cache(maxsize=1)
 def _code_fingerprint() -> str:
-    """SHA-256 of the kernels' and the batch layer's sources and tables."""
+    """SHA-256 of the kernels' and the batch layer's sources and tables, and of the game registry
+    (a game's seats, cards and columns are settling rules too)."""
     import cardbatch.batch
+    import cardbatch.games
     import cardbatch.kernels
     from cardbatch.kernels.caching import fingerprint
 
     roots = (Path(cardbatch.kernels.__file__).parent, Path(cardbatch.batch.__file__).parent)
-    return hashlib.sha256("".join(fingerprint(r) for r in roots).encode()).hexdigest()
+    registry = hashlib.sha256(Path(cardbatch.games.__file__).read_bytes()).hexdigest()
+    return hashlib.sha256(("".join(fingerprint(r) for r in roots) + registry).encode()).hexdigest()
 
 
 def options_fingerprint(opts: SettleOptions, batch_rows: int) -> dict[str, Any]:
@@ -128,8 +131,8 @@ LOCK = ".lock"
 
 def _reserved() -> list[str]:
     """Paths below ``--out`` that a run writes into or at, relative: a link there would lead it out."""
-    from cardbatch.batch.settle.options import GAMES
     from cardbatch.batch.settle.outputs import UNKNOWN_GAME
+    from cardbatch.games import GAMES
 
     games = [f"{kind}/game={g}" for kind in ("results", "errors") for g in (*GAMES, UNKNOWN_GAME)]
     tops = [n for name in TOP_FILES for n in (name, f".{name}.tmp")]

@@ -9,31 +9,22 @@ from typing import Any, Literal
 import pyarrow as pa
 
 from cardbatch.batch.io.jobs import RunOptions, input_paths, require_whole
+from cardbatch.games import game as game_spec
 from cardbatch.kernels.pots.api import Options
 
-Game = Literal["holdem", "zjh", "team2v2"]
 Mode = Literal["resume", "overwrite", "error"]
 # what a run does with a folder that already holds cardbatch output: reuse its current parts, settle
 # everything again (only cardbatch's own files are replaced), or refuse (exit 2)
 MODES: tuple[Mode, ...] = ("resume", "overwrite", "error")
 TeamModel = Literal["seed", "proportional"]
-GAMES: tuple[Game, ...] = ("holdem", "zjh", "team2v2")
 TEAM_MODELS: tuple[TeamModel, ...] = ("seed", "proportional")
 POT_FIELDS = ("policy", "rake_pct", "rake_cap", "chip_unit", "odd_chips", "orphan_chips")
-CARDS_PER_SEAT = {"holdem": 2, "zjh": 3}
-MAX_SEATS = {"holdem": 23, "zjh": 17}
-MIN_SEATS = 2
-
+# The games (their names, seats, cards and required columns): cardbatch.games, one spec each.
 # Reason codes and their messages: cardbatch.kernels.reasons (one table for kernels and batch).
 
-HAND_REQUIRED = {
-    "holdem": ("hand_id", "button", "board", "cards", "folded"),
-    "zjh": ("hand_id", "button", "cards", "folded"),
-}
 # A unit of several small files tags each row with its file's place in the unit; settling carries the
 # tag from the input to results and errors (then the runner drops it), so counters stay per input file.
 ORIGIN = "__cardbatch_piece"
-TEAM_REQUIRED = ("hand_id", "balance", "multiplier", "afk", "winner", "base", "double")
 
 
 def _decimal(frac: Fraction) -> str:
@@ -65,7 +56,7 @@ class SettleOptions:
     pots: Options = Options()
     no_flop_no_drop: bool = False
     rules: str = "zjh"
-    game: Game | None = None
+    game: str | None = None
     team_model: TeamModel = "seed"
     audit: bool = False
 
@@ -75,8 +66,8 @@ class SettleOptions:
         if not isinstance(self.pots, Options):
             raise ValueError(f"pots must be a cardbatch.kernels.pots.Options, got {type(self.pots).__name__}")
         rules_of(self.rules)  # a ValueError naming the presets
-        if self.game is not None and self.game not in GAMES:
-            raise ValueError(f"game must be one of {', '.join(GAMES)}, got {self.game!r}")
+        if self.game is not None:
+            game_spec(self.game)  # a ValueError naming the games
         if self.team_model not in TEAM_MODELS:
             raise ValueError(f"team_model must be one of {', '.join(TEAM_MODELS)}, got {self.team_model!r}")
         for flag in ("no_flop_no_drop", "audit"):

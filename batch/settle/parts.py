@@ -32,6 +32,7 @@ from cardbatch.batch.settle.counters import INPUT_COUNTERS, merge_counters
 from cardbatch.batch.settle.options import ORIGIN, SettleOptions
 from cardbatch.batch.settle.outputs import conform_errors, conform_results, part_path
 from cardbatch.batch.settle.plan import Unit, footer_of
+from cardbatch.games import game as game_spec
 
 FAIL_ENV = "CARDBATCH_FAIL_PART"  # testing aid: a unit whose part name matches raises (crash drills)
 
@@ -288,7 +289,7 @@ def _piece_counters(results: dict[str, pa.Table], errors: dict[str, pa.Table], p
         if "mismatch" in table.column_names:
             flags = pc.fill_null(table.column("mismatch"), False).to_numpy(zero_copy_only=False)
             add("mismatches", np.bincount(origin[flags], minlength=pieces))
-        if game == "team2v2":  # a 2v2 game moves balances, not chips in a pot
+        if game_spec(game).settles == "balances":  # a 2v2 game moves balances, not chips in a pot
             continue
         values, starts, lengths, _ = int_list_parts(table.column("payout"), "payout")
         paid = _exact_by_piece(values, np.repeat(origin, lengths), pieces)

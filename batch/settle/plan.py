@@ -24,8 +24,10 @@ import pyarrow.parquet as pq
 from cardbatch.batch.io import storage
 from cardbatch.batch.io.columns import is_text
 from cardbatch.batch.io.errors import InputError
-from cardbatch.batch.settle.options import HAND_REQUIRED, TEAM_REQUIRED, SettleOptions
+from cardbatch.batch.settle.options import SettleOptions
 from cardbatch.batch.settle.outputs import hive_keys
+from cardbatch.games import game as game_spec
+from cardbatch.games import infer
 
 
 @dataclasses.dataclass(frozen=True)
@@ -83,10 +85,11 @@ class Unit:
 
 
 def infer_game(names: Collection[str], opts: SettleOptions) -> str:
-    """The game of a file without a game column: ``--game``, else the team schema, board = Hold'em, else ZJH."""
+    """The game of a file without a game column: ``--game``, else the team schema, board = Hold'em, else
+    ZJH (:func:`cardbatch.games.infer`)."""
     if opts.game:
         return opts.game
-    return "team2v2" if "balance" in names else ("holdem" if "board" in names else "zjh")
+    return infer(names).name
 
 
 _LIST_KINDS = (
@@ -105,11 +108,8 @@ def check_schema(path: str, schema: pa.Schema, opts: SettleOptions) -> None:
         raise InputError(f"{path}: column(s) {', '.join(twice)} appear more than once (duplicate_column)")
     names = set(schema.names)
     game = infer_game(names, opts)
-    required = (
-        TEAM_REQUIRED
-        if game == "team2v2"
-        else HAND_REQUIRED[game] + (("contrib",) if "contrib_street" not in names else ())
-    )
+    spec = game_spec(game)
+    required = spec.required + (("contrib",) if spec.settles == "pot" and "contrib_street" not in names else ())
     missing = [c for c in required if c not in names]
     if missing:
         raise InputError(f"{path}: missing column(s) {', '.join(missing)} for game {game} (missing_column)")

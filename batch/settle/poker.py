@@ -31,11 +31,12 @@ from cardbatch.batch.io.lists import (
 )
 from cardbatch.batch.settle.cardtext import parse_column
 from cardbatch.batch.settle.counters import Counters
-from cardbatch.batch.settle.options import CARDS_PER_SEAT, HAND_REQUIRED, MAX_SEATS, MIN_SEATS, ORIGIN, SettleOptions
+from cardbatch.batch.settle.options import ORIGIN, SettleOptions
 from cardbatch.batch.settle.recorded import recorded_columns
 from cardbatch.batch.settle.rejects import CODE, error_rows, mark, mark_status, reason_counts
+from cardbatch.games import REGISTRY, Game, games_with_hands
 from cardbatch.kernels import cards as kcards
-from cardbatch.kernels import holdem, pots, threecard
+from cardbatch.kernels import pots, threecard
 
 _CARD_CODE = np.zeros(4, np.int16)  # the card checker's problems as reason codes
 _CARD_CODE[[kcards.CARD_BAD, kcards.CARD_MISSING]] = CODE["bad_card"]
@@ -128,24 +129,25 @@ def settle_hands(table: pa.Table, game: str, opts: SettleOptions) -> tuple[pa.Ta
 
     Four steps, each setting rows aside as it finds their first problem: decode the columns,
     value the live seats' hands at showdowns, settle the pots, and assemble the results."""
-    if game not in HAND_REQUIRED:  # never another game's rules
-        raise ValueError(f"settle_hands: no rules for game {game!r} (known: {', '.join(HAND_REQUIRED)})")
+    spec = REGISTRY.get(game)
+    if spec is None or not spec.has_hands:  # never another game's rules
+        raise ValueError(f"settle_hands: no rules for game {game!r} (known: {', '.join(games_with_hands())})")
     rules = threecard.rules_of(opts.rules)  # three-card games only
-    h = _decode(table, game)
-    score, special = _score(h, game, rules)
+    h = _decode(table, spec)
+    score, special = _score(h, spec, rules)
     mark(h.codes, (h.button < 0) | (h.button >= h.seats), "bad_button")
     payout, rake, npots = _settle(h, score, special, rules, opts)
-    return _assemble(table, game, rules, h, score, payout, rake, npots)
+    return _assemble(table, spec, rules, h, score, payout, rake, npots)
 
 
-def _decode(table: pa.Table, game: str) -> _Tables:
+def _decode(table: pa.Table, spec: Game) -> _Tables:
     """The columns as padded arrays, every problem a row has in them marked (in the order the
     reasons are documented: missing values, seat counts, cards, chips)."""
     T = table.num_rows
     codes = np.zeros(T, np.int16)
     has_street = "contrib_street" in table.column_names
     contrib_name = "contrib_street" if has_street else "contrib"
-    for name in (*HAND_REQUIRED[game], contrib_name):  # a null cell or a null element anywhere
+    for name in (*spec.required, contrib_name):  # a null cell or a null element anywhere
         mark(codes, missing_rows(table.column(name)), "missing_value")
     contrib_col = table.column(contrib_name)
 
@@ -156,8 +158,8 @@ def _decode(table: pa.Table, game: str) -> _Tables:
 
     fvals, fstarts, seats = list_parts(table.column("folded"))
     S = int(max(seats.max() if T else 0, 1))
-    mark(codes, (seats < MIN_SEATS) | (seats > MAX_SEATS[game]), "seat_count")
-    S = min(S, MAX_SEATS[game])
+    mark(codes, (seats < spec.min_seats) | (seats > spec.max_seats), "seat_count")
+    S = min(S, spec.max_seats)
     folded = scatter(fvals.astype(bool, copy=False), fstarts, seats, S, True, np.bool_)
     live = ~folded
 
@@ -178,16 +180,16 @@ def _decode(table: pa.Table, game: str) -> _Tables:
     contrib_total = contrib.sum(axis=1)
     dead = _dead_matrix(table, codes, seats, S)
 
-    per = CARDS_PER_SEAT[game]
+    per = spec.hole_cards
     hole, ncards = _cards_matrix(table.column("cards"), per, S * per)
     mark(codes, ncards != seats * per, "seat_count")
     hole = hole.reshape(T, S, per)
     showdown = _count_true(live) >= 2
     need_seat = live & showdown[:, None]
     board: np.ndarray | None = None
-    if game == "holdem":
-        board, nboard = _cards_matrix(table.column("board"), 1, 5)
-        mark(codes, nboard > 5, "seat_count")
+    if spec.board_cards:
+        board, nboard = _cards_matrix(table.column("board"), 1, spec.board_cards)
+        mark(codes, nboard > spec.board_cards, "seat_count")
     status = kcards.seat_card_status(
         hole, board if board is not None else np.zeros((T, 0), np.uint8), need_seat, showdown
     )
@@ -213,16 +215,17 @@ def _decode(table: pa.Table, game: str) -> _Tables:
     )
 
 
-def _score(h: _Tables, game: str, rules: threecard.Rules) -> tuple[np.ndarray, np.ndarray | None]:
-    """The hand value of every live seat at a showdown of a row still valid (0 elsewhere), and for the
-    three-card 2-3-5 rule which seats hold an off-suit 2-3-5."""
+def _score(h: _Tables, spec: Game, rules: threecard.Rules) -> tuple[np.ndarray, np.ndarray | None]:
+    """The hand value of every live seat at a showdown of a row still valid (0 elsewhere), by the
+    game's evaluator, and for the three-card 2-3-5 rule which seats hold an off-suit 2-3-5."""
     special = None
     eval_mask = h.need_seat & (h.codes == 0)[:, None]
-    if h.board is not None:  # Hold'em
-        score = holdem.evaluate_seats(h.hole, h.board, eval_mask, dtype=np.int64)  # the pot kernel's width
+    kernel = spec.kernel()
+    if h.board is not None:  # hole cards and a board
+        score = kernel.evaluate_seats(h.hole, h.board, eval_mask, dtype=np.int64)  # the pot kernel's width
     else:
-        score = threecard.evaluate_seats(h.hole, eval_mask, rules)
-        if rules.beats_trips_235:
+        score = kernel.evaluate_seats(h.hole, eval_mask, rules)
+        if spec.rule_presets and rules.beats_trips_235:
             rows, seat_idx = np.nonzero(eval_mask)
             special = np.zeros((h.T, h.S), bool)
             special[rows, seat_idx] = threecard.is_235(h.hole[rows, seat_idx])
@@ -260,7 +263,7 @@ def _settle(
 
 def _assemble(
     table: pa.Table,
-    game: str,
+    spec: Game,
     rules: threecard.Rules,
     h: _Tables,
     score: np.ndarray,
@@ -276,25 +279,22 @@ def _assemble(
     g = None if good.size == T else good
     offsets = list_offsets(h.seats, g)
     flat_score = gather_flat(score, offsets, g)  # already 0 where folded or no showdown
-    if game == "holdem":
-        score_type = pa.uint32()
-        flat_category = (flat_score >> 20).astype(np.uint8)
-    elif game == "zjh":
-        score_type = pa.int64()
+    score_dtype = np.dtype(spec.score_type)
+    score_type = pa.from_numpy_dtype(score_dtype)
+    if spec.category_shift is not None:  # a packed score carries its category in its top bits
+        flat_category = (flat_score >> spec.category_shift).astype(np.uint8)
+    else:  # the evaluator's categories (under the rule preset where the game takes one); 0 where not shown
         flat_category = np.zeros(flat_score.shape, np.uint8)
         shown = flat_score > 0
         if shown.any():
-            flat_category[shown] = threecard.category_of(flat_score[shown], rules)
-    else:  # a game without categories of its own never borrows another's
-        raise ValueError(f"settle: no hand categories for game {game!r} (holdem, zjh)")
+            by_rules = (rules,) if spec.rule_presets else ()
+            flat_category[shown] = spec.kernel().category_of(flat_score[shown], *by_rules)
     flat_payout = gather_flat(payout, offsets, g)
     flat_contrib = gather_flat(h.contrib_total, offsets, g)
     kept_rake = rake if g is None else rake[g]
     cols = {
         "hand_id": pa.array(h.hand_id if g is None else h.hand_id[g]),
-        "score": list_array(
-            offsets, flat_score.astype(np.uint32 if game == "holdem" else np.int64, copy=False), score_type
-        ),
+        "score": list_array(offsets, flat_score.astype(score_dtype, copy=False), score_type),
         "category": list_array(offsets, flat_category, pa.uint8()),
         "payout": list_array(offsets, flat_payout, pa.int64()),
         "net": list_array(offsets, flat_payout - flat_contrib, pa.int64()),

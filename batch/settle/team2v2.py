@@ -18,9 +18,10 @@ from cardbatch.batch.io.lists import (
     scatter,
 )
 from cardbatch.batch.settle.counters import Counters
-from cardbatch.batch.settle.options import ORIGIN, TEAM_REQUIRED, SettleOptions
+from cardbatch.batch.settle.options import ORIGIN, SettleOptions
 from cardbatch.batch.settle.recorded import recorded_columns
 from cardbatch.batch.settle.rejects import error_rows, mark, mark_status, reason_counts
+from cardbatch.games import TEAM2V2
 from cardbatch.kernels import team
 
 
@@ -52,7 +53,7 @@ def _stakes_overflow(mult: np.ndarray, base: np.ndarray, double: np.ndarray) -> 
 def settle_teams(table: pa.Table, opts: SettleOptions) -> tuple[pa.Table, pa.Table, dict[str, Any]]:
     T = table.num_rows
     codes = np.zeros(T, np.int16)
-    for name in TEAM_REQUIRED:  # a null cell or a null element anywhere
+    for name in TEAM2V2.required:  # a null cell or a null element anywhere
         mark(codes, missing_rows(table.column(name)), "missing_value")
     balance = _four(table, "balance", codes, np.int64)
     mult = _four(table, "multiplier", codes, np.int64)

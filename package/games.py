@@ -1,0 +1,199 @@
+"""The games cardbatch knows: one frozen :class:`Game` spec each, and the only place their names are written.
+
+Every module that treats games differently reads a spec from here (:func:`game`) instead of
+comparing names, so a game is added by one spec, one evaluator kernel, its tests and its docs
+page (docs/development.md). This module imports nothing but the standard library: the command
+line builds its ``--game`` choices from it without loading numba, numpy or pyarrow, and the
+kernels and every job may import it (tests/test_layout.py).
+
+>>> from cardbatch.games import game, GAMES
+>>> GAMES
+('holdem', 'zjh', 'team2v2')
+>>> game("holdem").hole_cards, game("holdem").board_cards, game("zjh").max_seats
+(2, 5, 17)
+>>> game("omaha")
+Traceback (most recent call last):
+ValueError: game must be one of holdem, zjh, team2v2, got 'omaha'
+
+(``"zjh"`` also names a three-card *rule preset*, ``--rules zjh``: presets live in
+:mod:`cardbatch.kernels.threecard` and are not games.)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+from collections.abc import Collection
+from types import ModuleType
+from typing import Literal
+
+
+@dataclasses.dataclass(frozen=True)
+class Game:
+    """What the code needs to know of one game.
+
+    ``name``: as the ``game`` column and ``--game`` spell it; ``title``: for people.
+    ``deck_size``: cards in the deck; ``hole_cards``: cards dealt to each seat; ``board_cards``:
+    shared cards (0: a game without a board, every hand is the seat's own cards).
+    ``min_seats``/``max_seats``: seats a row may have to be settled; ``dealt_seats``: seats one
+    shuffled deck deals with the game's burn cards (generate, simulate, rank-decks).
+    ``required``: the input columns a file of this game must have (Hold'em and ZJH also need
+    ``contrib`` or ``contrib_street``). ``marker``: the column that tells this game's files apart
+    when they have no ``game`` column (None: the game of files with no marker).
+    ``evaluator``: the kernel module under :mod:`cardbatch.kernels` that values hands, a name
+    resolved by :meth:`kernel` on first use (None: no hands to value); ``score_type``: the Arrow
+    type of the results' ``score``; ``category_names``: the names of its hand categories by code
+    (a three-card rule preset may rename them: :func:`cardbatch.kernels.threecard.category_names`);
+    ``category_shift``: a score holds its category code in the bits from this one up (None: the
+    evaluator's ``category_of`` finds it); ``classes``: the distinct hand values (the evaluator's
+    ``dense_rank`` numbers them 1 = best; None: as many as the rule preset's, for three-card games).
+    ``rule_presets``: hands are valued under a three-card rule preset (``--rules``).
+    ``settles``: ``"pot"`` (chips in pots, paid to seats) or ``"balances"`` (a 2v2 game moves
+    balances); ``split_pots``: pots split between a high and a low hand.
+    ``betting_rounds``: the streets a simulated table bets (simulate's model);
+    ``generated_rounds``/``generated_fold_rate``: the synthetic logs' betting (generate).
+    """
+
+    name: str
+    title: str
+    hole_cards: int
+    board_cards: int
+    min_seats: int
+    max_seats: int
+    dealt_seats: int
+    required: tuple[str, ...]
+    marker: str | None
+    evaluator: str | None
+    score_type: Literal["uint32", "int64"] | None
+    category_names: tuple[str, ...]
+    category_shift: int | None
+    classes: int | None
+    rule_presets: bool
+    settles: Literal["pot", "balances"]
+    betting_rounds: int
+    generated_rounds: int
+    generated_fold_rate: float
+    deck_size: int = 52
+    split_pots: bool = False
+
+    @property
+    def has_hands(self) -> bool:
+        """Seats hold cards that an evaluator values (False for a game that moves balances)."""
+        return self.evaluator is not None
+
+    def kernel(self) -> ModuleType:
+        """The evaluator's kernel module, imported now (this loads numba)."""
+        if self.evaluator is None:
+            raise ValueError(f"game {self.name} has no hand evaluator")
+        return importlib.import_module(f"cardbatch.kernels.{self.evaluator}")
+
+
+_SPECS = (
+    Game(
+        name="holdem",
+        title="Hold'em",
+        hole_cards=2,
+        board_cards=5,
+        min_seats=2,
+        max_seats=23,  # 23 x 2 + 5 = 51 cards: a settled row needs no burn cards
+        dealt_seats=22,  # with the three burn cards
+        required=("hand_id", "button", "board", "cards", "folded"),
+        marker="board",
+        evaluator="holdem",
+        score_type="uint32",
+        category_names=(
+            "high card",
+            "pair",
+            "two pair",
+            "three of a kind",
+            "straight",
+            "flush",
+            "full house",
+            "four of a kind",
+            "straight flush",
+        ),
+        category_shift=20,
+        classes=7462,
+        rule_presets=False,
+        settles="pot",
+        betting_rounds=4,
+        generated_rounds=4,
+        generated_fold_rate=0.25,
+    ),
+    Game(
+        name="zjh",
+        title="Zha Jin Hua",
+        hole_cards=3,
+        board_cards=0,
+        min_seats=2,
+        max_seats=17,
+        dealt_seats=17,
+        required=("hand_id", "button", "cards", "folded"),
+        marker=None,
+        evaluator="threecard",
+        score_type="int64",
+        category_names=("high card", "pair", "straight", "flush", "straight flush", "trips"),
+        category_shift=None,
+        classes=None,
+        rule_presets=True,
+        settles="pot",
+        betting_rounds=1,
+        generated_rounds=3,
+        generated_fold_rate=0.3,
+    ),
+    Game(
+        name="team2v2",
+        title="2v2 teams",
+        hole_cards=0,
+        board_cards=0,
+        min_seats=4,
+        max_seats=4,
+        dealt_seats=4,
+        required=("hand_id", "balance", "multiplier", "afk", "winner", "base", "double"),
+        marker="balance",
+        evaluator=None,
+        score_type=None,
+        category_names=(),
+        category_shift=None,
+        classes=None,
+        rule_presets=False,
+        settles="balances",
+        betting_rounds=0,
+        generated_rounds=0,
+        generated_fold_rate=0.0,
+    ),
+)
+
+REGISTRY: dict[str, Game] = {g.name: g for g in _SPECS}
+GAMES: tuple[str, ...] = tuple(REGISTRY)
+# the specs by name, for code that serves one game only (the PHH importer's Hold'em, the 2v2
+# settlement) or picks a default: they name a game without writing its name
+HOLDEM, ZJH, TEAM2V2 = _SPECS
+# files without a game column: the first game whose marker column they have, in this order, else
+# the game without a marker (a 2v2 file may carry a board column of its own)
+_INFERENCE = ("team2v2", "holdem")
+
+
+def game(name: object) -> Game:
+    """The spec of the game ``name``; a ``ValueError`` naming the games for any other name (never
+    another game's rules)."""
+    spec = REGISTRY.get(name) if isinstance(name, str) else None
+    if spec is None:
+        raise ValueError(f"game must be one of {', '.join(GAMES)}, got {name!r}")
+    return spec
+
+
+def games_with_hands() -> tuple[str, ...]:
+    """The games whose seats hold cards an evaluator values, in registry order."""
+    return tuple(g.name for g in _SPECS if g.has_hands)
+
+
+def infer(columns: Collection[str]) -> Game:
+    """The game of a file without a ``game`` column, from its columns: the team schema's
+    ``balance``, then a ``board`` (Hold'em), else Zha Jin Hua."""
+    for name in _INFERENCE:
+        marker = REGISTRY[name].marker
+        if marker is not None and marker in columns:
+            return REGISTRY[name]
+    (default,) = (g for g in _SPECS if g.marker is None)
+    return default

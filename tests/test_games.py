@@ -1,0 +1,55 @@
+"""The game registry (cardbatch.games): one spec per game, what the kernels and the command line
+agree with, and a clear error for any other name."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from cardbatch import games
+from cardbatch.games import GAMES, HOLDEM, TEAM2V2, ZJH, game
+
+
+def test_one_frozen_spec_per_game():
+    assert GAMES == ("holdem", "zjh", "team2v2") and (HOLDEM, ZJH, TEAM2V2) == tuple(map(game, GAMES))
+    for name in GAMES:
+        spec = game(name)
+        assert spec.name == name and spec.deck_size == 52 and not spec.split_pots
+        assert spec.min_seats <= spec.max_seats and spec.dealt_seats <= spec.max_seats
+        assert spec.hole_cards * spec.dealt_seats + spec.board_cards <= spec.deck_size
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            spec.name = "other"  # type: ignore[misc]
+    assert (HOLDEM.board_cards, ZJH.board_cards, TEAM2V2.board_cards) == (5, 0, 0)
+
+
+@pytest.mark.parametrize("name", ["omaha", "Holdem", "", None, "zjh_suited"])
+def test_an_unknown_game_is_a_value_error_never_another_games_rules(name):
+    with pytest.raises(ValueError, match=f"got {name!r}"):
+        game(name)
+
+
+def test_a_game_without_hands_has_no_evaluator():
+    assert not TEAM2V2.has_hands and games.games_with_hands() == ("holdem", "zjh")
+    with pytest.raises(ValueError, match="no hand evaluator"):
+        TEAM2V2.kernel()
+
+
+def test_the_specs_agree_with_the_kernels():
+    from cardbatch.kernels import decks, holdem, threecard
+
+    assert HOLDEM.kernel() is holdem and ZJH.kernel() is threecard
+    assert HOLDEM.category_names == holdem.CATEGORY_NAMES
+    assert ZJH.category_names == threecard.category_names("zjh")  # the default preset's names
+    assert (HOLDEM.dealt_seats, ZJH.dealt_seats) == (decks.MAX_HOLDEM_PLAYERS, decks.MAX_ZJH_PLAYERS)
+    royal = holdem.evaluate(np.array([[51, 47, 43, 39, 35, 0, 1]], np.uint8))
+    assert HOLDEM.classes == holdem.SCORE_OF_DENSE.size - 1 and holdem.dense_rank(royal)[0] == 1  # 1 = the best
+    assert (royal >> HOLDEM.category_shift)[0] == holdem.category_of(royal)[0] == 8
+    assert np.dtype(HOLDEM.score_type) == np.uint32 and np.dtype(ZJH.score_type) == np.int64
+
+
+def test_a_file_without_a_game_column_is_told_by_its_columns():
+    assert games.infer(["hand_id", "balance", "board"]) is TEAM2V2
+    assert games.infer(["hand_id", "board", "cards"]) is HOLDEM
+    assert games.infer(["hand_id", "cards"]) is ZJH
