@@ -31,6 +31,7 @@ import pyarrow.parquet as pq
 from cardbatch.batch.io.jobs import RunOptions
 from cardbatch.batch.settle.options import SettleOptions
 from cardbatch.batch.simulate.room import Room
+from cardbatch.games import ZJH
 
 
 @dataclasses.dataclass(frozen=True)
@@ -160,8 +161,8 @@ def audit(data: Any, *, workers: int | None = None, batch_rows: int = 1 << 16, *
 def rank_decks(
     decks: Any = None,
     *,
-    game: str = "zjh",
-    rules: str = "zjh",
+    game: str = ZJH.name,
+    rules: str = "zjh",  # the three-card rule preset
     players: int = 6,
     n: int = 1000,
     seed: int = 0,

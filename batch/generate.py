@@ -25,7 +25,9 @@ from cardbatch.batch.io.columns import fixed_size_list
 from cardbatch.batch.io.jobs import RunOptions, Summary, require_whole
 from cardbatch.batch.io.lists import padded_to_list
 from cardbatch.batch.io.progress import progress
-from cardbatch.kernels import betting, holdem, pots, team, threecard
+from cardbatch.games import HOLDEM, TEAM2V2, Game
+from cardbatch.games import game as game_spec
+from cardbatch.kernels import betting, pots, team
 from cardbatch.kernels import decks as kdecks
 
 INJECTABLE = (
@@ -66,6 +68,8 @@ def generate_hands(
     Made in chunks of :data:`CHUNK` rows, each from its own random stream
     keyed by ``(seed, chunk start)``: the same arguments give the same table.
     """
+    if not game_spec(game).has_hands:
+        raise ValueError(f"generate_hands: game {game} has no hands (generate_teams writes its rows)")
     if n > CHUNK:
         parts = [
             generate_hands(
@@ -86,11 +90,13 @@ def generate_hands(
         return Generated(
             pa.concat_tables([p.table for p in parts]), injected, np.concatenate([p.tampered for p in parts])
         )
-    return _generate_chunk(game, n, seed, start, max_seats, bad_rate, tamper_rate, streets_column, text_cards, rules)
+    return _generate_chunk(
+        game_spec(game), n, seed, start, max_seats, bad_rate, tamper_rate, streets_column, text_cards, rules
+    )
 
 
 def _generate_chunk(
-    game: str,
+    spec: Game,
     n: int,
     seed: int,
     start: int,
@@ -102,36 +108,34 @@ def _generate_chunk(
     rules: str,
 ) -> Generated:
     rng = np.random.default_rng([seed, start, 1])
-    per = 2 if game == "holdem" else 3
-    max_seats = min(max_seats, kdecks.MAX_HOLDEM_PLAYERS if game == "holdem" else kdecks.MAX_ZJH_PLAYERS)
+    per = spec.hole_cards
+    max_seats = min(max_seats, spec.dealt_seats)
     S = max_seats
     seats = rng.integers(2, max_seats + 1, n)
-    streets = 4 if game == "holdem" else 3
-    contrib, live, button, ended_at = betting.bets(
-        seed, start, n, S, seats, streets, 0.25 if game == "holdem" else 0.3, 20
-    )
+    streets = spec.generated_rounds
+    contrib, live, button, ended_at = betting.bets(seed, start, n, S, seats, streets, spec.generated_fold_rate, 20)
     deck = kdecks.deal_decks(n, seed, start)
     hole = np.full((n, S, per), 255, np.uint8)
     board = np.full((n, 5), 255, np.uint8)
     for p in np.unique(seats):  # decks from deal_decks are permutations: index the positions directly
         rows = np.flatnonzero(seats == p)
-        if game == "holdem":
+        if spec.board_cards:  # hole cards, then the board with burn cards between its streets
             hole_pos, board_pos = kdecks.holdem_positions(int(p))
             hole[rows, :p] = deck[rows[:, None, None], hole_pos[None]]
             board[rows] = deck[rows[:, None], board_pos[None]]
         else:
             hole[rows, :p] = deck[rows[:, None, None], kdecks.zjh_positions(int(p))[None]]
-    if game == "holdem":  # streets never reached leave their board cards undealt
+    if spec.board_cards:  # streets never reached leave their board cards undealt
         board[ended_at <= 1, :3] = 255
         board[ended_at <= 2, 3] = 255
         board[ended_at <= 3, 4] = 255
     showdown = live.sum(axis=1) >= 2
     score = np.zeros((n, S), np.int64)
     r, s = np.nonzero(live & showdown[:, None])
-    if game == "holdem":
-        score[r, s] = holdem.evaluate(np.concatenate([hole[r, s], board[r]], axis=1))
+    if spec.board_cards:
+        score[r, s] = spec.kernel().evaluate(np.concatenate([hole[r, s], board[r]], axis=1))
     else:
-        score[r, s] = threecard.evaluate(hole[r, s], rules)
+        score[r, s] = spec.kernel().evaluate(hole[r, s], rules)
     payout = pots.settle(contrib.sum(axis=1), live, score, button)
     hand_id = np.arange(start, start + n, dtype=np.int64)
 
@@ -181,10 +185,10 @@ def _generate_chunk(
                 button[rows] = seats[rows] + 1
     cols: dict[str, pa.Array] = {
         "hand_id": pa.array(hand_id),
-        "game": pa.array(np.full(n, game)).dictionary_encode(),
+        "game": pa.array(np.full(n, spec.name)).dictionary_encode(),
         "button": pa.array(button.astype(np.int8)),
     }
-    if game == "holdem":
+    if spec.board_cards:
         cols["board"] = pa.array(_board_text(board)) if text_cards else fixed_size_list(board)
     flat_cards = hole.reshape(n, S * per)
     if text_cards:
@@ -261,7 +265,7 @@ def generate_teams(n: int, seed: int, start: int = 0, bad_rate: float = 0.0) -> 
     table = pa.table(
         {
             "hand_id": pa.array(hand_id),
-            "game": pa.array(np.full(n, "team2v2")).dictionary_encode(),
+            "game": pa.array(np.full(n, TEAM2V2.name)).dictionary_encode(),
             "balance": fixed_size_list(balance),
             "multiplier": fixed_size_list(mult),
             "afk": fixed_size_list(afk),
@@ -282,7 +286,7 @@ class GenerateOptions:
     ``streets`` writes ``contrib_street`` instead of ``contrib``; ``text_cards`` writes cards as text."""
 
     out: str
-    game: str = "holdem"
+    game: str = HOLDEM.name
     hands: int = 10000
     seed: int = 0
     max_seats: int = 9
@@ -296,8 +300,7 @@ class GenerateOptions:
     def __post_init__(self) -> None:
         if not isinstance(self.out, str) or not self.out:
             raise ValueError("out: give the Parquet file to write")
-        if self.game not in ("holdem", "zjh", "team2v2"):
-            raise ValueError(f"game must be holdem, zjh or team2v2, got {self.game!r}")
+        game_spec(self.game)  # a ValueError naming the games
         for name, least in (("hands", 0), ("seed", 0), ("max_seats", 2), ("row_group", 1)):
             require_whole(getattr(self, name), name, least)
         for name in ("bad_rate", "tamper_rate"):
@@ -324,7 +327,7 @@ def write(opts: GenerateOptions) -> dict[str, Any]:
         try:
             for start in range(0, opts.hands, opts.row_group):
                 n = min(opts.row_group, opts.hands - start)
-                if opts.game == "team2v2":
+                if not game_spec(opts.game).has_hands:  # a 2v2 game's rows
                     g = generate_teams(n, opts.seed, start, opts.bad_rate)
                 else:
                     g = generate_hands(

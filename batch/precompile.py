@@ -33,6 +33,7 @@ import pyarrow as pa
 
 from cardbatch.batch.io.jobs import RunOptions, Summary
 from cardbatch.batch.io.lifecycle import process_pool
+from cardbatch.games import HOLDEM, TEAM2V2, ZJH, games_with_hands
 
 
 class CacheNotWritable(Exception):
@@ -86,14 +87,14 @@ def _generate_family(report: Report, tables: Tables) -> None:
     from cardbatch.batch.generate import generate_hands, generate_teams
 
     def make() -> None:
-        tables["holdem"] = [generate_hands("holdem", 64, seed=1, bad_rate=0.1).table]
-        tables["text"] = [generate_hands("holdem", 64, seed=2, text_cards=True).table]
-        tables["dead"] = [_with_dead(generate_hands("holdem", 64, seed=3).table)]
+        tables[HOLDEM.name] = [generate_hands(HOLDEM.name, 64, seed=1, bad_rate=0.1).table]
+        tables["text"] = [generate_hands(HOLDEM.name, 64, seed=2, text_cards=True).table]
+        tables["dead"] = [_with_dead(generate_hands(HOLDEM.name, 64, seed=3).table)]
 
     def more() -> None:
-        tables["zjh"] = [generate_hands("zjh", 64, seed=4, bad_rate=0.1).table]
+        tables[ZJH.name] = [generate_hands(ZJH.name, 64, seed=4, bad_rate=0.1).table]
         tables["teams"] = [generate_teams(64, seed=5, bad_rate=0.1).table]
-        tables["streets"] = [generate_hands(game, 64, seed=6, streets_column=True).table for game in ("holdem", "zjh")]
+        tables["streets"] = [generate_hands(game, 64, seed=6, streets_column=True).table for game in games_with_hands()]
 
     _steps(report, [("Hold'em hands", make), ("Zha Jin Hua hands, 2v2 games, per-street contributions", more)])
 
@@ -114,10 +115,10 @@ def _settle_family(serial: bool, report: Report, tables: Tables) -> None:
         _steps(
             report,
             [
-                ("Hold'em: evaluator, card checks, standard pots", settle("holdem")),
+                ("Hold'em: evaluator, card checks, standard pots", settle(HOLDEM.name)),
                 ("Hold'em, text cards", settle("text")),
                 ("Hold'em, dead money", settle("dead")),
-                ("Zha Jin Hua", settle("zjh")),
+                ("Zha Jin Hua", settle(ZJH.name)),
                 ("2v2 teams", settle("teams")),
                 ("per-street contributions, standard policy", settle("streets")),
                 ("per-street policies", settle("streets", "ratio_rank")),
@@ -144,7 +145,7 @@ def _simulate_family(report: Report, tables: Tables) -> None:
     def room(game: str) -> Callable[[], object]:
         return lambda: simulate(Room(game=game, players=60, rounds=1, tables_per_round=8, seats=5))
 
-    _steps(report, [(game, room(game)) for game in ("zjh", "holdem", "team2v2")])
+    _steps(report, [(game, room(game)) for game in (ZJH.name, HOLDEM.name, TEAM2V2.name)])
 
 
 # In the order they start: the sample hands first, beside rank-decks (which needs none), then the two

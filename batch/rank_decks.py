@@ -25,6 +25,8 @@ from cardbatch.batch.io.columns import fixed_size_list
 from cardbatch.batch.io.errors import InputError
 from cardbatch.batch.io.jobs import RunOptions, Summary
 from cardbatch.batch.io.progress import progress
+from cardbatch.games import ZJH
+from cardbatch.games import game as game_spec
 from cardbatch.kernels import decks as kdecks
 from cardbatch.kernels import ranking, readable, threecard
 
@@ -34,12 +36,13 @@ PLOT_MISSING = "skipped: matplotlib is not installed (pip install 'cardbatch[plo
 
 
 def _dealt_cards(deck_rows: np.ndarray, game: str, players: int) -> dict[str, pa.Array]:
-    if game == "zjh":
+    spec = game_spec(game)
+    if spec.name not in ranking.RANKED:
+        raise ValueError(f"game must be one of {', '.join(ranking.RANKED)}, got {game!r}")
+    if not spec.board_cards:
         return {"hands": fixed_size_list(deck_rows[:, kdecks.zjh_positions(players).reshape(-1)])}
-    if game == "holdem":
-        hole, board = kdecks.holdem_positions(players)
-        return {"hands": fixed_size_list(deck_rows[:, hole.reshape(-1)]), "board": fixed_size_list(deck_rows[:, board])}
-    raise ValueError(f"game must be zjh or holdem, got {game!r}")
+    hole, board = kdecks.holdem_positions(players)
+    return {"hands": fixed_size_list(deck_rows[:, hole.reshape(-1)]), "board": fixed_size_list(deck_rows[:, board])}
 
 
 def _names(codes: np.ndarray, names: tuple[str, ...]) -> pa.DictionaryArray:
@@ -66,9 +69,10 @@ def ranking_table(
         per = readable.cards_per_seat(game)
         hands = dealt["hands"].flatten().to_numpy().reshape(len(rows), players * per)  # widths given: 0 rows too
         cols["hands_text"] = pa.array(readable.cards_text(hands, per), pa.string())
-        if game == "holdem":
-            board = dealt["board"].flatten().to_numpy().reshape(len(rows), 5)
-            cols["board_text"] = pa.array(readable.cards_text(board, 5), pa.string())
+        B = game_spec(game).board_cards
+        if B:
+            board = dealt["board"].flatten().to_numpy().reshape(len(rows), B)
+            cols["board_text"] = pa.array(readable.cards_text(board, B), pa.string())
     cols["value"] = fixed_size_list(r.values[rows])
     if deck_rows is not None:
         cats = r.categories[rows]
@@ -103,8 +107,8 @@ class RankDecksOptions:
     counting pass over the whole run first)."""
 
     out: str
-    game: str = "zjh"
-    rules: str = "zjh"
+    game: str = ZJH.name
+    rules: str = "zjh"  # the three-card rule preset (not the game)
     decks: int = 1000
     players: int = 6
     seed: int = 0
@@ -119,9 +123,9 @@ class RankDecksOptions:
     def __post_init__(self) -> None:
         if not isinstance(self.out, str) or not self.out:
             raise ValueError("out: give the Parquet file to write")
-        if self.game not in ("zjh", "holdem"):
-            raise ValueError(f"game must be zjh or holdem, got {self.game!r}")
-        if self.game == "zjh":
+        if self.game not in ranking.RANKED:
+            raise ValueError(f"game must be one of {', '.join(ranking.RANKED)}, got {self.game!r}")
+        if game_spec(self.game).rule_presets:
             threecard.rules_of(self.rules)  # a ValueError naming the presets
         if self.top is not None and self.top < 0:
             raise ValueError("--top must be >= 0")
@@ -228,8 +232,8 @@ def run(args: RankDecksOptions) -> Summary:
 def rank(args: RankDecksOptions) -> dict[str, Any]:
     """:func:`run`'s work; returns the summary's figures."""
     quiet, verbose = args.run.quiet, args.run.verbose
-    if args.game == "holdem":
-        args = dataclasses.replace(args, rules="zjh")  # unused for Hold'em
+    if not game_spec(args.game).rule_presets:  # the rules are unused: the default preset, whatever was given
+        args = dataclasses.replace(args, rules=RankDecksOptions.rules)
     source = _Source(args)
     t0 = time.perf_counter()
     counts = None
@@ -364,7 +368,7 @@ class _Shown:
         a = self.args
         total = int(self.categories.sum())
         source = f"decks of {a.input}" if a.input else f"decks, seed {a.seed}"
-        rules = "" if a.game == "holdem" else f" ({a.rules} rules)"
+        rules = f" ({a.rules} rules)" if game_spec(a.game).rule_presets else ""
         fig = plt.figure(figsize=(16, 6.2), dpi=100, layout="constrained")
         grid = fig.add_gridspec(1, 3, width_ratios=[1, 1, 1.45])
         fig.suptitle(f"rank-decks: {a.game}{rules}, {a.players} players, {total:,} {source}", fontsize=15)

@@ -22,6 +22,8 @@ import numpy as np
 from numba import njit, prange
 from numpy.typing import ArrayLike
 
+from cardbatch.games import HOLDEM, REGISTRY, ZJH, Game
+
 from . import holdem, threecard
 from .decks import check_count, deck_state, holdem_positions, shuffle_prefix, zjh_positions
 
@@ -249,14 +251,28 @@ def _zjh_hands(
     )
 
 
+# the games whose decks this module deals and ranks: those valued by an evaluator it has kernels for
+RANKED = tuple(g.name for g in REGISTRY.values() if g.has_hands and g.kernel() in (holdem, threecard))
+
+
+def _ranked(game: str) -> Game:
+    """The spec of ``game`` if it is one of :data:`RANKED`, else a ``ValueError`` naming it (never
+    another game's deal)."""
+    spec = REGISTRY.get(game) if isinstance(game, str) else None
+    if spec is None or spec.name not in RANKED:
+        raise ValueError(f"game must be one of {', '.join(RANKED)}, got {game!r}")
+    return spec
+
+
 def deal_and_evaluate(
     game: str, n: int, players: int, seed: int, rules: str | threecard.Rules = "zjh", start: int = 0
 ) -> Hands:
     """Deal decks ``start..start+n-1`` of ``seed`` to ``players`` seats and evaluate every seat."""
+    spec = _ranked(game)
     n = check_count(n, "n")
     start = check_count(start, "start", 0, 2**63 - 1)
     seed = check_count(seed, "seed", 0, 2**64 - 1)
-    if game == "zjh":
+    if spec.kernel() is threecard:
         r = threecard.rules_of(rules)
         positions = zjh_positions(players)
         values = np.empty((n, players), np.int32)
@@ -275,23 +291,21 @@ def deal_and_evaluate(
             special,
         )
         return _zjh_hands(values, categories, special if r.beats_trips_235 else None, r, start)
-    if game == "holdem":
-        hole, board = holdem_positions(players)
-        scores = np.empty((n, players), np.uint32)
-        keys = np.empty((n, players), np.int64)
-        _holdem_values_kernel(
-            n,
-            np.uint64(seed),
-            np.int64(start),
-            hole,
-            board,
-            holdem.DENSE_TABLES,
-            holdem.SCORE_OF_DENSE,
-            scores,
-            keys,
-        )
-        return Hands(values=scores, keys=keys, categories=(scores >> 20).astype(np.uint8), domain=7463, start=start)
-    raise ValueError(f"game must be 'zjh' or 'holdem', got {game!r}")
+    hole, board = holdem_positions(players)  # the other evaluator of RANKED: Hold'em's
+    scores = np.empty((n, players), np.uint32)
+    keys = np.empty((n, players), np.int64)
+    _holdem_values_kernel(
+        n,
+        np.uint64(seed),
+        np.int64(start),
+        hole,
+        board,
+        holdem.DENSE_TABLES,
+        holdem.SCORE_OF_DENSE,
+        scores,
+        keys,
+    )
+    return Hands(values=scores, keys=keys, categories=(scores >> 20).astype(np.uint8), domain=7463, start=start)
 
 
 def evaluate_given_decks(
@@ -300,7 +314,7 @@ def evaluate_given_decks(
     """Evaluate decks you already have (``uint8[n, 52]``) with the seeds' dealing orders."""
     from .decks import deal_holdem, deal_zjh
 
-    if game == "zjh":
+    if _ranked(game).kernel() is threecard:
         r = threecard.rules_of(rules)
         hands = deal_zjh(decks, players)
         n = hands.shape[0]
@@ -308,30 +322,28 @@ def evaluate_given_decks(
         values = threecard.evaluate(flat, r).reshape(n, players)
         special = threecard.is_235(flat).reshape(n, players)
         return _zjh_hands(values, threecard.category_of(values, r), special, r, start)
-    if game == "holdem":
-        hole, board = deal_holdem(decks, players)
-        n = hole.shape[0]
-        seven = np.concatenate([hole, np.repeat(board[:, None, :], players, axis=1)], axis=2)
-        scores = holdem.evaluate(seven.reshape(n * players, 7)).reshape(n, players)
-        keys = 7463 - holdem.dense_rank(scores).astype(np.int64)
-        return Hands(
-            values=scores,
-            keys=np.ascontiguousarray(keys),
-            categories=(scores >> 20).astype(np.uint8),
-            domain=7463,
-            start=start,
-        )
-    raise ValueError(f"game must be 'zjh' or 'holdem', got {game!r}")
+    hole, board = deal_holdem(decks, players)  # the other evaluator of RANKED: Hold'em's
+    n = hole.shape[0]
+    seven = np.concatenate([hole, np.repeat(board[:, None, :], players, axis=1)], axis=2)
+    scores = holdem.evaluate(seven.reshape(n * players, 7)).reshape(n, players)
+    keys = 7463 - holdem.dense_rank(scores).astype(np.int64)
+    return Hands(
+        values=scores,
+        keys=np.ascontiguousarray(keys),
+        categories=(scores >> 20).astype(np.uint8),
+        domain=7463,
+        start=start,
+    )
 
 
 def rank_zjh(n: int, players: int, seed: int, rules: str | threecard.Rules = "zjh", start: int = 0) -> DeckRanking:
     """Deal decks ``start..start+n-1`` of ``seed``, deal ZJH to ``players`` seats, and rank them."""
-    return rank(deal_and_evaluate("zjh", n, players, seed, rules, start))
+    return rank(deal_and_evaluate(ZJH.name, n, players, seed, rules, start))
 
 
 def rank_holdem(n: int, players: int, seed: int, start: int = 0) -> DeckRanking:
     """Deal decks ``start..start+n-1`` of ``seed``, deal Hold'em (seed 001 order), rank every seat."""
-    return rank(deal_and_evaluate("holdem", n, players, seed, start=start))
+    return rank(deal_and_evaluate(HOLDEM.name, n, players, seed, start=start))
 
 
 def rank_given_decks(

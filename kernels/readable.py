@@ -17,41 +17,51 @@ import operator
 
 import numpy as np
 
-from . import holdem, threecard
+from cardbatch.games import REGISTRY, Game, games_with_hands
+
+from . import threecard
 from .cards import RANKS, SUITS
 
 _CARD_TEXT = np.array([RANKS[c >> 2] + SUITS[c & 3] for c in range(52)] + ["??"] * 204, dtype=object)
 
-GAMES = ("holdem", "zjh")  # the games these forms know; any other name is a ValueError, never a borrowed rule
+GAMES = games_with_hands()  # the games these forms know; any other name is a ValueError, never a borrowed rule
 
 
-def _known(game: str) -> str:
-    """``game`` if it is one of :data:`GAMES`, else a ``ValueError`` naming it."""
-    if game not in GAMES:
+def _known(game: str) -> Game:
+    """The spec of ``game`` if it is one of :data:`GAMES`, else a ``ValueError`` naming it."""
+    spec = REGISTRY.get(game) if isinstance(game, str) else None
+    if spec is None or not spec.has_hands:
         raise ValueError(f"game must be one of {', '.join(GAMES)}, got {game!r}")
-    return game
+    return spec
+
+
+def _rules(spec: Game, rules: str | threecard.Rules) -> tuple[str | threecard.Rules, ...]:
+    """The rule preset as the evaluator takes it: an argument for a game valued under one, else none."""
+    return (rules,) if spec.rule_presets else ()
 
 
 def category_names(game: str, rules: str | threecard.Rules = "zjh") -> tuple[str, ...]:
     """The category names of ``game``, indexed by the category codes its evaluator returns."""
-    if _known(game) == "holdem":
-        return holdem.CATEGORY_NAMES
-    return threecard.category_names(rules)
+    spec = _known(game)
+    return tuple(spec.kernel().category_names(rules)) if spec.rule_presets else spec.category_names
 
 
 def categories(values: np.ndarray, game: str, rules: str | threecard.Rules = "zjh") -> np.ndarray:
     """Category code of each value (``uint8``)."""
-    return holdem.category_of(values) if _known(game) == "holdem" else threecard.category_of(values, rules)
+    spec = _known(game)
+    result: np.ndarray = spec.kernel().category_of(values, *_rules(spec, rules))
+    return result
 
 
 def describe(value: int, game: str, rules: str | threecard.Rules = "zjh") -> str:
     """One value of ``game`` in words (``"Pair of Kings"``)."""
-    return holdem.describe(value) if _known(game) == "holdem" else threecard.describe(value, rules)
+    spec = _known(game)
+    return str(spec.kernel().describe(value, *_rules(spec, rules)))
 
 
 def cards_per_seat(game: str) -> int:
     """The hole cards a seat of ``game`` is dealt."""
-    return 2 if _known(game) == "holdem" else 3
+    return _known(game).hole_cards
 
 
 @functools.lru_cache(maxsize=16)
@@ -67,9 +77,13 @@ def _three_card_classes(rules: threecard.Rules) -> np.ndarray:
 def hand_class(values: np.ndarray, game: str, rules: str | threecard.Rules = "zjh") -> np.ndarray:
     """``int32`` class of each value, higher = better: 1 .. 7,462 for Hold'em, 1 .. the number of
     distinct values for a three-card rule set."""
-    if _known(game) == "holdem":
-        return (7463 - holdem.dense_rank(values).astype(np.int32)).astype(np.int32)
-    return _three_card_classes(threecard.rules_of(rules))[np.asarray(values)]
+    spec = _known(game)
+    if spec.rule_presets:
+        return _three_card_classes(threecard.rules_of(rules))[np.asarray(values)]
+    if spec.classes is None:  # a game without rule presets must rank a fixed set of classes
+        raise ValueError(f"game {spec.name} names no hand classes")
+    ranks = spec.kernel().dense_rank(values).astype(np.int32)  # 1 = the best class
+    return (spec.classes + 1 - ranks).astype(np.int32)
 
 
 def margin_classes(best: np.ndarray, second: np.ndarray, game: str, rules: str | threecard.Rules = "zjh") -> np.ndarray:

@@ -3,6 +3,7 @@ agree with, and a clear error for any other name."""
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 
 import numpy as np
@@ -53,3 +54,18 @@ def test_a_file_without_a_game_column_is_told_by_its_columns():
     assert games.infer(["hand_id", "balance", "board"]) is TEAM2V2
     assert games.infer(["hand_id", "board", "cards"]) is HOLDEM
     assert games.infer(["hand_id", "cards"]) is ZJH
+
+
+def test_the_command_line_offers_the_registrys_games():
+    from cardbatch.batch.cli import build_parser
+
+    action = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    for command, offered in (
+        ("settle", GAMES),
+        ("audit", GAMES),
+        ("generate", GAMES),
+        ("simulate", GAMES),
+        ("rank-decks", games.games_with_hands()),
+    ):
+        option = next(a for a in action.choices[command]._actions if "--game" in a.option_strings)
+        assert tuple(option.choices) == offered, command

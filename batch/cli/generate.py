@@ -11,6 +11,7 @@ from cardbatch.batch.cli.common import (
     positive_int,
     show,
 )
+from cardbatch.games import GAMES, HOLDEM
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -21,7 +22,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "Write a Parquet file of synthetic hands in the input format (docs/formats.md): the same "
         "seed gives the same file.",
     )
-    p.add_argument("--game", choices=("holdem", "zjh", "team2v2"), default="holdem", help="the game logged")
+    p.add_argument("--game", choices=GAMES, default=HOLDEM.name, help="the game logged")
     p.add_argument("--hands", type=non_negative_int, default=10000, help="rows to write")
     p.add_argument("--seed", type=non_negative_int, default=0, help="the file's seed")
     p.add_argument("--max-seats", type=positive_int, default=9, help="most seats at a table")

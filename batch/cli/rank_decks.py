@@ -15,6 +15,7 @@ from cardbatch.batch.cli.common import (
     positive_int,
     show,
 )
+from cardbatch.games import ZJH, games_with_hands
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -25,7 +26,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "Deal decks from a seed (or read them with --in), evaluate every seat and write one row per "
         "deck: its seats' values and best, second and margin; --detail adds cards and ranks.",
     )
-    p.add_argument("--game", choices=("zjh", "holdem"), default="zjh", help="the game dealt")
+    p.add_argument("--game", choices=games_with_hands(), default=ZJH.name, help="the game dealt")
     p.add_argument("--rules", default="zjh", help="three-card preset: " + ", ".join(RULE_PRESETS))
     p.add_argument("--decks", type=positive_int, default=1000, help="how many decks to deal (ignored with --in)")
     p.add_argument("--players", type=positive_int, default=6, help="seats dealt per deck")

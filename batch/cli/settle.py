@@ -21,6 +21,7 @@ from cardbatch.batch.cli.common import (
     positive_int,
     show,
 )
+from cardbatch.games import GAMES
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -65,7 +66,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
             default="error",
             help="chips only folded seats reached: set the row aside, or give them back",
         )
-        p.add_argument("--game", choices=("holdem", "zjh", "team2v2"), help="the game of files without a game column")
+        p.add_argument("--game", choices=GAMES, help="the game of files without a game column")
         p.add_argument("--team-model", choices=("seed", "proportional"), default="seed", help="2v2 settlement model")
         p.add_argument(
             "--workers",

@@ -49,11 +49,12 @@ from fractions import Fraction
 from typing import Any
 
 from cardbatch.batch.phh.notation import Malformed
+from cardbatch.games import HOLDEM
 
 SUPPORTED = ("NT", "FT")
 _MAX64 = 2**63 - 1
-STREETS = 4
-MAX_SEATS = 23
+STREETS = HOLDEM.betting_rounds
+MAX_SEATS = HOLDEM.max_seats
 UNKNOWN = 255
 _RANKS = "23456789TJQKA"
 _SUITS = "dchs"  # the kernels' suit order: diamonds, clubs, hearts, spades

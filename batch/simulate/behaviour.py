@@ -55,9 +55,9 @@ import pyarrow.compute as pc
 
 from cardbatch.batch.io import lists
 from cardbatch.batch.io.columns import is_text
+from cardbatch.games import game as game_spec
 from cardbatch.kernels import cards as kcards
 from cardbatch.kernels import decks as kdecks
-from cardbatch.kernels import holdem, threecard
 
 QUARTILES = 4
 MIN_DECISIONS = 50
@@ -112,7 +112,7 @@ def from_flags(game: str, seats: int, fold_p: float, allin_p: float, bet_max: in
     """The model the command line's flags describe: ``seats`` at every table; on the first street
     fold ``fold_p`` (doubled for the two weaker quartiles), all in ``allin_p``, a bet of 0..``bet_max``
     base units, uniform; later Hold'em streets are checked through."""
-    streets = 4 if game == "holdem" else 1
+    streets = game_spec(game).betting_rounds
     weak = min(1.0, 2 * fold_p)
     fold = [(weak, weak, fold_p, fold_p)] + [(0.0,) * QUARTILES] * (streets - 1)
     allin = [(allin_p,) * QUARTILES] + [(0.0,) * QUARTILES] * (streets - 1)
@@ -122,11 +122,15 @@ def from_flags(game: str, seats: int, fold_p: float, allin_p: float, bet_max: in
 
 @functools.lru_cache(maxsize=8)
 def _cuts(game: str, rules: str) -> np.ndarray:
-    """The values at 25/50/75 % of the game's hands: ZJH exactly, Hold'em from a fixed sample."""
-    if game == "zjh":
-        values = threecard.evaluate(np.array(list(itertools.combinations(range(52), 3)), np.uint8), rules)
+    """The values at 25/50/75 % of the game's hands: a game without a board exactly (every hand of
+    its hole cards), one with a board from a fixed sample of deals."""
+    spec = game_spec(game)
+    if not spec.board_cards:
+        hands = np.array(list(itertools.combinations(range(spec.deck_size), spec.hole_cards)), np.uint8)
+        values = spec.kernel().evaluate(hands, rules)
     else:
-        values = holdem.evaluate(kdecks.deal_decks(200_000, 20261201)[:, :7]).astype(np.int64)
+        seen = spec.hole_cards + spec.board_cards
+        values = spec.kernel().evaluate(kdecks.deal_decks(200_000, 20261201)[:, :seen]).astype(np.int64)
     cuts: np.ndarray = np.quantile(np.sort(values), [0.25, 0.5, 0.75], method="lower").astype(np.int64)
     return cuts
 
@@ -193,12 +197,13 @@ def _read_log(table: pa.Table, game: str, rules: str) -> tuple[_Log | None, np.n
     add up beyond int64, or its lists do not fit together (2+ seats; cards, contributions and stacks
     per seat; a board of 5; one street count for the file)."""
     street_col = "contrib_street" if "contrib_street" in table.column_names else "contrib"
-    names = ["folded", "cards", street_col] + (["board"] if game == "holdem" else [])
+    spec = game_spec(game)
+    names = ["folded", "cards", street_col] + (["board"] if spec.board_cards else [])
     names += ["stack"] if "stack" in table.column_names else []
     bad = np.zeros(table.num_rows, bool)
     for name in names:
         bad |= lists.missing_rows(table.column(name))
-    per = 3 if game == "zjh" else 2
+    per = spec.hole_cards
     fold_v, fold_s, n = lists.list_parts(table.column("folded"))
     card_v, card_s, card_n = card_parts(table.column("cards"), per)
     bad |= (n < 2) | (card_n != per * n)
@@ -206,9 +211,9 @@ def _read_log(table: pa.Table, game: str, rules: str) -> tuple[_Log | None, np.n
     streets = chip_n // np.maximum(n, 1)
     K = int(np.max(streets[~bad], initial=1))
     bad |= big | (chip_n != K * n)
-    if game == "holdem":
-        board_v, board_s, board_n = card_parts(table.column("board"), 1, least=5)
-        bad |= board_n != 5
+    if spec.board_cards:
+        board_v, board_s, board_n = card_parts(table.column("board"), 1, least=spec.board_cards)
+        bad |= board_n != spec.board_cards
     if "stack" in table.column_names:
         stack_v, stack_s, stack_n, big = lists.int_list_parts(table.column("stack"), "stack")
         bad |= big | (stack_n != n)
@@ -226,14 +231,15 @@ def _read_log(table: pa.Table, game: str, rules: str) -> tuple[_Log | None, np.n
         contrib = np.pad(contrib, ((0, 0), (0, 0), (0, S - contrib.shape[2])))
     cards = lists.scatter(card_v, card_s[keep], per * n, per * S, 255, np.int64).reshape(len(n), S, per)
     values = np.full((len(n), S), -1, np.int64)
-    if game == "zjh":
-        known = present & (cards < 52).all(axis=2)
-        values[known] = threecard.evaluate(cards[known].astype(np.uint8), rules)
+    if not spec.board_cards:
+        known = present & (cards < spec.deck_size).all(axis=2)
+        values[known] = spec.kernel().evaluate(cards[known].astype(np.uint8), rules)
     else:
-        board = lists.scatter(board_v, board_s[keep], np.full(len(n), 5), 5, 255, np.int64)
+        B = spec.board_cards
+        board = lists.scatter(board_v, board_s[keep], np.full(len(n), B), B, 255, np.int64)
         seven = np.concatenate([cards, np.repeat(board[:, None, :], S, axis=1)], axis=2)
-        known = present & (seven < 52).all(axis=2)
-        values[known] = holdem.evaluate(seven[known].astype(np.uint8)).astype(np.int64)
+        known = present & (seven < spec.deck_size).all(axis=2)
+        values[known] = spec.kernel().evaluate(seven[known].astype(np.uint8)).astype(np.int64)
     stack = None
     if "stack" in table.column_names:
         stack = lists.scatter(stack_v, stack_s[keep], n, S, 0, np.int64)
@@ -254,7 +260,7 @@ def fit(table: pa.Table, game: str, rules: str, base: int, source: str) -> tuple
     if "game" in table.column_names:
         table = table.filter(pc.equal(pc.cast(table.column("game"), pa.string()), game))
     needed = ["folded", "cards", "contrib_street" if "contrib_street" in table.column_names else "contrib"]
-    needed += ["board"] if game == "holdem" else []
+    needed += ["board"] if game_spec(game).board_cards else []
     missing = [c for c in needed if c not in table.column_names]
     if missing:
         raise ValueError(f"--behaviour-from: the log has no column {missing[0]!r} (docs/formats.md)")

@@ -48,8 +48,10 @@ from cardbatch.batch.io.jobs import RunOptions, Summary
 from cardbatch.batch.io.progress import progress
 from cardbatch.batch.simulate import behaviour as bh
 from cardbatch.batch.simulate.room import Room
+from cardbatch.games import game as game_spec
+from cardbatch.games import games_with_hands
 from cardbatch.kernels import decks as kdecks
-from cardbatch.kernels import holdem, pots, team, threecard
+from cardbatch.kernels import pots, team
 
 METRICS = (
     "tables",
@@ -119,14 +121,16 @@ def _round_cards(
     # deal_holdem would check every deck again (a sort of each, a quarter of a Hold'em round's time)
     deck = kdecks.deal_decks(t, seed, r * room.tables_per_round)
     board = None
-    if room.game == "zjh":
+    spec = game_spec(room.game)
+    if not spec.board_cards:  # each seat's own cards, valued under the room's rule preset
         cards = deck[:, kdecks.zjh_positions(S)]
-        values = threecard.evaluate(cards.reshape(t * S, 3), room.rules).reshape(t, S)
-    else:
+        values = spec.kernel().evaluate(cards.reshape(t * S, spec.hole_cards), room.rules).reshape(t, S)
+    else:  # hole cards and the board, burn cards between its streets
         hole, at = kdecks.holdem_positions(S)
         cards, board = deck[:, hole], deck[:, at]
-        seven = np.concatenate([cards, np.repeat(board[:, None, :], S, axis=1)], axis=2).reshape(t * S, 7)
-        values = holdem.evaluate(seven).astype(np.int64).reshape(t, S)
+        seen = spec.hole_cards + spec.board_cards
+        seven = np.concatenate([cards, np.repeat(board[:, None, :], S, axis=1)], axis=2).reshape(t * S, seen)
+        values = spec.kernel().evaluate(seven).astype(np.int64).reshape(t, S)
     quart = bh.quartiles(values, room.game, room.rules)
     stack = np.where(present, balance[np.maximum(seated, 0)], 0)
     K = fold_p.shape[0]
@@ -191,14 +195,15 @@ def play(
 ) -> tuple[list[tuple[Any, ...]], np.ndarray]:
     """Play one room with one seed: (rows of :data:`METRICS` per round, final balances).
     ``hands_to(round, seated, hands)`` receives each round's hands (card games)."""
-    arrays = (model or behaviour_of(room)).arrays() if room.game != "team2v2" else None
+    cards = game_spec(room.game).has_hands  # a card game, or 2v2 teams that move balances
+    arrays = (model or behaviour_of(room)).arrays() if cards else None
     balance = np.full(room.players, room.start_balance, np.int64)
     start_total = int(balance.sum())
-    floor = 1 if room.game == "team2v2" else room.base
+    floor = room.base if cards else 1
     collected = rebuys = 0
     rows: list[tuple[Any, ...]] = []
     for r in range(room.rounds):
-        if room.game == "team2v2":
+        if not cards:
             seated, delta, take, hands = _round_team(room, seed, r, balance)
         else:
             assert arrays is not None  # a card game always has its betting model's arrays
@@ -296,7 +301,7 @@ def simulate(
         "tables_per_second": round(games / wall) if wall > 0 else None,
         "room": dataclasses.asdict(room),
     }
-    if room.game != "team2v2":
+    if game_spec(room.game).has_hands:
         summary["behaviour"] = (model or behaviour_of(room)).describe()
     if hands_path:
         summary["hands_written"] = hands_path
@@ -363,7 +368,7 @@ def simulate_rooms(
         "wall_seconds": round(wall, 3),
         "tables_per_second": round(games / wall) if wall > 0 else None,
     }
-    if model is not None or rooms[0][1].game != "team2v2":
+    if model is not None or game_spec(rooms[0][1].game).has_hands:
         summary["behaviour"] = (model or behaviour_of(rooms[0][1])).describe()
     if out_dir:
         out = _clear(out_dir)
@@ -418,8 +423,8 @@ class _HandsWriter:
     name and renamed when complete."""
 
     def __init__(self, path: str, room: Room):
-        if room.game == "team2v2":
-            raise ValueError("--write-hands: only card games (zjh, holdem) play hands")
+        if not game_spec(room.game).has_hands:
+            raise ValueError(f"--write-hands: only card games ({', '.join(games_with_hands())}) play hands")
         from cardbatch.batch.io.storage import PublishedParquet
 
         self.room = room
@@ -454,14 +459,15 @@ class _HandsWriter:
 def _room_line(room: Room) -> str:
     """The room's parameters in one line, for a figure's title."""
     stakes = f"base {room.base:,}"
-    if room.game == "team2v2":
+    spec = game_spec(room.game)
+    if not spec.has_hands:
         stakes += f", double {room.double}, fee {room.fee:,}"
     elif room.rake_pct:
         stakes += f", rake {float(room.rake_pct):.3g}" + (f" (cap {room.rake_cap:,})" if room.rake_cap else "")
-    rules = f" ({room.rules} rules)" if room.game == "zjh" else ""
+    rules = f" ({room.rules} rules)" if spec.rule_presets else ""
     return (
         f"{room.game}{rules}: {room.players:,} players starting with {room.start_balance:,} coins, "
-        f"{room.tables_per_round:,} tables x {room.seats if room.game != 'team2v2' else 4} seats per round, "
+        f"{room.tables_per_round:,} tables x {room.seats if spec.has_hands else spec.max_seats} seats per round, "
         f"{stakes}, {'rebuy' if room.rebuy else 'no rebuy'}, seed {room.seed}"
     )
 
@@ -693,8 +699,9 @@ def fitted(logs: list[str], rooms: list[tuple[str, Room]]) -> tuple[bh.Behaviour
 
     games = {room.game for _, room in rooms}
     bases = {room.base for _, room in rooms}
-    if games & {"team2v2"} or len(games) > 1 or len(bases) > 1:
-        raise ValueError("--behaviour-from fits one card game's betting: rooms of one game (zjh or holdem), one base")
+    if not all(game_spec(g).has_hands for g in games) or len(games) > 1 or len(bases) > 1:
+        one = " or ".join(games_with_hands())
+        raise ValueError(f"--behaviour-from fits one card game's betting: rooms of one game ({one}), one base")
     room = rooms[0][1]
     paths = parquet_inputs(logs)
     wanted = ("game", "cards", "board", "contrib", "contrib_street", "folded", "stack")
@@ -704,7 +711,7 @@ def fitted(logs: list[str], rooms: list[tuple[str, Room]]) -> tuple[bh.Behaviour
         tables.append(pf.read(columns=[c for c in wanted if c in pf.schema_arrow.names]))
     table = pa.concat_tables(tables, promote_options="permissive")
     model, seen = bh.fit(table, room.game, room.rules, room.base, " ".join(paths))
-    limit = kdecks.MAX_ZJH_PLAYERS if room.game == "zjh" else kdecks.MAX_HOLDEM_PLAYERS  # seats one deck deals
+    limit = game_spec(room.game).dealt_seats  # seats one deck deals
     if model.max_seats > limit:
         raise ValueError(
             f"--behaviour-from: the log has {room.game} tables of {model.max_seats} seats (at most {limit})"

@@ -5,13 +5,16 @@ from __future__ import annotations
 
 import dataclasses
 
+from cardbatch.games import TEAM2V2
+from cardbatch.games import game as game_spec
+
 
 @dataclasses.dataclass
 class Room:
     """A room's game, population, stakes, betting model and seed (see ``cardbatch simulate --help``);
     checked when made."""
 
-    game: str = "team2v2"
+    game: str = TEAM2V2.name
     players: int = 10000
     rounds: int = 100
     tables_per_round: int = 1000
@@ -33,6 +36,7 @@ class Room:
     seed: int = 0
 
     def __post_init__(self) -> None:
+        game_spec(self.game)  # a ValueError naming the games: never another game's rules
         # 17: the most seats one deck deals three cards to (cardbatch.kernels.decks.MAX_ZJH_PLAYERS;
         # not imported, so that this module stays light)
         if self.players < 1 or self.rounds < 0 or self.tables_per_round < 1 or not 2 <= self.seats <= 17:
