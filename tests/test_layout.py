@@ -209,3 +209,76 @@ def test_a_job_imports_only_io_and_itself(job):
             if module.startswith("cardbatch.batch"):
                 ok = module in (own, "cardbatch.batch") or module.startswith((own + ".", "cardbatch.batch.io"))
                 assert ok, f"{path.relative_to(ROOT)}:{line} imports {module}"
+
+
+def _rule_preset_constants(tree: ast.AST) -> set[int]:
+    """The string constants of ``tree`` that name a three-card *rule preset* by where they stand:
+    the default or keyword value of a ``rules`` parameter or field, a ``--rules`` option's default,
+    an argument of ``rules_of`` and the ``RULE_PRESETS`` tuple. (``"zjh"`` names a game and a preset.)"""
+    found: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            a = node.args
+            positional = a.posonlyargs + a.args
+            pairs = [
+                *zip(positional[len(positional) - len(a.defaults) :], a.defaults),
+                *zip(a.kwonlyargs, a.kw_defaults),
+            ]
+            found |= {id(d) for arg, d in pairs if d is not None and arg.arg == "rules"}
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.target.id == "rules":
+            found |= {id(node.value)} if node.value is not None else set()
+        elif isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == "RULE_PRESETS" for t in node.targets
+        ):
+            found |= {id(e) for e in getattr(node.value, "elts", [])}
+        elif isinstance(node, ast.keyword) and node.arg == "rules":
+            found.add(id(node.value))
+        elif isinstance(node, ast.Call):
+            name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+            if name == "rules_of":
+                found |= {id(arg) for arg in node.args}
+            if name == "add_argument" and any(isinstance(x, ast.Constant) and x.value == "--rules" for x in node.args):
+                found |= {id(k.value) for k in node.keywords if k.arg == "default"}
+    return found
+
+
+# Modules whose string constants may equal a game's name, and why.
+GAME_NAMES_ALLOWED = {
+    "cardbatch.games": "the registry: the one place a game's name is written",
+    # the rule presets' home: its "zjh" is the preset (Rules.order and .names, PRESETS), not the game
+    "cardbatch.kernels.threecard": "the rule presets",
+}
+
+
+def test_game_names_are_written_in_the_registry_only():
+    """Code that treats games differently reads their specs (cardbatch.games) instead of comparing
+    names: a string constant equal to a game's name is flagged in every module but the registry and
+    the allowed ones above, except where it names a rule preset (:func:`_rule_preset_constants`).
+    Docstrings and messages are whole strings, so they never equal a name; tests and docs are not
+    checked."""
+    from cardbatch.games import GAMES
+    from cardbatch.kernels.threecard import PRESETS
+
+    flagged = []
+    for name, path in MODULES.items():
+        if name in GAME_NAMES_ALLOWED:
+            continue
+        tree = ast.parse(path.read_text(), str(path))
+        presets = _rule_preset_constants(tree)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Constant) and node.value in GAMES:
+                if id(node) in presets and node.value in PRESETS:
+                    continue
+                flagged.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.value!r}")
+    assert not flagged, "game names outside cardbatch.games (read its specs instead):\n" + "\n".join(flagged)
+
+
+def test_the_name_check_sees_what_it_should():
+    """The check above flags a comparison and a table keyed by name, and lets a preset through."""
+    from cardbatch.games import GAMES
+
+    code = 'def f(game, rules="zjh"):\n    x = {"holdem": 2}\n    rules_of("zjh")\n    return game == "team2v2"\n'
+    tree = ast.parse(code)
+    presets = _rule_preset_constants(tree)
+    names = [n for n in ast.walk(tree) if isinstance(n, ast.Constant) and n.value in GAMES]
+    assert sorted(n.value for n in names if id(n) not in presets) == ["holdem", "team2v2"]
