@@ -12,6 +12,7 @@ cards and chips are the kernels'.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 import time
@@ -141,7 +142,8 @@ def _run_locked(
             "(reuse what is current) or --mode overwrite (settle everything again)"
         )
     fingerprint = manifest.options_fingerprint(opts, ctx.batch_rows)
-    reused, foreign = manifest.prepare(out, identities, fingerprint, holds, reuse=mode != "overwrite")
+    reused, foreign, taken = manifest.prepare(out, identities, fingerprint, holds, reuse=mode != "overwrite")
+    ctx = dataclasses.replace(ctx, taken=frozenset(taken))
     if foreign and not quiet:
         shown = "\n  ".join(foreign[:20]) + (f"\n  … and {len(foreign) - 20} more" if len(foreign) > 20 else "")
         print(
@@ -171,6 +173,8 @@ def _run_locked(
             done.append((unit, parts))
             bar.update(unit.rows)
     settled_at = time.perf_counter()
+    written = {name: s.get("files") for _, parts in done for name, s in parts}
+    manifest.record_written(out, written)
     total = summarise(done, inputs, opts, t0, settled_at)
     total.update(
         {
@@ -197,7 +201,7 @@ def _run_locked(
     from cardbatch.batch.settle.report import write_report
 
     try:
-        total["report"] = write_report(out, total, set(holds))
+        total["report"] = write_report(out, total, {f for files in written.values() for f in files or ()})
     except (OSError, pa.ArrowException, ValueError, KeyError) as exc:  # the results stand without their page
         total["report"] = None
         total["report_error"] = str(exc)
@@ -265,8 +269,9 @@ def summarise(
 
 
 def _counters(part: dict[str, Any]) -> dict[str, Any]:
-    """A part's counters without its timing (which is not added up) and its split by file."""
-    return {k: v for k, v in part.items() if k not in ("seconds", "by_file")}
+    """A part's counters without its timing (which is not added up), its split by file and the
+    files it wrote."""
+    return {k: v for k, v in part.items() if k not in ("seconds", "by_file", "files")}
 
 
 def _input_totals(parts: list[dict[str, Any]]) -> dict[str, Any]:

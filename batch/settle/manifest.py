@@ -189,57 +189,81 @@ def prepare(
     fingerprint: dict[str, Any],
     holds: dict[str, list[str]],
     reuse: bool = True,
-) -> tuple[int, list[str]]:
+) -> tuple[int, list[str], list[str]]:
     """Make ``out`` hold only parts that belong to this run; returns how many finished parts it
-    keeps and the files and links below ``out`` that cardbatch did not write (left alone).
+    keeps, the files and links below ``out`` that cardbatch did not write (left alone), and which
+    of those lie where a part of this run could go (relative paths: a task refuses to write there).
 
     A file is ours only when the last manifest listed its part (the manifest is written before a
-    run writes any part, so an interrupted run's files are listed too) and it lies where a run
-    writes parts; a link is never ours and never followed. Of ours, with other options than the
-    manifest's (or ``reuse`` False) every part goes; otherwise the parts of files that are gone or
-    changed go (their name is not in ``holds``, which maps each part of this run to the keys of
-    the files it holds), and so do temporary files. The summary, report and ``_SUCCESS`` of an
-    earlier run always go: they appear again when every unit is done. Nothing is changed when a
-    part of this run would land on a file or link that is not ours (an :class:`InputError`).
+    run writes any part, so a stopped run's files are listed too) and it lies exactly where that
+    part's files go: ``_parts/P.json``, and ``results/game=G/P.parquet`` and
+    ``errors/game=G/P.parquet`` for a game G cardbatch writes, each also under its temporary name;
+    for a part whose run finished, only the files the manifest says it wrote. A link is never ours
+    and never followed. Of ours, with other options than the manifest's (or ``reuse`` False) every
+    part goes; otherwise the parts of files that are gone or changed go (their name is not in
+    ``holds``, which maps each part of this run to the keys of the files it holds), and so do
+    temporary files. The summary, report and ``_SUCCESS`` of an earlier run always go: they appear
+    again when every unit is done.
     """
     old = _old_manifest(out)
     listed = set(old.get("parts", {}))
+    written = old.get("written") if isinstance(old.get("written"), dict) else {}
     same_options = reuse and old.get("fingerprint", {}).get("sha256") == fingerprint["sha256"]
     foreign: list[str] = []
     ours: list[tuple[str, str, str]] = []
-    clash = []
-    for sub in PART_DIRS:  # parts sit in game=G folders below results/ and errors/
+    taken: list[str] = []
+    for sub in PART_DIRS:
         for path, rel, link in list(storage.entries_below(storage.join(out, sub))):
-            rel = rel.replace("\\", "/")
-            name = rel.split("/")[-1]
-            m = PART_NAME.match(name)
-            where_ok = (len(rel.split("/")) == 1) if sub == "_parts" else _game_folder(rel)
-            if m is not None and where_ok and not link and m.group(1) in listed:
-                ours.append((path, name, m.group(1)))
-                continue
+            full = f"{sub}/{rel.replace(os.sep, '/')}"
+            name = full.rsplit("/", 1)[-1]
+            part = part_of(full)
+            if part is not None and not link and part in listed:
+                recorded = written.get(part)
+                if recorded is None or full in recorded or full == f"_parts/{part}.json":
+                    ours.append((path, name, part))
+                    continue
             foreign.append(path)
-            if m is not None and where_ok and m.group(1) in holds:
-                clash.append(path)
-    if clash:
-        raise InputError(
-            f"{out}: cardbatch would write its part over {len(clash)} file(s) or link(s) it did not write "
-            f"(no manifest of this folder lists them): {', '.join(clash[:3])}; they are left alone: move them or "
-            "choose another --out"
-        )
+            if part is not None and part in holds:
+                taken.append(full)
     for name in ("_SUCCESS", "summary.json", "report.html"):  # ours: check_folder saw to it
         if storage.exists(storage.join(out, name)):
             storage.delete(storage.join(out, name))
+    finished = set()
     for path, name, part in ours:
         if name.startswith(".") or not same_options or part not in holds:
             storage.delete(path)
+        elif name == f"{part}.json":
+            finished.add(part)
+    kept = {p: written[p] for p in finished if p in written}
     # compact (no indent): Python's C encoder, where an indented one took a second for 10,000 files
-    content = {"version": _version(), "fingerprint": fingerprint, "files": identities, "parts": holds}
+    content = {"version": _version(), "fingerprint": fingerprint, "files": identities, "parts": holds, "written": kept}
     storage.write_text(storage.join(out, MANIFEST), json.dumps(content))
-    reused = sum(1 for name in holds if storage.exists(storage.join(out, "_parts", f"{name}.json")))
-    return reused, foreign
+    reused = sum(1 for name in holds if name in finished)
+    return reused, foreign, taken
 
 
-def _game_folder(rel: str) -> bool:
-    """``game=G/name``: where the runner writes a part of ``results/`` or ``errors/``."""
-    parts = rel.split("/")
-    return len(parts) == 2 and parts[0].startswith("game=")
+def record_written(out: str, files: dict[str, list[str] | None]) -> None:
+    """Add to the folder's manifest the files each finished part wrote (the next run then owns
+    exactly those). A part whose summary does not say is left out: the next run takes every file
+    at its places as the part's, as for a stopped run."""
+    content = _old_manifest(out)
+    content["written"] = {**content.get("written", {}), **{p: f for p, f in files.items() if f is not None}}
+    storage.write_text(storage.join(out, MANIFEST), json.dumps(content))
+
+
+def part_of(rel: str) -> str | None:
+    """The part whose file goes at ``rel`` (relative to the folder, with ``/``), or None: a part's
+    JSON in ``_parts/``, its results and errors in ``game=G`` folders of games cardbatch writes."""
+    from cardbatch.batch.settle.options import GAMES
+    from cardbatch.batch.settle.outputs import UNKNOWN_GAME
+
+    pieces = rel.split("/")
+    m = PART_NAME.match(pieces[-1])
+    if m is None or pieces[-1].startswith(".") != bool(m.group(3)):  # ".name.tmp" or "name", never a mix
+        return None
+    if pieces[0] == "_parts" and len(pieces) == 2 and m.group(2) == "json":
+        return m.group(1)
+    games = {f"game={g}" for g in (*GAMES, UNKNOWN_GAME)}
+    if pieces[0] in ("results", "errors") and len(pieces) == 3 and pieces[1] in games and m.group(2) == "parquet":
+        return m.group(1)
+    return None

@@ -192,8 +192,34 @@ def test_a_users_file_where_a_part_of_this_run_goes_is_refused(tmp_path):
     mine.parent.mkdir(parents=True)
     mine.write_text("the user's copy")
     done = cli("settle", SAMPLE, "--out", str(out), "--workers", "1")
-    assert done.returncode == 2 and "did not write" in done.stderr
+    assert done.returncode == 2 and "is not cardbatch's" in done.stderr and part.name in done.stderr
     assert mine.read_text() == "the user's copy" and not (out / "summary.json").exists()
+
+
+@pytest.mark.parametrize("mode", ["resume", "overwrite"])
+def test_files_named_like_a_part_where_that_part_did_not_write_are_the_users(tmp_path, mode):
+    """Found by a trial: a file named like one of the run's parts in a game folder that part never
+    wrote, a JSON in results/ or a Parquet file in _parts/ was taken for cardbatch's and deleted."""
+    zjh = str(DATA / "zjh_sample.parquet")
+    out = tmp_path / "out"
+    assert cli("settle", zjh, "--out", str(out), "--workers", "1").returncode == 0
+    name = next((out / "_parts").glob("part-*.json")).stem
+    theirs = [
+        out / "results" / "game=holdem" / f"{name}.parquet",  # a game this zjh run never writes
+        out / "results" / "game=zjh" / f"{name}.json",
+        out / "errors" / "game=unknown" / f"{name}.parquet",
+        out / "_parts" / f"{name}.parquet",
+        out / "results" / "game=teamx" / f"{name}.parquet",
+    ]
+    for p in theirs:
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(f"the user's {p.name}")
+    os.utime(zjh)  # and the input looks changed: every part is settled again
+    for _ in range(2):
+        done = cli("settle", zjh, "--out", str(out), "--workers", "1", "--mode", mode)
+        assert done.returncode == 0, done.stderr
+        assert all(p.read_text() == f"the user's {p.name}" for p in theirs)
+        assert sorted(json.loads(done.stdout)["not_ours"]) == sorted(str(p) for p in theirs)
 
 
 def test_a_users_summary_in_a_new_folder_is_refused(tmp_path):
