@@ -207,7 +207,8 @@ def prepare(
     """
     old = _old_manifest(out)
     listed = set(old.get("parts", {}))
-    written = old.get("written") if isinstance(old.get("written"), dict) else {}
+    found = old.get("written")
+    written: dict[str, list[str]] = found if isinstance(found, dict) else {}
     same_options = reuse and old.get("fingerprint", {}).get("sha256") == fingerprint["sha256"]
     foreign: list[str] = []
     ours: list[tuple[str, str, str]] = []
