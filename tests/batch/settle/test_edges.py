@@ -328,3 +328,60 @@ def test_an_internal_error_speaks_of_parts_only_for_settle_and_audit(capsys):
     assert "parts" not in capsys.readouterr().err
     internal_error("settle", RuntimeError("boom"))
     assert "Finished parts are kept" in capsys.readouterr().err
+
+
+def _replaced(tmp_path: Path, sample: str, name: str, values: pa.Array | None, drop: bool = False) -> str:
+    t = pq.read_table(DATA / sample)
+    if name in t.column_names:
+        t = t.drop_columns([name])
+    if values is not None:
+        t = t.append_column(name, values)
+    path = tmp_path / f"{name}.parquet"
+    pq.write_table(t, path)
+    return str(path)
+
+
+@pytest.mark.parametrize(
+    "sample, name, values, said",
+    [
+        ("holdem_sample.parquet", "payout", pa.array(["x"] * 3000), "column payout must be a list"),
+        ("holdem_sample.parquet", "dead", pa.array([0] * 3000), "column dead must be a list"),
+        ("holdem_sample.parquet", "board", pa.array([1] * 3000), "column board must be a list"),
+        ("holdem_sample.parquet", "game", pa.array([1] * 3000), "column game must be text"),
+        ("holdem_sample.parquet", "cards", pa.array([[[1, 2]]] * 3000), "column cards must be a list of values"),
+        ("team2v2_sample.parquet", "balance", pa.array([5] * 3000), "column balance must be a list"),
+        ("team2v2_sample.parquet", "payout", pa.array(["x"] * 3000), "column payout must be a list"),
+    ],
+)
+def test_a_column_of_the_wrong_type_is_exit_2_naming_it(tmp_path, sample, name, values, said):
+    """Found by a trial: these were exit 1 ("internal error": a TypeError or an Arrow error)."""
+    n = pq.read_metadata(DATA / sample).num_rows
+    path = _replaced(tmp_path, sample, name, values.slice(0, n) if len(values) >= n else values)
+    done = cli("audit", path, "--out", str(tmp_path / "out"), "--workers", "1")
+    assert done.returncode == 2 and said in done.stderr and path in done.stderr, done.stderr
+    with pytest.raises(cardbatch.InputError, match=said):
+        cardbatch.settle(pq.read_table(path))
+
+
+def test_columns_another_game_reads_are_the_users_in_a_card_games_file(tmp_path):
+    """Found by a trial: a ``balance`` column made a Hold'em file a 2v2 one ("missing multiplier, ..."),
+    and a float ``winner`` column was refused, though neither is a column Hold'em reads."""
+    t = pq.read_table(DATA / "holdem_sample.parquet")
+    for game_column in (True, False):
+        u = t if game_column else t.drop_columns(["game"])
+        u = u.append_column("balance", pa.array(range(3000))).append_column("winner", pa.array([0.5] * 3000))
+        path = tmp_path / f"h{game_column}.parquet"
+        pq.write_table(u, path)
+        done = cli("settle", str(path), "--out", str(tmp_path / f"out{game_column}"), "--workers", "1")
+        assert done.returncode == 0, done.stderr
+        assert json.loads(done.stdout)["rows_settled"] == 2917
+        errors = pq.read_table(next((tmp_path / f"out{game_column}" / "errors").rglob("part-*.parquet")))
+        assert all("balance" in json.loads(x) and "winner" in json.loads(x) for x in errors.column("extra").to_pylist())
+
+
+def test_game_names_the_game_of_files_without_a_game_column_only(tmp_path):
+    """Found by a trial: ``--game holdem`` on a file whose game column says zjh asked for a board."""
+    zjh = str(DATA / "zjh_sample.parquet")
+    done = cli("settle", zjh, "--out", str(tmp_path / "out"), "--game", "holdem", "--workers", "1")
+    assert done.returncode == 0, done.stderr
+    assert set(json.loads(done.stdout)["by_game"]) == {"zjh"}
