@@ -46,8 +46,7 @@ def run(job: SettleJob) -> Summary:
 
     Raises :class:`~cardbatch.batch.io.errors.InputError` for input it cannot read as asked (a
     schema, a column's type, an unwritable output, a folder it may not write into) and ``OSError``
-    for a failing disk; bad rows are set aside, never raised. The summary's ``line`` is left to
-    the caller (the command line writes its own).
+    for a failing disk; bad rows are set aside, never raised.
     """
     figures = settle_files(
         list(job.inputs),
@@ -61,7 +60,12 @@ def run(job: SettleJob) -> Summary:
         verbose=job.run.verbose,
         mode=job.mode,
     )
-    return Summary(figures, "", status_of(job.options, figures), indent=1, sort_keys=True)
+    from cardbatch.batch.settle.report import settle_line
+
+    command = "audit" if job.options.audit else "settle"
+    return Summary(
+        figures, settle_line(command, figures, job.out), status_of(job.options, figures), indent=1, sort_keys=True
+    )
 
 
 def status_of(opts: SettleOptions, figures: dict[str, Any]) -> int:

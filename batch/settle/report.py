@@ -21,6 +21,7 @@ from __future__ import annotations
 import datetime
 import html
 import json
+import os
 from collections.abc import Collection
 from collections.abc import Set as AbstractSet
 from typing import Any
@@ -343,3 +344,20 @@ def size_decades(size: np.ndarray) -> list[tuple[str, int]]:
 def _workers(n: object) -> str:
     """``1 worker``, ``2 workers``."""
     return f"{n} worker" if n == 1 else f"{n} workers"
+
+
+def settle_line(command: str, s: dict[str, Any], out: str) -> str:
+    """What a settle or audit run did, in one line: rows, reasons, chips, mismatches, where the output is."""
+    reasons = ", ".join(f"{k} {v:,}" for k, v in s.get("rejected_by_reason", {}).items())  # most first
+    rejected = f"{s['rows_rejected']:,} rejected" + (f" ({reasons})" if reasons else "")
+    not_ours = s.get("not_ours", [])
+    written = "results/, errors/, summary.json" + (", report.html" if s.get("report") else "")
+    line = (
+        f"cardbatch {command}: {s['rows_read']:,} rows: {s['rows_settled']:,} settled, {rejected}; "
+        f"chips in {s['chips_in']:,} = paid {s['chips_paid']:,} + raked {s['chips_raked']:,}; "
+        f"{s['mismatches']:,} mismatches; {s['wall_seconds']:.1f} s; output in {os.path.join(out, '')} ({written})"
+    )
+    if not_ours:
+        shown = ", ".join(not_ours[:3]) + ("…" if len(not_ours) > 3 else "")
+        line += f"; left alone {len(not_ours)} file(s) and link(s) cardbatch did not write: {shown}"
+    return line

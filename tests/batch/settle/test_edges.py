@@ -385,3 +385,33 @@ def test_game_names_the_game_of_files_without_a_game_column_only(tmp_path):
     done = cli("settle", zjh, "--out", str(tmp_path / "out"), "--game", "holdem", "--workers", "1")
     assert done.returncode == 0, done.stderr
     assert set(json.loads(done.stdout)["by_game"]) == {"zjh"}
+
+
+@pytest.mark.parametrize(
+    "option, value",
+    [
+        ("--rake-pct", "1e-400"),
+        ("--rake-pct", "0.0000000000000000001"),
+        ("--rake-cap", str(2**63)),
+        ("--chip-unit", str(2**62)),
+        ("--chip-unit", str(2**63 - 1)),
+        ("--chip-unit", str(2**63)),
+    ],
+)
+def test_options_beyond_what_the_kernels_hold_are_exit_2(tmp_path, option, value):
+    """Found by a trial: these were exit 1 (an OverflowError, a ZeroDivisionError, or chips not
+    conserved caught by the run's own check)."""
+    extra = ["--rake-pct", "0.5"] if option == "--rake-cap" else []
+    done = cli("settle", SAMPLE, "--out", str(tmp_path / "out"), option, value, *extra, "--workers", "1")
+    assert done.returncode == 2, done.stderr
+    assert option.strip("-").replace("-", "_") in done.stderr or option in done.stderr
+
+
+def test_the_jobs_summary_carries_its_human_line(tmp_path):
+    """Found by a trial: ``run(SettleJob(...))`` gave a Summary whose ``line`` was empty."""
+    from cardbatch.batch.io.jobs import RunOptions
+    from cardbatch.batch.settle.job import run
+    from cardbatch.batch.settle.options import SettleJob, SettleOptions
+
+    summary = run(SettleJob((SAMPLE,), str(tmp_path / "out"), SettleOptions(audit=True), run=RunOptions(quiet=True)))
+    assert summary.line.startswith("cardbatch audit: 3,000 rows: ") and summary.status == 3
