@@ -298,8 +298,10 @@ class GenerateOptions:
             raise ValueError("out: give the Parquet file to write")
         if self.game not in ("holdem", "zjh", "team2v2"):
             raise ValueError(f"game must be holdem, zjh or team2v2, got {self.game!r}")
-        for name, least in (("hands", 0), ("seed", 0), ("max_seats", 2), ("row_group", 1)):
+        for name, least in (("hands", 1), ("seed", 0), ("max_seats", 2), ("row_group", 1)):
             require_whole(getattr(self, name), name, least)
+        if self.seed >= 2**64:  # the deal's generator takes a 64-bit seed
+            raise ValueError(f"seed must be below 2**64, got {self.seed}")
         for name in ("bad_rate", "tamper_rate"):
             if not 0 <= getattr(self, name) <= 1:
                 raise ValueError(f"{name} must be in 0..1, got {getattr(self, name)!r}")
