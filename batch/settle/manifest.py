@@ -151,6 +151,14 @@ def check_folder(out: str) -> None:
                 f"{out}: {', '.join(links)} is a symbolic link where cardbatch writes; it never writes through a "
                 "link: remove the link or choose another --out"
             )
+        tops = [n for name in TOP_FILES for n in (name, f".{name}.tmp")] + [LOCK]
+        folders = [
+            n for n in tops if os.path.lexists(os.path.join(out, n)) and not os.path.isfile(os.path.join(out, n))
+        ]
+        if folders:
+            raise InputError(
+                f"{out}: {', '.join(folders)} is not a file, and cardbatch writes a file there: choose another --out"
+            )
         ours = is_output_manifest(os.path.join(out, MANIFEST))
         taken = [] if ours else [n for n in _reserved()[len(PART_DIRS) :] if os.path.isfile(os.path.join(out, n))]
         if LOCK in taken and _is_our_lock(os.path.join(out, LOCK)):

@@ -415,3 +415,13 @@ def test_the_jobs_summary_carries_its_human_line(tmp_path):
 
     summary = run(SettleJob((SAMPLE,), str(tmp_path / "out"), SettleOptions(audit=True), run=RunOptions(quiet=True)))
     assert summary.line.startswith("cardbatch audit: 3,000 rows: ") and summary.status == 3
+
+
+def test_a_folder_where_a_top_file_goes_is_refused_before_anything_is_made(tmp_path):
+    """Found by a trial: a folder named summary.json was refused only after .lock, results/,
+    errors/ and _parts/ were made."""
+    out = tmp_path / "out"
+    (out / "summary.json").mkdir(parents=True)
+    done = cli("settle", SAMPLE, "--out", str(out), "--workers", "1")
+    assert done.returncode == 2 and "summary.json" in done.stderr
+    assert sorted(p.name for p in out.iterdir()) == ["summary.json"]
