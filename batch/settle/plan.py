@@ -258,6 +258,8 @@ def _file_units(path: str, fi: int, key: str, sizes: list[int], batch_rows: int)
 def plan_table(table: pa.Table, label: str, batch_rows: int, opts: SettleOptions) -> list[Unit]:
     """Units over an in-memory table: slices of ``batch_rows`` rows (no copy), named ``label`` in
     messages. The table's schema is checked as a file's would be."""
+    if table.num_rows == 0:  # no rows, nothing to settle: an empty frame's types say little (pandas: null, double)
+        return []
     check_schema(label, table.schema, opts)
     return [
         Unit(

@@ -425,3 +425,11 @@ def test_a_folder_where_a_top_file_goes_is_refused_before_anything_is_made(tmp_p
     done = cli("settle", SAMPLE, "--out", str(out), "--workers", "1")
     assert done.returncode == 2 and "summary.json" in done.stderr
     assert sorted(p.name for p in out.iterdir()) == ["summary.json"]
+
+
+def test_an_empty_pandas_frame_settles_to_empty_tables():
+    """Found by a trial: an empty pandas frame's columns come as null or double, and were refused."""
+    import pandas as pd
+
+    s = cardbatch.settle(pd.DataFrame({c: [] for c in ("hand_id", "button", "board", "cards", "contrib", "folded")}))
+    assert s.results.num_rows == s.errors.num_rows == 0 and "reason" in s.errors.column_names
