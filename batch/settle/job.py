@@ -104,7 +104,9 @@ def settle_files(
         raise InputError(f"cannot read {exc.filename}: {exc.strerror}") from None
     parsed: dict[str, pq.FileMetaData] = {}
     units, file_rows, holds = plan(paths, [i["key"] for i in identities], batch_rows, opts, list(footers), parsed)
-    inputs_rows = [{"path": p, "rows": n} for p, n in zip(paths, file_rows)]
+    planned = RunPlan(
+        units, holds, [{"path": p, "rows": n} for p, n in zip(paths, file_rows)], list(identities), parsed
+    )
     manifest.check_folder(out_dir)
     try:
         for sub in manifest.PART_DIRS:
@@ -121,25 +123,34 @@ def settle_files(
     lock = manifest.Lock(out_dir)
     try:
         with twins.serial(small):
-            return _run_locked(units, holds, inputs_rows, list(identities), ctx, run_opts, t0, parsed, mode)
+            return _run_locked(planned, ctx, run_opts, mode, t0)
     finally:
         lock.release()
 
 
-def _run_locked(
-    units: list[Unit],
-    holds: dict[str, list[str]],
-    inputs: list[dict[str, Any]],
-    identities: list[dict[str, Any]],
-    ctx: UnitContext,
-    run_opts: RunOptions,
-    t0: float,
-    parsed: dict[str, pq.FileMetaData],
-    mode: Mode,
-) -> dict[str, Any]:
+@dataclasses.dataclass(frozen=True)
+class RunPlan:
+    """What a run found in its inputs: the units, each part's file keys (``holds``), each input's
+    rows, the inputs' identities (the manifest's ``files``) and the footers the plan parsed."""
+
+    units: list[Unit]
+    holds: dict[str, list[str]]
+    inputs: list[dict[str, Any]]
+    identities: list[dict[str, Any]]
+    parsed: dict[str, pq.FileMetaData]
+
+
+def _run_locked(planned: RunPlan, ctx: UnitContext, run_opts: RunOptions, mode: Mode, t0: float) -> dict[str, Any]:
     from cardbatch.batch.io.progress import progress
 
     out, opts, quiet = ctx.out, ctx.opts, run_opts.quiet
+    units, holds, inputs, identities, parsed = (
+        planned.units,
+        planned.holds,
+        planned.inputs,
+        planned.identities,
+        planned.parsed,
+    )
     if mode == "error" and is_output_manifest(storage.join(out, manifest.MANIFEST)):
         raise InputError(
             f"{out} already holds cardbatch output (--mode error): give another --out, or --mode resume "
