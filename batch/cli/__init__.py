@@ -13,6 +13,7 @@ import sys
 
 from cardbatch.batch.cli import generate, phh_import, precompile, rank_decks, settle, simulate
 from cardbatch.batch.cli.common import EXIT_CODES, EXIT_USAGE, Formatter, internal_error
+from cardbatch.batch.io.errors import InputError
 from cardbatch.batch.io.lifecycle import Terminated, install_parent_handlers, stop_message
 
 DESCRIPTION = """Settle, audit and rank card-game logs in bulk.
@@ -46,6 +47,7 @@ def build_parser() -> argparse.ArgumentParser:
 # what a command meets when a path given is not what it must be (missing, not allowed, a folder where a
 # file goes or the other way round, a file in the way) or an option's value is out of its range
 USER_ERRORS = (
+    InputError,
     FileNotFoundError,
     PermissionError,
     IsADirectoryError,

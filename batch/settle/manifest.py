@@ -197,61 +197,92 @@ def prepare(
     fingerprint: dict[str, Any],
     holds: dict[str, list[str]],
     reuse: bool = True,
-) -> tuple[int, list[str], list[str]]:
+) -> tuple[int, list[str], list[str], set[str]]:
     """Make ``out`` hold only parts that belong to this run; returns how many finished parts it
-    keeps, the files and links below ``out`` that cardbatch did not write (left alone), and which
-    of those lie where a part of this run could go (relative paths: a task refuses to write there).
+    keeps, the files and links below ``out`` that cardbatch did not write (left alone), which of
+    those lie where a part of this run could go (relative paths: a task refuses to write there),
+    and the names of the finished parts it keeps (a task reuses those and only those).
 
     A file is ours only when the last manifest listed its part (the manifest is written before a
     run writes any part, so a stopped run's files are listed too) and it lies exactly where that
     part's files go: ``_parts/P.json``, and ``results/game=G/P.parquet`` and
     ``errors/game=G/P.parquet`` for a game G cardbatch writes, each also under its temporary name;
-    for a part whose run finished, only the files the manifest says it wrote. A link is never ours
-    and never followed. Of ours, with other options than the manifest's (or ``reuse`` False) every
-    part goes; otherwise the parts of files that are gone or changed go (their name is not in
-    ``holds``, which maps each part of this run to the keys of the files it holds), and so do
-    temporary files. The summary, report and ``_SUCCESS`` of an earlier run always go: they appear
-    again when every unit is done.
+    for a part whose run finished, only the files the manifest says it wrote. A file an earlier run
+    found there and left as the user's stays the user's (the manifest's ``foreign``). A link is
+    never ours and never followed. A part is kept (reused) only when its options are the
+    manifest's, ``reuse`` is on, it is still in ``holds`` (each part of this run to the keys of the
+    files it holds) and it is whole: its record and every file it wrote ours, at the size written.
+    Every other file of ours goes, temporary files too. The summary, report and ``_SUCCESS`` of an
+    earlier run always go: they appear again when every unit is done.
     """
     old = _old_manifest(out)
     listed = set(old.get("parts", {}))
     found = old.get("written")
-    written: dict[str, list[str]] = found if isinstance(found, dict) else {}
+    written: dict[str, Any] = found if isinstance(found, dict) else {}
+    theirs = set(old.get("foreign", []))  # found at a part's place by an earlier run: the user's for good
     same_options = reuse and old.get("fingerprint", {}).get("sha256") == fingerprint["sha256"]
     foreign: list[str] = []
-    ours: list[tuple[str, str, str]] = []
-    taken: list[str] = []
+    at_places: list[str] = []  # the user's files and links where some part's files go
+    ours: dict[str, tuple[str, str]] = {}  # relative path -> (path, part)
     for sub in PART_DIRS:
         for path, rel, link in list(storage.entries_below(storage.join(out, sub))):
             full = f"{sub}/{rel.replace(os.sep, '/')}"
-            name = full.rsplit("/", 1)[-1]
             part = part_of(full)
-            if part is not None and not link and part in listed:
+            if part is not None and not link and part in listed and full not in theirs:
                 recorded = written.get(part)
                 if recorded is None or full in recorded or full == f"_parts/{part}.json":
-                    ours.append((path, name, part))
+                    ours[full] = (path, part)
                     continue
             foreign.append(path)
-            if part is not None and part in holds:
-                taken.append(full)
+            if part is not None:
+                at_places.append(full)
     for name in ("_SUCCESS", "summary.json", "report.html"):  # ours: check_folder saw to it
         if storage.exists(storage.join(out, name)):
             storage.delete(storage.join(out, name))
-    finished = set()
-    for path, name, part in ours:
-        if name.startswith(".") or not same_options or part not in holds:
+    finished: dict[str, Any] = {}
+    if same_options:
+        for part in holds:
+            files = _whole(part, ours, written.get(part))
+            if files is not None:
+                finished[part] = files
+    for full, (path, part) in ours.items():
+        if full.rsplit("/", 1)[-1].startswith(".") or part not in finished:
             storage.delete(path)
-        elif name == f"{part}.json":
-            finished.add(part)
-    kept = {p: written[p] for p in finished if p in written}
     # compact (no indent): Python's C encoder, where an indented one took a second for 10,000 files
-    content = {"version": _version(), "fingerprint": fingerprint, "files": identities, "parts": holds, "written": kept}
+    content = {
+        "version": _version(),
+        "fingerprint": fingerprint,
+        "files": identities,
+        "parts": holds,
+        "written": finished,
+        "foreign": at_places,
+    }
     storage.write_text(storage.join(out, MANIFEST), json.dumps(content))
-    reused = sum(1 for name in holds if name in finished)
-    return reused, foreign, taken
+    taken = [full for full in at_places if part_of(full) in holds]
+    return len(finished), foreign, taken, set(finished)
 
 
-def record_written(out: str, files: dict[str, list[str] | None]) -> None:
+def _whole(part: str, ours: dict[str, tuple[str, str]], recorded: Any) -> dict[str, Any] | None:
+    """The files of ``part`` (relative path -> size) when it is finished and whole: its record in
+    ``_parts/`` is ours, and every file it wrote (by the manifest, or else by the record) is ours,
+    a regular file of the size it was written at. None: settle it again."""
+    record = f"_parts/{part}.json"
+    if record not in ours:
+        return None
+    if recorded is None:  # a stopped run's finished part: its record says what it wrote
+        try:
+            recorded = json.loads(storage.read_text(ours[record][0])).get("files")
+        except (OSError, ValueError, AttributeError):
+            return None
+    if not isinstance(recorded, dict):
+        return None
+    for rel, size in recorded.items():
+        if rel not in ours or (size is not None and storage.info(ours[rel][0]).size != size):
+            return None
+    return recorded
+
+
+def record_written(out: str, files: dict[str, dict[str, int] | None]) -> None:
     """Add to the folder's manifest the files each finished part wrote (the next run then owns
     exactly those). A part whose summary does not say is left out: the next run takes every file
     at its places as the part's, as for a stopped run."""

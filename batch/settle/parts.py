@@ -48,6 +48,7 @@ class UnitContext:
     batch_rows: int
     serial: bool = False
     taken: frozenset[str] = frozenset()
+    finished: frozenset[str] = frozenset()  # the parts the folder holds whole: reused, never settled again
 
     def claim(self, rel: str) -> None:
         """Refuse to write ``rel`` (or its temporary name) over what is not cardbatch's."""
@@ -55,8 +56,8 @@ class UnitContext:
         for path in (rel, f"{head}/.{name}.tmp" if head else f".{name}.tmp"):
             if path in self.taken:
                 raise InputError(
-                    f"{storage.join(self.out, *path.split('/'))} is not cardbatch's (no manifest of this folder lists "
-                    "it) and a part of this run goes there: it is left alone; move it or choose another --out"
+                    f"{storage.join(self.out, *path.split('/'))} is not a file cardbatch wrote, and a part of this run "
+                    "goes there: it is left alone; move it or choose another --out"
                 )
 
 
@@ -189,7 +190,7 @@ def _run_unit(unit: Unit, ctx: UnitContext) -> list[tuple[str, dict[str, Any]]]:
     done = [storage.join(ctx.out, "_parts", f"{name}.json") for name in names]
     finished: dict[str, dict[str, Any]] = {}
     for name, path in zip(names, done):
-        if storage.exists(path):
+        if name in ctx.finished:
             finished[name] = json.loads(storage.read_text(path))
     if len(finished) == len(names):
         return [(name, finished[name]) for name in names]
@@ -210,7 +211,9 @@ def _run_unit(unit: Unit, ctx: UnitContext) -> list[tuple[str, dict[str, Any]]]:
         sink = FolderSink(ctx, name)
         summary = settle_into(range_tables, unit, ctx.opts, sink)
         summary["seconds"] = round(time.perf_counter() - t0, 4)
-        summary["files"] = sorted(sink.written)
+        summary["files"] = {
+            rel: storage.info(storage.join(ctx.out, *rel.split("/"))).size for rel in sorted(sink.written)
+        }
         storage.write_text(path, json.dumps(summary, sort_keys=True))
         out.append((name, summary))
     return out

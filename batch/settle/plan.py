@@ -140,6 +140,8 @@ def check_columns(label: str, schema: pa.Schema, game: str) -> None:
             continue
         if not _is_list(t) or _is_list(t.value_type) or pa.types.is_struct(t.value_type):
             raise InputError(f"{at}column {name} must be a list of values, got {t}")
+        if name in _TEXT_TOO and not (pa.types.is_integer(t.value_type) or _is_text_or_dictionary(t.value_type)):
+            raise InputError(f"{at}column {name} must hold card codes or card text, got {t}")
 
 
 def check_schema(path: str, schema: pa.Schema, opts: SettleOptions) -> None:

@@ -192,7 +192,7 @@ def test_a_users_file_where_a_part_of_this_run_goes_is_refused(tmp_path):
     mine.parent.mkdir(parents=True)
     mine.write_text("the user's copy")
     done = cli("settle", SAMPLE, "--out", str(out), "--workers", "1")
-    assert done.returncode == 2 and "is not cardbatch's" in done.stderr and part.name in done.stderr
+    assert done.returncode == 2 and "is not a file cardbatch wrote" in done.stderr and part.name in done.stderr
     assert mine.read_text() == "the user's copy" and not (out / "summary.json").exists()
 
 
@@ -433,3 +433,73 @@ def test_an_empty_pandas_frame_settles_to_empty_tables():
 
     s = cardbatch.settle(pd.DataFrame({c: [] for c in ("hand_id", "button", "board", "cards", "contrib", "folded")}))
     assert s.results.num_rows == s.errors.num_rows == 0 and "reason" in s.errors.column_names
+
+
+def _fresh_parts(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.glob("*/game=*/part-*.parquet"))}
+
+
+@pytest.mark.parametrize("damage", ["delete_results", "delete_errors", "truncate", "link"])
+def test_a_finished_part_whose_files_are_not_whole_is_settled_again(tmp_path, damage):
+    """Found by a second trial: a rerun reused a finished part whose file was deleted, truncated or
+    replaced by a link, and wrote _SUCCESS over output that was not there."""
+    zjh = str(DATA / "zjh_sample.parquet")
+    out, fresh = tmp_path / "out", tmp_path / "fresh"
+    assert cli("settle", zjh, "--out", str(fresh), "--workers", "1").returncode == 0
+    assert cli("settle", zjh, "--out", str(out), "--workers", "1").returncode == 0
+    kind = "errors" if damage == "delete_errors" else "results"
+    part = next((out / kind / "game=zjh").glob("part-*.parquet"))
+    if damage.startswith("delete"):
+        part.unlink()
+    elif damage == "truncate":
+        part.write_bytes(part.read_bytes()[:100])
+    else:
+        part.unlink()
+        part.symlink_to(tmp_path / "elsewhere.parquet")
+    done = cli("settle", zjh, "--out", str(out), "--workers", "1")
+    if damage == "link":  # a link where the part goes: left alone, and this run cannot write there
+        assert done.returncode == 2 and "is not a file cardbatch wrote" in done.stderr
+        assert part.is_symlink() and not (out / "_SUCCESS").exists()
+        return
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["parts_reused"] == 0
+    assert _fresh_parts(out) == _fresh_parts(fresh) and (out / "report.html").exists()
+
+
+def test_a_record_in_parts_is_reused_only_when_the_manifest_made_it(tmp_path):
+    """Found by a second trial: a part record copied into _parts/ of a folder with no manifest was
+    trusted, so the input was never settled (exit 0, _SUCCESS, no results)."""
+    zjh = str(DATA / "zjh_sample.parquet")
+    ref = tmp_path / "ref"
+    assert cli("settle", zjh, "--out", str(ref), "--workers", "1").returncode == 0
+    out = tmp_path / "out"
+    (out / "_parts").mkdir(parents=True)
+    record = next((ref / "_parts").glob("part-*.json"))
+    (out / "_parts" / record.name).write_bytes(record.read_bytes())
+    done = cli("settle", zjh, "--out", str(out), "--workers", "1")
+    assert done.returncode == 2 and "is not a file cardbatch wrote" in done.stderr
+    assert (out / "_parts" / record.name).read_bytes() == record.read_bytes()
+
+
+def test_a_users_file_a_refused_run_found_stays_the_users(tmp_path):
+    """Found by a second trial: a run refused for a user's file where its part goes wrote a manifest
+    listing that part, and the next run took the file for its own and replaced it."""
+    zjh = str(DATA / "zjh_sample.parquet")
+    ref = tmp_path / "ref"
+    assert cli("settle", zjh, "--out", str(ref), "--workers", "1").returncode == 0
+    name = next((ref / "results" / "game=zjh").glob("part-*.parquet")).name
+    out = tmp_path / "out"
+    mine = out / "results" / "game=zjh" / name
+    mine.parent.mkdir(parents=True)
+    mine.write_text("MY DATA")
+    for mode in ("resume", "resume", "overwrite"):
+        done = cli("settle", zjh, "--out", str(out), "--workers", "1", "--mode", mode)
+        assert done.returncode == 2 and mine.read_text() == "MY DATA", done.stderr
+
+
+def test_cards_of_another_type_are_refused():
+    """Found by a second trial: cards as list<bool> were read as codes 0 and 1."""
+    hands = generate_hands("zjh", 50, seed=1).table
+    cards = pa.array([[True, False, True] * (len(c) // 3) for c in hands.column("cards").to_pylist()])
+    with pytest.raises(cardbatch.InputError, match="column cards must hold card codes or card text"):
+        cardbatch.settle(hands.set_column(hands.column_names.index("cards"), "cards", cards))

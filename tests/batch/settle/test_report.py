@@ -197,7 +197,7 @@ def test_a_report_that_cannot_be_built_does_not_cost_the_run(tmp_path):
     out = tmp_path / "out"
     _, first = _audit([str(ROOT / "data" / "zjh_sample.parquet")], out)
     part = next((out / "errors").rglob("*.parquet"))
-    part.write_bytes(b"not parquet")
+    part.write_bytes(b"x" * part.stat().st_size)  # damaged, at the size it was written (so it is reused)
     (out / "summary.json").unlink()
     code, again = _audit([str(ROOT / "data" / "zjh_sample.parquet")], out)  # every part reused
     assert code == 0 and again["report"] is None and again["report_error"]
