@@ -301,8 +301,10 @@ class GenerateOptions:
         if not isinstance(self.out, str) or not self.out:
             raise ValueError("out: give the Parquet file to write")
         game_spec(self.game)  # a ValueError naming the games
-        for name, least in (("hands", 0), ("seed", 0), ("max_seats", 2), ("row_group", 1)):
+        for name, least in (("hands", 1), ("seed", 0), ("max_seats", 2), ("row_group", 1)):
             require_whole(getattr(self, name), name, least)
+        if self.seed >= 2**64:  # the deal's generator takes a 64-bit seed
+            raise ValueError(f"seed must be below 2**64, got {self.seed}")
         for name in ("bad_rate", "tamper_rate"):
             if not 0 <= getattr(self, name) <= 1:
                 raise ValueError(f"{name} must be in 0..1, got {getattr(self, name)!r}")

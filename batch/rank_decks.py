@@ -194,7 +194,10 @@ class _Source:
     def __init__(self, args: RankDecksOptions):
         self.args = args
         if args.input:
-            pf = storage.parquet_file(args.input)
+            try:
+                pf = storage.parquet_file(args.input)
+            except (OSError, pa.ArrowException) as exc:  # a folder, a file that is not Parquet
+                raise InputError(f"cannot read it as Parquet: {exc}") from None
             check_deck_column(pf.schema_arrow, args.column)
             self.total = pf.metadata.num_rows
         else:

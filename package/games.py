@@ -189,11 +189,14 @@ def games_with_hands() -> tuple[str, ...]:
 
 
 def infer(columns: Collection[str]) -> Game:
-    """The game of a file without a ``game`` column, from its columns: the team schema's
-    ``balance``, then a ``board`` (Hold'em), else Zha Jin Hua."""
+    """The game of a file without a ``game`` column, from its columns: every column of the team
+    schema, then a ``board`` (Hold'em), else Zha Jin Hua."""
     for name in _INFERENCE:
-        marker = REGISTRY[name].marker
-        if marker is not None and marker in columns:
-            return REGISTRY[name]
+        spec = REGISTRY[name]
+        # a game that moves balances is known by all its columns: one of their names in a card game's
+        # file is a column of the user's (a Hold'em file may well hold a ``balance``)
+        if spec.marker is not None and spec.marker in columns:
+            if spec.settles != "balances" or all(c in columns for c in spec.required):
+                return spec
     (default,) = (g for g in _SPECS if g.marker is None)
     return default

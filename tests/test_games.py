@@ -51,7 +51,8 @@ def test_the_specs_agree_with_the_kernels():
 
 
 def test_a_file_without_a_game_column_is_told_by_its_columns():
-    assert games.infer(["hand_id", "balance", "board"]) is TEAM2V2
+    assert games.infer([*TEAM2V2.required, "board"]) is TEAM2V2  # every 2v2 column, a board of its own too
+    assert games.infer(["hand_id", "balance", "board", "cards"]) is HOLDEM  # one 2v2 name is the user's column
     assert games.infer(["hand_id", "board", "cards"]) is HOLDEM
     assert games.infer(["hand_id", "cards"]) is ZJH
 

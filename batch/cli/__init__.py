@@ -13,6 +13,7 @@ import sys
 
 from cardbatch.batch.cli import generate, phh_import, precompile, rank_decks, settle, simulate
 from cardbatch.batch.cli.common import EXIT_CODES, EXIT_USAGE, Formatter, internal_error
+from cardbatch.batch.io.errors import InputError
 from cardbatch.batch.io.lifecycle import Terminated, install_parent_handlers, stop_message
 
 DESCRIPTION = """Settle, audit and rank card-game logs in bulk.
@@ -43,6 +44,20 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+# what a command meets when a path given is not what it must be (missing, not allowed, a folder where a
+# file goes or the other way round, a file in the way) or an option's value is out of its range
+USER_ERRORS = (
+    InputError,
+    FileNotFoundError,
+    PermissionError,
+    IsADirectoryError,
+    NotADirectoryError,
+    FileExistsError,
+    ValueError,
+    OverflowError,
+)
+
+
 def main(argv: list[str] | None = None) -> int:
     install_parent_handlers()
     parser = build_parser()
@@ -50,7 +65,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         code: int = args.func(args)
         return code
-    except (FileNotFoundError, PermissionError, ValueError) as exc:
+    except USER_ERRORS as exc:  # a path or a value the user gave: said in one line, exit 2
         print(f"cardbatch {args.command}: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except (KeyboardInterrupt, Terminated) as exc:

@@ -6,11 +6,8 @@ The job itself is :func:`cardbatch.batch.settle.job.run`.
 from __future__ import annotations
 
 import argparse
-import dataclasses
-import os
 import sys
 from fractions import Fraction
-from typing import Any
 
 from cardbatch.batch.cli.common import (
     EXIT_USAGE,
@@ -124,23 +121,4 @@ def _run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return EXIT_USAGE
-    return show(
-        dataclasses.replace(summary, line=settle_line(args.command, dict(summary.figures), args.out)), args.quiet
-    )
-
-
-def settle_line(command: str, s: dict[str, Any], out: str) -> str:
-    """What a settle or audit run did, in one line: rows, reasons, chips, mismatches, where the output is."""
-    reasons = ", ".join(f"{k} {v:,}" for k, v in s.get("rejected_by_reason", {}).items())  # most first
-    rejected = f"{s['rows_rejected']:,} rejected" + (f" ({reasons})" if reasons else "")
-    not_ours = s.get("not_ours", [])
-    written = "results/, errors/, summary.json" + (", report.html" if s.get("report") else "")
-    line = (
-        f"cardbatch {command}: {s['rows_read']:,} rows: {s['rows_settled']:,} settled, {rejected}; "
-        f"chips in {s['chips_in']:,} = paid {s['chips_paid']:,} + raked {s['chips_raked']:,}; "
-        f"{s['mismatches']:,} mismatches; {s['wall_seconds']:.1f} s; output in {os.path.join(out, '')} ({written})"
-    )
-    if not_ours:
-        shown = ", ".join(not_ours[:3]) + ("…" if len(not_ours) > 3 else "")
-        line += f"; left alone {len(not_ours)} file(s) and link(s) cardbatch did not write: {shown}"
-    return line
+    return show(summary, args.quiet)

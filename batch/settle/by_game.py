@@ -13,11 +13,10 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from cardbatch.batch.io.errors import InputError
 from cardbatch.batch.settle.counters import Counters, merge_counters
 from cardbatch.batch.settle.options import SettleOptions
 from cardbatch.batch.settle.outputs import UNKNOWN_GAME
-from cardbatch.batch.settle.plan import infer_game
+from cardbatch.batch.settle.plan import check_columns, infer_game
 from cardbatch.games import GAMES
 from cardbatch.games import game as game_spec
 
@@ -36,11 +35,9 @@ def settle_by_game(
     from cardbatch.batch.settle.team2v2 import settle_teams
 
     def one(sub: pa.Table, game: str) -> tuple[pa.Table, pa.Table, dict[str, Any]]:
-        spec = game_spec(game)
-        missing = [c for c in spec.required if c not in sub.column_names]
-        if missing:  # the game column names a game whose columns this file lacks
-            raise InputError(f"missing column(s) {', '.join(missing)} for game {game} (missing_column)")
-        r, e, c = settle_teams(sub, opts) if spec.settles == "balances" else settle_hands(sub, game, opts)
+        if "game" in table.column_names:  # the game column names a game: are its columns there, as it reads them?
+            check_columns("", sub.schema, game)
+        r, e, c = settle_teams(sub, opts) if game_spec(game).settles == "balances" else settle_hands(sub, game, opts)
         c["by_game"] = {game: dict(c)}
         return r, e, c
 

@@ -12,6 +12,7 @@ cards and chips are the kernels'.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 import time
@@ -45,8 +46,7 @@ def run(job: SettleJob) -> Summary:
 
     Raises :class:`~cardbatch.batch.io.errors.InputError` for input it cannot read as asked (a
     schema, a column's type, an unwritable output, a folder it may not write into) and ``OSError``
-    for a failing disk; bad rows are set aside, never raised. The summary's ``line`` is left to
-    the caller (the command line writes its own).
+    for a failing disk; bad rows are set aside, never raised.
     """
     figures = settle_files(
         list(job.inputs),
@@ -60,7 +60,12 @@ def run(job: SettleJob) -> Summary:
         verbose=job.run.verbose,
         mode=job.mode,
     )
-    return Summary(figures, "", status_of(job.options, figures), indent=1, sort_keys=True)
+    from cardbatch.batch.settle.report import settle_line
+
+    command = "audit" if job.options.audit else "settle"
+    return Summary(
+        figures, settle_line(command, figures, job.out), status_of(job.options, figures), indent=1, sort_keys=True
+    )
 
 
 def status_of(opts: SettleOptions, figures: dict[str, Any]) -> int:
@@ -99,7 +104,9 @@ def settle_files(
         raise InputError(f"cannot read {exc.filename}: {exc.strerror}") from None
     parsed: dict[str, pq.FileMetaData] = {}
     units, file_rows, holds = plan(paths, [i["key"] for i in identities], batch_rows, opts, list(footers), parsed)
-    inputs_rows = [{"path": p, "rows": n} for p, n in zip(paths, file_rows)]
+    planned = RunPlan(
+        units, holds, [{"path": p, "rows": n} for p, n in zip(paths, file_rows)], list(identities), parsed
+    )
     manifest.check_folder(out_dir)
     try:
         for sub in manifest.PART_DIRS:
@@ -116,32 +123,42 @@ def settle_files(
     lock = manifest.Lock(out_dir)
     try:
         with twins.serial(small):
-            return _run_locked(units, holds, inputs_rows, list(identities), ctx, run_opts, t0, parsed, mode)
+            return _run_locked(planned, ctx, run_opts, mode, t0)
     finally:
         lock.release()
 
 
-def _run_locked(
-    units: list[Unit],
-    holds: dict[str, list[str]],
-    inputs: list[dict[str, Any]],
-    identities: list[dict[str, Any]],
-    ctx: UnitContext,
-    run_opts: RunOptions,
-    t0: float,
-    parsed: dict[str, pq.FileMetaData],
-    mode: Mode,
-) -> dict[str, Any]:
+@dataclasses.dataclass(frozen=True)
+class RunPlan:
+    """What a run found in its inputs: the units, each part's file keys (``holds``), each input's
+    rows, the inputs' identities (the manifest's ``files``) and the footers the plan parsed."""
+
+    units: list[Unit]
+    holds: dict[str, list[str]]
+    inputs: list[dict[str, Any]]
+    identities: list[dict[str, Any]]
+    parsed: dict[str, pq.FileMetaData]
+
+
+def _run_locked(planned: RunPlan, ctx: UnitContext, run_opts: RunOptions, mode: Mode, t0: float) -> dict[str, Any]:
     from cardbatch.batch.io.progress import progress
 
     out, opts, quiet = ctx.out, ctx.opts, run_opts.quiet
+    units, holds, inputs, identities, parsed = (
+        planned.units,
+        planned.holds,
+        planned.inputs,
+        planned.identities,
+        planned.parsed,
+    )
     if mode == "error" and is_output_manifest(storage.join(out, manifest.MANIFEST)):
         raise InputError(
             f"{out} already holds cardbatch output (--mode error): give another --out, or --mode resume "
             "(reuse what is current) or --mode overwrite (settle everything again)"
         )
     fingerprint = manifest.options_fingerprint(opts, ctx.batch_rows)
-    reused, foreign = manifest.prepare(out, identities, fingerprint, holds, reuse=mode != "overwrite")
+    reused, foreign, taken, finished = manifest.prepare(out, identities, fingerprint, holds, reuse=mode != "overwrite")
+    ctx = dataclasses.replace(ctx, taken=frozenset(taken), finished=frozenset(finished))
     if foreign and not quiet:
         shown = "\n  ".join(foreign[:20]) + (f"\n  … and {len(foreign) - 20} more" if len(foreign) > 20 else "")
         print(
@@ -171,6 +188,8 @@ def _run_locked(
             done.append((unit, parts))
             bar.update(unit.rows)
     settled_at = time.perf_counter()
+    written = {name: s.get("files") for _, parts in done for name, s in parts}
+    manifest.record_written(out, written)
     total = summarise(done, inputs, opts, t0, settled_at)
     total.update(
         {
@@ -197,7 +216,7 @@ def _run_locked(
     from cardbatch.batch.settle.report import write_report
 
     try:
-        total["report"] = write_report(out, total, set(holds))
+        total["report"] = write_report(out, total, {f for files in written.values() for f in files or ()})
     except (OSError, pa.ArrowException, ValueError, KeyError) as exc:  # the results stand without their page
         total["report"] = None
         total["report_error"] = str(exc)
@@ -265,8 +284,9 @@ def summarise(
 
 
 def _counters(part: dict[str, Any]) -> dict[str, Any]:
-    """A part's counters without its timing (which is not added up) and its split by file."""
-    return {k: v for k, v in part.items() if k not in ("seconds", "by_file")}
+    """A part's counters without its timing (which is not added up), its split by file and the
+    files it wrote."""
+    return {k: v for k, v in part.items() if k not in ("seconds", "by_file", "files")}
 
 
 def _input_totals(parts: list[dict[str, Any]]) -> dict[str, Any]:

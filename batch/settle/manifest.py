@@ -154,6 +154,14 @@ def check_folder(out: str) -> None:
                 f"{out}: {', '.join(links)} is a symbolic link where cardbatch writes; it never writes through a "
                 "link: remove the link or choose another --out"
             )
+        tops = [n for name in TOP_FILES for n in (name, f".{name}.tmp")] + [LOCK]
+        folders = [
+            n for n in tops if os.path.lexists(os.path.join(out, n)) and not os.path.isfile(os.path.join(out, n))
+        ]
+        if folders:
+            raise InputError(
+                f"{out}: {', '.join(folders)} is not a file, and cardbatch writes a file there: choose another --out"
+            )
         ours = is_output_manifest(os.path.join(out, MANIFEST))
         taken = [] if ours else [n for n in _reserved()[len(PART_DIRS) :] if os.path.isfile(os.path.join(out, n))]
         if LOCK in taken and _is_our_lock(os.path.join(out, LOCK)):
@@ -192,57 +200,113 @@ def prepare(
     fingerprint: dict[str, Any],
     holds: dict[str, list[str]],
     reuse: bool = True,
-) -> tuple[int, list[str]]:
+) -> tuple[int, list[str], list[str], set[str]]:
     """Make ``out`` hold only parts that belong to this run; returns how many finished parts it
-    keeps and the files and links below ``out`` that cardbatch did not write (left alone).
+    keeps, the files and links below ``out`` that cardbatch did not write (left alone), which of
+    those lie where a part of this run could go (relative paths: a task refuses to write there),
+    and the names of the finished parts it keeps (a task reuses those and only those).
 
     A file is ours only when the last manifest listed its part (the manifest is written before a
-    run writes any part, so an interrupted run's files are listed too) and it lies where a run
-    writes parts; a link is never ours and never followed. Of ours, with other options than the
-    manifest's (or ``reuse`` False) every part goes; otherwise the parts of files that are gone or
-    changed go (their name is not in ``holds``, which maps each part of this run to the keys of
-    the files it holds), and so do temporary files. The summary, report and ``_SUCCESS`` of an
-    earlier run always go: they appear again when every unit is done. Nothing is changed when a
-    part of this run would land on a file or link that is not ours (an :class:`InputError`).
+    run writes any part, so a stopped run's files are listed too) and it lies exactly where that
+    part's files go: ``_parts/P.json``, and ``results/game=G/P.parquet`` and
+    ``errors/game=G/P.parquet`` for a game G cardbatch writes, each also under its temporary name;
+    for a part whose run finished, only the files the manifest says it wrote. A file an earlier run
+    found there and left as the user's stays the user's (the manifest's ``foreign``). A link is
+    never ours and never followed. A part is kept (reused) only when its options are the
+    manifest's, ``reuse`` is on, it is still in ``holds`` (each part of this run to the keys of the
+    files it holds) and it is whole: its record and every file it wrote ours, at the size written.
+    Every other file of ours goes, temporary files too. The summary, report and ``_SUCCESS`` of an
+    earlier run always go: they appear again when every unit is done.
     """
     old = _old_manifest(out)
     listed = set(old.get("parts", {}))
+    found = old.get("written")
+    written: dict[str, Any] = found if isinstance(found, dict) else {}
+    theirs = set(old.get("foreign", []))  # found at a part's place by an earlier run: the user's for good
     same_options = reuse and old.get("fingerprint", {}).get("sha256") == fingerprint["sha256"]
     foreign: list[str] = []
-    ours: list[tuple[str, str, str]] = []
-    clash = []
-    for sub in PART_DIRS:  # parts sit in game=G folders below results/ and errors/
+    at_places: list[str] = []  # the user's files and links where some part's files go
+    ours: dict[str, tuple[str, str]] = {}  # relative path -> (path, part)
+    for sub in PART_DIRS:
         for path, rel, link in list(storage.entries_below(storage.join(out, sub))):
-            rel = rel.replace("\\", "/")
-            name = rel.split("/")[-1]
-            m = PART_NAME.match(name)
-            where_ok = (len(rel.split("/")) == 1) if sub == "_parts" else _game_folder(rel)
-            if m is not None and where_ok and not link and m.group(1) in listed:
-                ours.append((path, name, m.group(1)))
-                continue
+            full = f"{sub}/{rel.replace(os.sep, '/')}"
+            part = part_of(full)
+            if part is not None and not link and part in listed and full not in theirs:
+                recorded = written.get(part)
+                if recorded is None or full in recorded or full == f"_parts/{part}.json":
+                    ours[full] = (path, part)
+                    continue
             foreign.append(path)
-            if m is not None and where_ok and m.group(1) in holds:
-                clash.append(path)
-    if clash:
-        raise InputError(
-            f"{out}: cardbatch would write its part over {len(clash)} file(s) or link(s) it did not write "
-            f"(no manifest of this folder lists them): {', '.join(clash[:3])}; they are left alone: move them or "
-            "choose another --out"
-        )
+            if part is not None:
+                at_places.append(full)
     for name in ("_SUCCESS", "summary.json", "report.html"):  # ours: check_folder saw to it
         if storage.exists(storage.join(out, name)):
             storage.delete(storage.join(out, name))
-    for path, name, part in ours:
-        if name.startswith(".") or not same_options or part not in holds:
+    finished: dict[str, Any] = {}
+    if same_options:
+        for part in holds:
+            files = _whole(part, ours, written.get(part))
+            if files is not None:
+                finished[part] = files
+    for full, (path, part) in ours.items():
+        if full.rsplit("/", 1)[-1].startswith(".") or part not in finished:
             storage.delete(path)
     # compact (no indent): Python's C encoder, where an indented one took a second for 10,000 files
-    content = {"version": _version(), "fingerprint": fingerprint, "files": identities, "parts": holds}
+    content = {
+        "version": _version(),
+        "fingerprint": fingerprint,
+        "files": identities,
+        "parts": holds,
+        "written": finished,
+        "foreign": at_places,
+    }
     storage.write_text(storage.join(out, MANIFEST), json.dumps(content))
-    reused = sum(1 for name in holds if storage.exists(storage.join(out, "_parts", f"{name}.json")))
-    return reused, foreign
+    taken = [full for full in at_places if part_of(full) in holds]
+    return len(finished), foreign, taken, set(finished)
 
 
-def _game_folder(rel: str) -> bool:
-    """``game=G/name``: where the runner writes a part of ``results/`` or ``errors/``."""
-    parts = rel.split("/")
-    return len(parts) == 2 and parts[0].startswith("game=")
+def _whole(part: str, ours: dict[str, tuple[str, str]], recorded: Any) -> dict[str, Any] | None:
+    """The files of ``part`` (relative path -> size) when it is finished and whole: its record in
+    ``_parts/`` is ours, and every file it wrote (by the manifest, or else by the record) is ours,
+    a regular file of the size it was written at. None: settle it again."""
+    record = f"_parts/{part}.json"
+    if record not in ours:
+        return None
+    if recorded is None:  # a stopped run's finished part: its record says what it wrote
+        try:
+            recorded = json.loads(storage.read_text(ours[record][0])).get("files")
+        except (OSError, ValueError, AttributeError):
+            return None
+    if not isinstance(recorded, dict):
+        return None
+    for rel, size in recorded.items():
+        if rel not in ours or (size is not None and storage.info(ours[rel][0]).size != size):
+            return None
+    return recorded
+
+
+def record_written(out: str, files: dict[str, dict[str, int] | None]) -> None:
+    """Add to the folder's manifest the files each finished part wrote (the next run then owns
+    exactly those). A part whose summary does not say is left out: the next run takes every file
+    at its places as the part's, as for a stopped run."""
+    content = _old_manifest(out)
+    content["written"] = {**content.get("written", {}), **{p: f for p, f in files.items() if f is not None}}
+    storage.write_text(storage.join(out, MANIFEST), json.dumps(content))
+
+
+def part_of(rel: str) -> str | None:
+    """The part whose file goes at ``rel`` (relative to the folder, with ``/``), or None: a part's
+    JSON in ``_parts/``, its results and errors in ``game=G`` folders of games cardbatch writes."""
+    from cardbatch.batch.settle.outputs import UNKNOWN_GAME
+    from cardbatch.games import GAMES
+
+    pieces = rel.split("/")
+    m = PART_NAME.match(pieces[-1])
+    if m is None or pieces[-1].startswith(".") != bool(m.group(3)):  # ".name.tmp" or "name", never a mix
+        return None
+    if pieces[0] == "_parts" and len(pieces) == 2 and m.group(2) == "json":
+        return m.group(1)
+    games = {f"game={g}" for g in (*GAMES, UNKNOWN_GAME)}
+    if pieces[0] in ("results", "errors") and len(pieces) == 3 and pieces[1] in games and m.group(2) == "parquet":
+        return m.group(1)
+    return None

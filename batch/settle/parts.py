@@ -39,13 +39,27 @@ FAIL_ENV = "CARDBATCH_FAIL_PART"  # testing aid: a unit whose part name matches 
 
 @dataclasses.dataclass(frozen=True)
 class UnitContext:
-    """What every task of a run shares: the output folder, the rules, the rows per batch, and
-    whether the kernels' serial builds run (a small run: see :mod:`cardbatch.kernels.twins`)."""
+    """What every task of a run shares: the output folder, the rules, the rows per batch, whether
+    the kernels' serial builds run (a small run: see :mod:`cardbatch.kernels.twins`), and the paths
+    below the folder (relative, with ``/``) where a part of this run could go but a file or link
+    that is not cardbatch's lies: a task that would write there stops instead (exit 2)."""
 
     out: str
     opts: SettleOptions
     batch_rows: int
     serial: bool = False
+    taken: frozenset[str] = frozenset()
+    finished: frozenset[str] = frozenset()  # the parts the folder holds whole: reused, never settled again
+
+    def claim(self, rel: str) -> None:
+        """Refuse to write ``rel`` (or its temporary name) over what is not cardbatch's."""
+        head, _, name = rel.rpartition("/")
+        for path in (rel, f"{head}/.{name}.tmp" if head else f".{name}.tmp"):
+            if path in self.taken:
+                raise InputError(
+                    f"{storage.join(self.out, *path.split('/'))} is not a file cardbatch wrote, and a part of this run "
+                    "goes there: it is left alone; move it or choose another --out"
+                )
 
 
 class MemorySink:
@@ -72,14 +86,21 @@ class FolderSink:
     """One part's files: results written a table at a time (memory holds one batch, not the unit),
     errors (few) gathered and written at :meth:`close`; every file whole or absent."""
 
-    def __init__(self, out: str, name: str) -> None:
-        self.out, self.name = out, name
+    def __init__(self, ctx: UnitContext, name: str) -> None:
+        self.ctx, self.out, self.name = ctx, ctx.out, name
         self.writers: dict[str, storage.PublishedParquet] = {}
         self.errors: dict[str, list[pa.Table]] = {}
+        self.written: list[str] = []  # what the part wrote, relative to the folder: the manifest lists it
+
+    def _path(self, kind: str, game: str) -> str:
+        rel = f"{kind}/game={game}/{self.name}.parquet"
+        self.ctx.claim(rel)
+        self.written.append(rel)
+        return part_path(self.out, kind, game, self.name)
 
     def add_results(self, game: str, table: pa.Table) -> None:
         if game not in self.writers:
-            self.writers[game] = part_writer(part_path(self.out, "results", game, self.name))
+            self.writers[game] = part_writer(self._path("results", game))
         self.writers[game].write(table)
 
     def add_errors(self, game: str, table: pa.Table) -> None:
@@ -89,9 +110,7 @@ class FolderSink:
         for writer in self.writers.values():
             writer.close()
         for game, tables in self.errors.items():
-            write_part(
-                pa.concat_tables(tables, promote_options="permissive"), part_path(self.out, "errors", game, self.name)
-            )
+            write_part(pa.concat_tables(tables, promote_options="permissive"), self._path("errors", game))
 
     def abort(self) -> None:
         for writer in self.writers.values():
@@ -172,7 +191,7 @@ def _run_unit(unit: Unit, ctx: UnitContext) -> list[tuple[str, dict[str, Any]]]:
     done = [storage.join(ctx.out, "_parts", f"{name}.json") for name in names]
     finished: dict[str, dict[str, Any]] = {}
     for name, path in zip(names, done):
-        if storage.exists(path):
+        if name in ctx.finished:
             finished[name] = json.loads(storage.read_text(path))
     if len(finished) == len(names):
         return [(name, finished[name]) for name in names]
@@ -189,8 +208,13 @@ def _run_unit(unit: Unit, ctx: UnitContext) -> list[tuple[str, dict[str, Any]]]:
             out.append((name, finished[name]))
             continue
         t0 = time.perf_counter()
-        summary = settle_into(range_tables, unit, ctx.opts, FolderSink(ctx.out, name))
+        ctx.claim(f"_parts/{name}.json")
+        sink = FolderSink(ctx, name)
+        summary = settle_into(range_tables, unit, ctx.opts, sink)
         summary["seconds"] = round(time.perf_counter() - t0, 4)
+        summary["files"] = {
+            rel: storage.info(storage.join(ctx.out, *rel.split("/"))).size for rel in sorted(sink.written)
+        }
         storage.write_text(path, json.dumps(summary, sort_keys=True))
         out.append((name, summary))
     return out

@@ -85,8 +85,8 @@ class Unit:
 
 
 def infer_game(names: Collection[str], opts: SettleOptions) -> str:
-    """The game of a file without a game column: ``--game``, else the team schema, board = Hold'em, else
-    ZJH (:func:`cardbatch.games.infer`)."""
+    """The game of a file without a game column: ``--game``, else from its columns
+    (:func:`cardbatch.games.infer`: all the 2v2 columns, a board = Hold'em, else ZJH)."""
     if opts.game:
         return opts.game
     return infer(names).name
@@ -99,28 +99,64 @@ _LIST_KINDS = (
     pa.types.is_list_view,
     pa.types.is_large_list_view,
 )
+# The columns each kind of game reads, by the type they must have (any other column is the user's:
+# it goes to errors' extra, whatever its type). Cards and the board may also be text.
+_INTEGERS = {"card": ("hand_id", "button"), "team": ("hand_id", "winner", "base", "double", "fee")}
+_LISTS = {
+    "card": ("contrib", "contrib_street", "folded", "payout", "dead", "player_id", "cards", "board"),
+    "team": ("balance", "multiplier", "afk", "payout"),
+}
+_TEXT_TOO = ("cards", "board")
+
+
+def _is_list(t: pa.DataType) -> bool:
+    return any(kind(t) for kind in _LIST_KINDS)
+
+
+def _is_text_or_dictionary(t: pa.DataType) -> bool:
+    return is_text(t) or (pa.types.is_dictionary(t) and is_text(t.value_type))
+
+
+def check_columns(label: str, schema: pa.Schema, game: str) -> None:
+    """Stop on columns ``game`` reads that it cannot read: one missing (``missing_column``), or of
+    another type (an integer column that is not integers, a list column that is not a list of
+    values; cards and board may be text). ``label`` names the input in the message."""
+    at = f"{label}: " if label else ""
+    names = set(schema.names)
+    spec = game_spec(game)
+    team = spec.settles == "balances"
+    required = spec.required + (("contrib",) if not team and "contrib_street" not in names else ())
+    missing = [c for c in required if c not in names]
+    if missing:
+        raise InputError(f"{at}missing column(s) {', '.join(missing)} for game {game} (missing_column)")
+    kind = "team" if team else "card"
+    for name in _INTEGERS[kind]:
+        if name in names and not pa.types.is_integer(schema.field(name).type):
+            raise InputError(f"{at}column {name} must be an integer, got {schema.field(name).type}")
+    for name in _LISTS[kind]:
+        if name not in names or (team and name not in spec.required and name != "payout"):
+            continue
+        t = schema.field(name).type
+        if name in _TEXT_TOO and _is_text_or_dictionary(t):
+            continue
+        if not _is_list(t) or _is_list(t.value_type) or pa.types.is_struct(t.value_type):
+            raise InputError(f"{at}column {name} must be a list of values, got {t}")
+        if name in _TEXT_TOO and not (pa.types.is_integer(t.value_type) or _is_text_or_dictionary(t.value_type)):
+            raise InputError(f"{at}column {name} must hold card codes or card text, got {t}")
 
 
 def check_schema(path: str, schema: pa.Schema, opts: SettleOptions) -> None:
-    """Stop the run on an input this tool cannot read (a clear message naming input and column)."""
+    """Stop the run on an input this tool cannot read (a clear message naming input and column).
+    With a ``game`` column, each game's columns are checked when its rows are settled."""
     twice = sorted({n for n in schema.names if schema.names.count(n) > 1})
     if twice:
         raise InputError(f"{path}: column(s) {', '.join(twice)} appear more than once (duplicate_column)")
-    names = set(schema.names)
-    game = infer_game(names, opts)
-    spec = game_spec(game)
-    required = spec.required + (("contrib",) if spec.settles == "pot" and "contrib_street" not in names else ())
-    missing = [c for c in required if c not in names]
-    if missing:
-        raise InputError(f"{path}: missing column(s) {', '.join(missing)} for game {game} (missing_column)")
-    for name in ("hand_id", "button", "winner"):
-        if name in names and not pa.types.is_integer(schema.field(name).type):
-            raise InputError(f"{path}: column {name} must be an integer, got {schema.field(name).type}")
-    for name in ("contrib", "contrib_street", "folded", "cards"):
-        if name in names:
-            t = schema.field(name).type
-            if not (any(kind(t) for kind in _LIST_KINDS) or (name == "cards" and is_text(t))):
-                raise InputError(f"{path}: column {name} must be a list, got {t}")
+    if "game" in schema.names:
+        t = schema.field("game").type
+        if not (_is_text_or_dictionary(t) or pa.types.is_null(t)):
+            raise InputError(f"{path}: column game must be text (a game's name), got {t}")
+        return
+    check_columns(path, schema, infer_game(schema.names, opts))
 
 
 # A cap on a group of small files: with cuts drawn at a file's chance rows / (batch_rows / 2) past
@@ -225,6 +261,8 @@ def _file_units(path: str, fi: int, key: str, sizes: list[int], batch_rows: int)
 def plan_table(table: pa.Table, label: str, batch_rows: int, opts: SettleOptions) -> list[Unit]:
     """Units over an in-memory table: slices of ``batch_rows`` rows (no copy), named ``label`` in
     messages. The table's schema is checked as a file's would be."""
+    if table.num_rows == 0:  # no rows, nothing to settle: an empty frame's types say little (pandas: null, double)
+        return []
     check_schema(label, table.schema, opts)
     return [
         Unit(

@@ -21,6 +21,7 @@ from __future__ import annotations
 import datetime
 import html
 import json
+import os
 from collections.abc import Collection
 from collections.abc import Set as AbstractSet
 from typing import Any
@@ -48,13 +49,13 @@ code { font-size: 13px; } svg text { font: 13px system-ui, sans-serif; }
 """
 
 
-def write_report(out: str, summary: dict[str, Any], parts: Collection[str]) -> str:
-    """Write ``out/report.html`` from the run's summary and its ``parts`` (their names: nothing else
-    in the folder is read); returns its path."""
+def write_report(out: str, summary: dict[str, Any], files: Collection[str]) -> str:
+    """Write ``out/report.html`` from the run's summary and the files its parts wrote (relative to
+    ``out``: nothing else in the folder is read); returns its path."""
     page = render(
         summary,
-        reject_examples(out, summary, parts),
-        mismatch_breakdown(out, parts) if summary.get("mismatches") else None,
+        reject_examples(out, summary, files),
+        mismatch_breakdown(out, files) if summary.get("mismatches") else None,
     )
     path = storage.join(out, "report.html")
     storage.write_text(path, page)
@@ -245,25 +246,17 @@ def _part_label(part: dict[str, Any]) -> str:
     return f"{name}, row group {part.get('first_row_group', '?')}"
 
 
-def parts_below(folder: str, parts: Collection[str]) -> list[tuple[str, str]]:
-    """(path, path relative to ``folder``) of the run's own part files below ``folder``, by name."""
-    from cardbatch.batch.settle.manifest import PART_NAME
-
-    found = []
-    for path, rel, link in storage.entries_below(folder):
-        rel = rel.replace("\\", "/")
-        m = PART_NAME.match(rel.split("/")[-1])
-        if not link and m and not rel.split("/")[-1].startswith(".") and m.group(2) == "parquet":
-            if m.group(1) in parts and rel.startswith("game=") and rel.count("/") == 1:
-                found.append((path, rel))
-    return sorted(found, key=lambda x: x[1])
+def parts_below(out: str, kind: str, files: Collection[str]) -> list[tuple[str, str]]:
+    """(path, path relative to ``out/kind``) of the run's own files in ``out/kind`` (``files``: what
+    the run's parts wrote, relative to ``out``): nothing else in the folder is read."""
+    return [(storage.join(out, *f.split("/")), f.split("/", 1)[1]) for f in sorted(files) if f.startswith(kind + "/")]
 
 
-def reject_examples(out: str, summary: dict[str, Any], parts: Collection[str]) -> dict[str, list[dict[str, Any]]]:
-    """Up to :data:`EXAMPLES` rows per reason from the run's parts in ``errors/``, until all are found."""
+def reject_examples(out: str, summary: dict[str, Any], files: Collection[str]) -> dict[str, list[dict[str, Any]]]:
+    """Up to :data:`EXAMPLES` rows per reason from the run's files in ``errors/``, until all are found."""
     wanted = set(summary.get("rejected_by_reason", {}))
     found: dict[str, list[dict[str, Any]]] = {}
-    for path, rel in parts_below(storage.join(out, "errors"), parts):
+    for path, rel in parts_below(out, "errors", files):
         if not wanted:
             break
         t = storage.parquet_file(path).read(columns=["hand_id", "reason", "message"])
@@ -281,13 +274,13 @@ def _game_of(rel: str) -> str:
     return rel.split("=", 1)[1].split("/", 1)[0] if rel.startswith("game=") else "?"
 
 
-def mismatch_breakdown(out: str, parts: Collection[str]) -> dict[str, Any]:
-    """The mismatched rows of the run's parts in ``results/``: counts by size decade and by seat,
+def mismatch_breakdown(out: str, files: Collection[str]) -> dict[str, Any]:
+    """The mismatched rows of the run's files in ``results/``: counts by size decade and by seat,
     and the largest."""
     sizes: list[np.ndarray] = []
     seats: dict[int, int] = {}
     largest: list[dict[str, Any]] = []
-    for path, rel in parts_below(storage.join(out, "results"), parts):
+    for path, rel in parts_below(out, "results", files):
         pf = storage.parquet_file(path)
         flag = pf.read(columns=["mismatch"]).column(0)
         if not pc.any(flag).as_py():
@@ -351,3 +344,20 @@ def size_decades(size: np.ndarray) -> list[tuple[str, int]]:
 def _workers(n: object) -> str:
     """``1 worker``, ``2 workers``."""
     return f"{n} worker" if n == 1 else f"{n} workers"
+
+
+def settle_line(command: str, s: dict[str, Any], out: str) -> str:
+    """What a settle or audit run did, in one line: rows, reasons, chips, mismatches, where the output is."""
+    reasons = ", ".join(f"{k} {v:,}" for k, v in s.get("rejected_by_reason", {}).items())  # most first
+    rejected = f"{s['rows_rejected']:,} rejected" + (f" ({reasons})" if reasons else "")
+    not_ours = s.get("not_ours", [])
+    written = "results/, errors/, summary.json" + (", report.html" if s.get("report") else "")
+    line = (
+        f"cardbatch {command}: {s['rows_read']:,} rows: {s['rows_settled']:,} settled, {rejected}; "
+        f"chips in {s['chips_in']:,} = paid {s['chips_paid']:,} + raked {s['chips_raked']:,}; "
+        f"{s['mismatches']:,} mismatches; {s['wall_seconds']:.1f} s; output in {os.path.join(out, '')} ({written})"
+    )
+    if not_ours:
+        shown = ", ".join(not_ours[:3]) + ("…" if len(not_ours) > 3 else "")
+        line += f"; left alone {len(not_ours)} file(s) and link(s) cardbatch did not write: {shown}"
+    return line

@@ -37,6 +37,12 @@ class Room:
 
     def __post_init__(self) -> None:
         game_spec(self.game)  # a ValueError naming the games: never another game's rules
+        for name in ("afk_p", "double_p", "fold_p", "allin_p"):
+            p = getattr(self, name)
+            if isinstance(p, bool) or not isinstance(p, (int, float)) or not 0 <= p <= 1:
+                raise ValueError(f"{name.replace('_', '-')} is a probability: 0 <= p <= 1, got {p!r}")
+        if self.bet_max < 1:
+            raise ValueError(f"bet-max must be >= 1, got {self.bet_max}")
         # 17: the most seats one deck deals three cards to (cardbatch.kernels.decks.MAX_ZJH_PLAYERS;
         # not imported, so that this module stays light)
         if self.players < 1 or self.rounds < 0 or self.tables_per_round < 1 or not 2 <= self.seats <= 17:

@@ -38,7 +38,13 @@ def _as_fraction(pct: Fraction | float | int | str) -> Fraction:
         raise ValueError(f"rake_pct must be a number in 0..1, got {pct!r}") from None
     if frac < 0 or frac > 1:
         raise ValueError(f"rake_pct must be in 0..1, got {pct}")
+    if frac.denominator >= MAX_RAKE_DENOMINATOR:  # the kernels multiply chips by it exactly, in int64 halves
+        raise ValueError(f"rake_pct must be exact to 9 decimal places (a denominator below 2**32), got {pct}")
     return frac
+
+
+MAX_RAKE_DENOMINATOR = 2**32
+MAX_CHIP_UNIT = 2**40  # a split's shares and odd chips are counted in units: larger ones overflow int64 there
 
 
 @dataclasses.dataclass(frozen=True)
@@ -83,12 +89,12 @@ class Options:
         if self.rake_cap is not None:
             if isinstance(self.rake_cap, bool) or not isinstance(self.rake_cap, (int, np.integer)):
                 raise ValueError(f"rake_cap must be an integer, got {self.rake_cap!r}")
-            if self.rake_cap < 0:
-                raise ValueError(f"rake_cap must be >= 0, got {self.rake_cap}")
+            if not 0 <= self.rake_cap < 2**63:
+                raise ValueError(f"rake_cap must be in 0..2**63-1, got {self.rake_cap}")
             object.__setattr__(self, "rake_cap", int(self.rake_cap))
         unit = self.chip_unit
-        if isinstance(unit, bool) or not isinstance(unit, (int, np.integer)) or unit < 1:
-            raise ValueError(f"chip_unit must be a positive integer, got {unit!r}")
+        if isinstance(unit, bool) or not isinstance(unit, (int, np.integer)) or not 1 <= unit <= MAX_CHIP_UNIT:
+            raise ValueError(f"chip_unit must be a whole number in 1..2**40, got {unit!r}")
         object.__setattr__(self, "chip_unit", int(unit))
         if self.odd_chips not in ODD_CHIPS:
             raise ValueError(f"odd_chips must be 'button' or 'first_winner', got {self.odd_chips!r}")

@@ -92,3 +92,31 @@ def test_a_rake_under_a_per_street_policy_is_refused(tmp_path):
     res = cli("settle", SAMPLES[0], "--policy", "presence", "--rake-pct", "0.05", "--out", str(tmp_path / "o"))
     assert res.returncode == 2
     assert "rake is defined for the standard policy only" in res.stderr and res.stdout == ""
+
+
+def test_paths_and_values_a_user_gives_wrong_are_exit_2(tmp_path):
+    """Found by a trial: each was exit 1 ("internal error") or a garbled rename message."""
+    (tmp_path / "afile").write_text("")
+    for args in (
+        ["generate", "--hands", "10", "--out", str(tmp_path)],
+        ["rank-decks", "--decks", "10", "--out", str(tmp_path / "afile" / "x.parquet")],
+        [
+            "simulate",
+            "--game",
+            "zjh",
+            "--players",
+            "10",
+            "--rounds",
+            "1",
+            "--tables-per-round",
+            "2",
+            "--out",
+            str(tmp_path / "afile"),
+        ],
+        ["rank-decks", "--in", str(tmp_path), "--out", str(tmp_path / "r.parquet")],
+        ["generate", "--seed", str(2**64), "--hands", "10", "--out", str(tmp_path / "g.parquet")],
+        ["generate", "--hands", "0", "--out", str(tmp_path / "g0.parquet")],
+    ):
+        done = cli(*args, "-q")
+        assert done.returncode == 2, (args, done.stderr)
+        assert "internal error" not in done.stderr

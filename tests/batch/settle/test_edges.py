@@ -192,8 +192,34 @@ def test_a_users_file_where_a_part_of_this_run_goes_is_refused(tmp_path):
     mine.parent.mkdir(parents=True)
     mine.write_text("the user's copy")
     done = cli("settle", SAMPLE, "--out", str(out), "--workers", "1")
-    assert done.returncode == 2 and "did not write" in done.stderr
+    assert done.returncode == 2 and "is not a file cardbatch wrote" in done.stderr and part.name in done.stderr
     assert mine.read_text() == "the user's copy" and not (out / "summary.json").exists()
+
+
+@pytest.mark.parametrize("mode", ["resume", "overwrite"])
+def test_files_named_like_a_part_where_that_part_did_not_write_are_the_users(tmp_path, mode):
+    """Found by a trial: a file named like one of the run's parts in a game folder that part never
+    wrote, a JSON in results/ or a Parquet file in _parts/ was taken for cardbatch's and deleted."""
+    zjh = str(DATA / "zjh_sample.parquet")
+    out = tmp_path / "out"
+    assert cli("settle", zjh, "--out", str(out), "--workers", "1").returncode == 0
+    name = next((out / "_parts").glob("part-*.json")).stem
+    theirs = [
+        out / "results" / "game=holdem" / f"{name}.parquet",  # a game this zjh run never writes
+        out / "results" / "game=zjh" / f"{name}.json",
+        out / "errors" / "game=unknown" / f"{name}.parquet",
+        out / "_parts" / f"{name}.parquet",
+        out / "results" / "game=teamx" / f"{name}.parquet",
+    ]
+    for p in theirs:
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(f"the user's {p.name}")
+    os.utime(zjh)  # and the input looks changed: every part is settled again
+    for _ in range(2):
+        done = cli("settle", zjh, "--out", str(out), "--workers", "1", "--mode", mode)
+        assert done.returncode == 0, done.stderr
+        assert all(p.read_text() == f"the user's {p.name}" for p in theirs)
+        assert sorted(json.loads(done.stdout)["not_ours"]) == sorted(str(p) for p in theirs)
 
 
 def test_a_users_summary_in_a_new_folder_is_refused(tmp_path):
@@ -302,3 +328,178 @@ def test_an_internal_error_speaks_of_parts_only_for_settle_and_audit(capsys):
     assert "parts" not in capsys.readouterr().err
     internal_error("settle", RuntimeError("boom"))
     assert "Finished parts are kept" in capsys.readouterr().err
+
+
+def _replaced(tmp_path: Path, sample: str, name: str, values: pa.Array | None, drop: bool = False) -> str:
+    t = pq.read_table(DATA / sample)
+    if name in t.column_names:
+        t = t.drop_columns([name])
+    if values is not None:
+        t = t.append_column(name, values)
+    path = tmp_path / f"{name}.parquet"
+    pq.write_table(t, path)
+    return str(path)
+
+
+@pytest.mark.parametrize(
+    "sample, name, values, said",
+    [
+        ("holdem_sample.parquet", "payout", pa.array(["x"] * 3000), "column payout must be a list"),
+        ("holdem_sample.parquet", "dead", pa.array([0] * 3000), "column dead must be a list"),
+        ("holdem_sample.parquet", "board", pa.array([1] * 3000), "column board must be a list"),
+        ("holdem_sample.parquet", "game", pa.array([1] * 3000), "column game must be text"),
+        ("holdem_sample.parquet", "cards", pa.array([[[1, 2]]] * 3000), "column cards must be a list of values"),
+        ("team2v2_sample.parquet", "balance", pa.array([5] * 3000), "column balance must be a list"),
+        ("team2v2_sample.parquet", "payout", pa.array(["x"] * 3000), "column payout must be a list"),
+    ],
+)
+def test_a_column_of_the_wrong_type_is_exit_2_naming_it(tmp_path, sample, name, values, said):
+    """Found by a trial: these were exit 1 ("internal error": a TypeError or an Arrow error)."""
+    n = pq.read_metadata(DATA / sample).num_rows
+    path = _replaced(tmp_path, sample, name, values.slice(0, n) if len(values) >= n else values)
+    done = cli("audit", path, "--out", str(tmp_path / "out"), "--workers", "1")
+    assert done.returncode == 2 and said in done.stderr and path in done.stderr, done.stderr
+    with pytest.raises(cardbatch.InputError, match=said):
+        cardbatch.settle(pq.read_table(path))
+
+
+def test_columns_another_game_reads_are_the_users_in_a_card_games_file(tmp_path):
+    """Found by a trial: a ``balance`` column made a Hold'em file a 2v2 one ("missing multiplier, ..."),
+    and a float ``winner`` column was refused, though neither is a column Hold'em reads."""
+    t = pq.read_table(DATA / "holdem_sample.parquet")
+    for game_column in (True, False):
+        u = t if game_column else t.drop_columns(["game"])
+        u = u.append_column("balance", pa.array(range(3000))).append_column("winner", pa.array([0.5] * 3000))
+        path = tmp_path / f"h{game_column}.parquet"
+        pq.write_table(u, path)
+        done = cli("settle", str(path), "--out", str(tmp_path / f"out{game_column}"), "--workers", "1")
+        assert done.returncode == 0, done.stderr
+        assert json.loads(done.stdout)["rows_settled"] == 2917
+        errors = pq.read_table(next((tmp_path / f"out{game_column}" / "errors").rglob("part-*.parquet")))
+        assert all("balance" in json.loads(x) and "winner" in json.loads(x) for x in errors.column("extra").to_pylist())
+
+
+def test_game_names_the_game_of_files_without_a_game_column_only(tmp_path):
+    """Found by a trial: ``--game holdem`` on a file whose game column says zjh asked for a board."""
+    zjh = str(DATA / "zjh_sample.parquet")
+    done = cli("settle", zjh, "--out", str(tmp_path / "out"), "--game", "holdem", "--workers", "1")
+    assert done.returncode == 0, done.stderr
+    assert set(json.loads(done.stdout)["by_game"]) == {"zjh"}
+
+
+@pytest.mark.parametrize(
+    "option, value",
+    [
+        ("--rake-pct", "1e-400"),
+        ("--rake-pct", "0.0000000000000000001"),
+        ("--rake-cap", str(2**63)),
+        ("--chip-unit", str(2**62)),
+        ("--chip-unit", str(2**63 - 1)),
+        ("--chip-unit", str(2**63)),
+    ],
+)
+def test_options_beyond_what_the_kernels_hold_are_exit_2(tmp_path, option, value):
+    """Found by a trial: these were exit 1 (an OverflowError, a ZeroDivisionError, or chips not
+    conserved caught by the run's own check)."""
+    extra = ["--rake-pct", "0.5"] if option == "--rake-cap" else []
+    done = cli("settle", SAMPLE, "--out", str(tmp_path / "out"), option, value, *extra, "--workers", "1")
+    assert done.returncode == 2, done.stderr
+    assert option.strip("-").replace("-", "_") in done.stderr or option in done.stderr
+
+
+def test_the_jobs_summary_carries_its_human_line(tmp_path):
+    """Found by a trial: ``run(SettleJob(...))`` gave a Summary whose ``line`` was empty."""
+    from cardbatch.batch.io.jobs import RunOptions
+    from cardbatch.batch.settle.job import run
+    from cardbatch.batch.settle.options import SettleJob, SettleOptions
+
+    summary = run(SettleJob((SAMPLE,), str(tmp_path / "out"), SettleOptions(audit=True), run=RunOptions(quiet=True)))
+    assert summary.line.startswith("cardbatch audit: 3,000 rows: ") and summary.status == 3
+
+
+def test_a_folder_where_a_top_file_goes_is_refused_before_anything_is_made(tmp_path):
+    """Found by a trial: a folder named summary.json was refused only after .lock, results/,
+    errors/ and _parts/ were made."""
+    out = tmp_path / "out"
+    (out / "summary.json").mkdir(parents=True)
+    done = cli("settle", SAMPLE, "--out", str(out), "--workers", "1")
+    assert done.returncode == 2 and "summary.json" in done.stderr
+    assert sorted(p.name for p in out.iterdir()) == ["summary.json"]
+
+
+def test_an_empty_pandas_frame_settles_to_empty_tables():
+    """Found by a trial: an empty pandas frame's columns come as null or double, and were refused."""
+    import pandas as pd
+
+    s = cardbatch.settle(pd.DataFrame({c: [] for c in ("hand_id", "button", "board", "cards", "contrib", "folded")}))
+    assert s.results.num_rows == s.errors.num_rows == 0 and "reason" in s.errors.column_names
+
+
+def _fresh_parts(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.glob("*/game=*/part-*.parquet"))}
+
+
+@pytest.mark.parametrize("damage", ["delete_results", "delete_errors", "truncate", "link"])
+def test_a_finished_part_whose_files_are_not_whole_is_settled_again(tmp_path, damage):
+    """Found by a second trial: a rerun reused a finished part whose file was deleted, truncated or
+    replaced by a link, and wrote _SUCCESS over output that was not there."""
+    zjh = str(DATA / "zjh_sample.parquet")
+    out, fresh = tmp_path / "out", tmp_path / "fresh"
+    assert cli("settle", zjh, "--out", str(fresh), "--workers", "1").returncode == 0
+    assert cli("settle", zjh, "--out", str(out), "--workers", "1").returncode == 0
+    kind = "errors" if damage == "delete_errors" else "results"
+    part = next((out / kind / "game=zjh").glob("part-*.parquet"))
+    if damage.startswith("delete"):
+        part.unlink()
+    elif damage == "truncate":
+        part.write_bytes(part.read_bytes()[:100])
+    else:
+        part.unlink()
+        part.symlink_to(tmp_path / "elsewhere.parquet")
+    done = cli("settle", zjh, "--out", str(out), "--workers", "1")
+    if damage == "link":  # a link where the part goes: left alone, and this run cannot write there
+        assert done.returncode == 2 and "is not a file cardbatch wrote" in done.stderr
+        assert part.is_symlink() and not (out / "_SUCCESS").exists()
+        return
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["parts_reused"] == 0
+    assert _fresh_parts(out) == _fresh_parts(fresh) and (out / "report.html").exists()
+
+
+def test_a_record_in_parts_is_reused_only_when_the_manifest_made_it(tmp_path):
+    """Found by a second trial: a part record copied into _parts/ of a folder with no manifest was
+    trusted, so the input was never settled (exit 0, _SUCCESS, no results)."""
+    zjh = str(DATA / "zjh_sample.parquet")
+    ref = tmp_path / "ref"
+    assert cli("settle", zjh, "--out", str(ref), "--workers", "1").returncode == 0
+    out = tmp_path / "out"
+    (out / "_parts").mkdir(parents=True)
+    record = next((ref / "_parts").glob("part-*.json"))
+    (out / "_parts" / record.name).write_bytes(record.read_bytes())
+    done = cli("settle", zjh, "--out", str(out), "--workers", "1")
+    assert done.returncode == 2 and "is not a file cardbatch wrote" in done.stderr
+    assert (out / "_parts" / record.name).read_bytes() == record.read_bytes()
+
+
+def test_a_users_file_a_refused_run_found_stays_the_users(tmp_path):
+    """Found by a second trial: a run refused for a user's file where its part goes wrote a manifest
+    listing that part, and the next run took the file for its own and replaced it."""
+    zjh = str(DATA / "zjh_sample.parquet")
+    ref = tmp_path / "ref"
+    assert cli("settle", zjh, "--out", str(ref), "--workers", "1").returncode == 0
+    name = next((ref / "results" / "game=zjh").glob("part-*.parquet")).name
+    out = tmp_path / "out"
+    mine = out / "results" / "game=zjh" / name
+    mine.parent.mkdir(parents=True)
+    mine.write_text("MY DATA")
+    for mode in ("resume", "resume", "overwrite"):
+        done = cli("settle", zjh, "--out", str(out), "--workers", "1", "--mode", mode)
+        assert done.returncode == 2 and mine.read_text() == "MY DATA", done.stderr
+
+
+def test_cards_of_another_type_are_refused():
+    """Found by a second trial: cards as list<bool> were read as codes 0 and 1."""
+    hands = generate_hands("zjh", 50, seed=1).table
+    cards = pa.array([[True, False, True] * (len(c) // 3) for c in hands.column("cards").to_pylist()])
+    with pytest.raises(cardbatch.InputError, match="column cards must hold card codes or card text"):
+        cardbatch.settle(hands.set_column(hands.column_names.index("cards"), "cards", cards))

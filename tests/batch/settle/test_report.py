@@ -197,7 +197,7 @@ def test_a_report_that_cannot_be_built_does_not_cost_the_run(tmp_path):
     out = tmp_path / "out"
     _, first = _audit([str(ROOT / "data" / "zjh_sample.parquet")], out)
     part = next((out / "errors").rglob("*.parquet"))
-    part.write_bytes(b"not parquet")
+    part.write_bytes(b"x" * part.stat().st_size)  # damaged, at the size it was written (so it is reused)
     (out / "summary.json").unlink()
     code, again = _audit([str(ROOT / "data" / "zjh_sample.parquet")], out)  # every part reused
     assert code == 0 and again["report"] is None and again["report_error"]
@@ -250,8 +250,9 @@ def test_a_rerun_after_the_input_changed_reports_the_new_run(tmp_path):
 
 
 def _parts(out) -> set[str]:
-    """The parts the folder's manifest lists (all the report reads)."""
+    """The files the folder's manifest says its parts wrote (all the report reads)."""
     import json
     from pathlib import Path
 
-    return set(json.loads((Path(out) / "_manifest.json").read_text())["parts"])
+    written = json.loads((Path(out) / "_manifest.json").read_text())["written"]
+    return {f for files in written.values() for f in files}

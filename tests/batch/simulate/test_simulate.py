@@ -131,3 +131,36 @@ def test_the_dataframe_api_refuses_empty_rooms_and_rooms_beside_a_room():
         cardbatch.simulate(rooms=one, players=80)
     s = cardbatch.simulate(rooms=one)
     assert s.players.num_rows == 60 and s.summary["tables"] == 5
+
+
+def test_the_api_simulates_from_a_plain_script_and_names_no_deleted_file(tmp_path):
+    """Found by a trial: with replicates or several rooms the API started a process pool, so a
+    script without a ``__main__`` guard crashed; its summary named figures in a deleted folder;
+    rooms given as dicts of flags, an unknown game and probabilities outside 0..1 were not refused."""
+    import subprocess
+    import sys
+    import textwrap
+
+    script = tmp_path / "s.py"
+    script.write_text(
+        textwrap.dedent(
+            """
+            import cardbatch
+            s = cardbatch.simulate(game="zjh", players=100, rounds=2, tables_per_round=10, replicates=2)
+            c = cardbatch.simulate(rooms={"a": {"game": "zjh", "players": 100, "rounds": 2, "tables_per_round": 10},
+                                          "b": {"game": "zjh", "players": 100, "rounds": 2, "tables_per_round": 10,
+                                                "rake_pct": "0.05"}})
+            print(s.rounds.num_rows, c.rounds.num_rows, "plots" in s.summary, "plots" in c.summary)
+            """
+        )
+    )
+    done = subprocess.run([sys.executable, "s.py"], cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["4", "4", "False", "False"]
+    import pytest
+
+    import cardbatch
+
+    for bad in ({"game": "poker"}, {"fold_p": 2}, {"allin_p": -1}, {"bet_max": -3}):
+        with pytest.raises(ValueError):
+            cardbatch.simulate(players=10, rounds=1, tables_per_round=2, **bad)
