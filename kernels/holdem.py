@@ -34,6 +34,8 @@ import numpy as np
 from numba import njit, prange
 from numpy.typing import ArrayLike
 
+from cardbatch.games import HOLDEM
+
 from . import holdem_tables as _ht
 from .bits import trailing_zeros64
 from .cards import card_problem, check_card_array, check_out
@@ -90,17 +92,7 @@ SCORE_TABLES = (
     CARD_BIT,
 )
 
-CATEGORY_NAMES = (
-    "high card",
-    "pair",
-    "two pair",
-    "three of a kind",
-    "straight",
-    "flush",
-    "full house",
-    "four of a kind",
-    "straight flush",
-)
+CATEGORY_NAMES = HOLDEM.category_names  # the game registry's, one list for every reader
 _RANK_WORD = ("two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "jack", "queen", "king", "ace")
 _RANK_PLURAL = (
     "twos",
