@@ -27,7 +27,7 @@ from cardbatch.batch.io.lists import padded_to_list
 from cardbatch.batch.io.progress import progress
 from cardbatch.games import HOLDEM, TEAM2V2, Game
 from cardbatch.games import game as game_spec
-from cardbatch.kernels import betting, pots, team
+from cardbatch.kernels import betting, pots, showdown, team, threecard
 from cardbatch.kernels import decks as kdecks
 
 INJECTABLE = (
@@ -63,7 +63,7 @@ def generate_hands(
     text_cards: bool = False,
     rules: str = "zjh",
 ) -> Generated:
-    """``n`` hands of ``game`` (holdem or zjh), hand ids ``start..start+n-1``.
+    """``n`` hands of ``game`` (any game with hands), hand ids ``start..start+n-1``.
 
     Made in chunks of :data:`CHUNK` rows, each from its own random stream
     keyed by ``(seed, chunk start)``: the same arguments give the same table.
@@ -114,13 +114,13 @@ def _generate_chunk(
     seats = rng.integers(2, max_seats + 1, n)
     streets = spec.generated_rounds
     contrib, live, button, ended_at = betting.bets(seed, start, n, S, seats, streets, spec.generated_fold_rate, 20)
-    deck = kdecks.deal_decks(n, seed, start)
+    deck = kdecks.from_rank(kdecks.deal_decks(n, seed, start), spec.lowest_rank)
     hole = np.full((n, S, per), 255, np.uint8)
     board = np.full((n, 5), 255, np.uint8)
     for p in np.unique(seats):  # decks from deal_decks are permutations: index the positions directly
         rows = np.flatnonzero(seats == p)
         if spec.board_cards:  # hole cards, then the board with burn cards between its streets
-            hole_pos, board_pos = kdecks.holdem_positions(int(p))
+            hole_pos, board_pos = kdecks.board_positions(int(p), per)
             hole[rows, :p] = deck[rows[:, None, None], hole_pos[None]]
             board[rows] = deck[rows[:, None], board_pos[None]]
         else:
@@ -129,14 +129,11 @@ def _generate_chunk(
         board[ended_at <= 1, :3] = 255
         board[ended_at <= 2, 3] = 255
         board[ended_at <= 3, 4] = 255
-    showdown = live.sum(axis=1) >= 2
-    score = np.zeros((n, S), np.int64)
-    r, s = np.nonzero(live & showdown[:, None])
-    if spec.board_cards:
-        score[r, s] = spec.kernel().evaluate(np.concatenate([hole[r, s], board[r]], axis=1))
-    else:
-        score[r, s] = spec.kernel().evaluate(hole[r, s], rules)
-    payout = pots.settle(contrib.sum(axis=1), live, score, button)
+    showdown_rows = live.sum(axis=1) >= 2
+    score, low = showdown.seat_values(
+        spec, hole, board if spec.board_cards else None, live & showdown_rows[:, None], rules=threecard.rules_of(rules)
+    )
+    payout = pots.settle(contrib.sum(axis=1), live, score, button, low=low)
     hand_id = np.arange(start, start + n, dtype=np.int64)
 
     tampered = np.zeros(0, np.int64)

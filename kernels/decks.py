@@ -119,9 +119,31 @@ def zjh_positions(players: int) -> np.ndarray:
 def holdem_positions(players: int) -> tuple[np.ndarray, np.ndarray]:
     """Deck positions of hole cards (j, j+P) and board (2P+1, 2P+2, 2P+3, 2P+5, 2P+7; burns between)."""
     players = check_count(players, "players", 2, MAX_HOLDEM_PLAYERS)
-    hole = np.arange(players)[:, None] + players * np.arange(2)[None, :]
-    board = 2 * players + np.array([1, 2, 3, 5, 7])
+    return board_positions(players, 2)
+
+
+def board_positions(players: int, per: int) -> tuple[np.ndarray, np.ndarray]:
+    """Deck positions of a board game's deal: ``per`` hole cards each, one at a time around the table
+    (player j gets j, j+P, ..), then the board with a burn card before the flop, turn and river.
+    Callers check that the cards fit the deck."""
+    hole = np.arange(players)[:, None] + players * np.arange(per)[None, :]
+    board = per * players + np.array([1, 2, 3, 5, 7])
     return hole.astype(np.int64), board.astype(np.int64)
+
+
+def from_rank(decks: np.ndarray, lowest_rank: int) -> np.ndarray:
+    """Shuffled 52-card decks ``uint8[n, 52]`` as shuffled decks of the cards from ``lowest_rank`` up
+    (the short deck's 36 from the six): each row's cards of those ranks in the order dealt, which
+    is again a uniform shuffle.
+
+    >>> d = from_rank(deal_decks(2, seed=7), 4)
+    >>> d.shape, sorted(d[1].tolist()) == list(range(16, 52))
+    ((2, 36), True)
+    """
+    if lowest_rank == 0:
+        return decks
+    keep = decks >= 4 * lowest_rank
+    return decks[keep].reshape(decks.shape[0], 4 * (13 - lowest_rank))
 
 
 def _check_decks(decks: ArrayLike) -> np.ndarray:

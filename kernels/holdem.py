@@ -123,6 +123,17 @@ def _value_of_key(key, bits, mult, bucket_shift, slot_shift, slot_mask, displace
     return values[slot]
 
 
+KEY_INIT = _KEY_INIT  # a hand's key before its cards are added
+BAD_BITS = _BAD_BITS  # card bits no valid card sets
+
+
+@njit(cache=True, inline="always")
+def five_card_value(key, bits, displace56, values56, flush_values):
+    """The value of a five-card hand from its summed key (from :data:`KEY_INIT`) and OR-ed card bits,
+    through the 5/6-card hash's tables (for evaluators that build five-card hands of their own)."""
+    return _value_of_key(key, bits, _M56, _B56, _S56, _K56, displace56, values56, flush_values)
+
+
 @njit(cache=True, inline="always")
 def _row_value(flat, base, k, displace, values, flush_values, card_key, card_bit):
     """(value, invalid) of the k cards at ``flat[base:]`` (``base`` unsigned) through one hash's
@@ -299,6 +310,19 @@ def evaluate(cards: ArrayLike, out: np.ndarray | None = None) -> np.ndarray:
         row = int(np.flatnonzero(out == INVALID)[0])
         raise ValueError(f"evaluate: row {row} {arr[row].tolist()}: {card_problem(arr[row])}")
     return out
+
+
+def run_evaluator(tables: tuple[np.ndarray, ...], cards: np.ndarray, out: np.ndarray) -> int:
+    """This evaluator's kernel over checked ``uint8[N, k]`` cards with other value tables (laid out as
+    :data:`SCORE_TABLES`: the short deck's); writes ``out`` (INVALID where invalid), returns how many."""
+    return int(_evaluate_kernel(cards.reshape(-1), cards.shape[1], out, tables))
+
+
+def run_seat_evaluator(
+    tables: tuple[np.ndarray, ...], hole: np.ndarray, board: np.ndarray, mask: np.ndarray, out: np.ndarray
+) -> None:
+    """The whole-table kernel of :func:`evaluate_seats` with other value tables (checked arrays)."""
+    _evaluate_seats_kernel(hole, board, mask, tables, out)
 
 
 def enumerate_seven(lowest: ArrayLike | None = None) -> np.ndarray:

@@ -24,7 +24,7 @@ from numba import njit, prange
 from numpy.typing import ArrayLike
 
 from .cards import card_problem, check_card_array
-from .holdem import _B56, _BAD_BITS, _K56, _KEY_INIT, _M56, _S56, SCORE_TABLES, _value_of_key
+from .holdem import BAD_BITS, KEY_INIT, SCORE_TABLES, five_card_value
 from .twins import twin
 
 HOLE_SIZES = (4, 5, 6)
@@ -37,7 +37,7 @@ BOARD_TRIPLES = np.array([(a, b, c) for a in range(5) for b in range(a + 1, 5) f
 def _board_triples(board, t, triples, card_key, card_bit, tkey, tbits):
     """Key sums (from the initial key) and card bits of the ten three-card subsets of ``board[t]``."""
     for m in range(10):
-        k = _KEY_INIT
+        k = KEY_INIT
         b = np.uint64(0)
         for j in range(3):
             c = board[t, triples[m, j]]
@@ -60,7 +60,7 @@ def _seat_best(hole, t, s, h, tkey, tbits, displace56, values56, flush_values, c
             pk = ki + card_key[cj]
             pb = bi | card_bit[cj]
             for m in range(10):
-                v = _value_of_key(tkey[m] + pk, tbits[m] | pb, _M56, _B56, _S56, _K56, displace56, values56, flush_values)
+                v = five_card_value(tkey[m] + pk, tbits[m] | pb, displace56, values56, flush_values)
                 best = max(best, v)
     return best
 
@@ -78,7 +78,7 @@ def _seat_invalid(hole, t, s, h, board, card_bit):
         b = card_bit[board[t, j]]
         total += b
         bits |= b
-    return (total != bits) | ((bits & _BAD_BITS) != np.uint64(0))
+    return (total != bits) | ((bits & BAD_BITS) != np.uint64(0))
 
 
 @twin

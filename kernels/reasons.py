@@ -28,6 +28,7 @@ REASONS: tuple[str, ...] = (
     "overflow",  # a value or a sum that cannot be settled exactly in int64
     "bad_dead_money",  # dead chips below zero or above the seat's contribution
     "dead_money_policy",  # dead chips under a per-street policy, which has no rule for them
+    "split_pot_policy",  # a high/low game under a per-street policy, which has no rule for halves
 )
 (
     OK,
@@ -48,6 +49,7 @@ REASONS: tuple[str, ...] = (
     OVERFLOW,
     BAD_DEAD_MONEY,
     DEAD_MONEY_POLICY,
+    SPLIT_POT_POLICY,
 ) = range(len(REASONS))
 CODE: dict[str, int] = {name: code for code, name in enumerate(REASONS)}
 
@@ -69,4 +71,5 @@ MESSAGES: dict[str, str] = {
     "overflow": "a value or a sum of chips does not fit a 64-bit integer, so it cannot be settled exactly",
     "bad_dead_money": "dead chips are below zero or above the seat's contribution",
     "dead_money_policy": "dead chips are defined for the standard policy only (docs: Rules, dead money)",
+    "split_pot_policy": "a high/low game's pots split in halves under the standard policy only (docs: Rules)",
 }

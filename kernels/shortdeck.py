@@ -164,7 +164,7 @@ def evaluate(cards: ArrayLike, trips_beat_straight: bool = False, out: np.ndarra
     """
     arr = check_card_array(cards, (5, 6, 7), "evaluate")
     out = check_out(out, arr.shape[0], np.uint32)
-    nbad = holdem._evaluate_kernel(arr.reshape(-1), arr.shape[1], out, _tables(trips_beat_straight))
+    nbad = holdem.run_evaluator(_tables(trips_beat_straight), arr, out)
     if nbad:
         row = int(np.flatnonzero(out == holdem.INVALID)[0])
         raise ValueError(f"evaluate: row {row} {arr[row].tolist()}: {_problem(arr[row])}")
@@ -185,7 +185,7 @@ def evaluate_seats(
     if np.dtype(dtype) not in (np.dtype(np.uint32), np.dtype(np.int64)):
         raise ValueError(f"evaluate_seats: dtype must be uint32 or int64, got {dtype}")
     out = np.empty(m.shape, dtype)
-    holdem._evaluate_seats_kernel(h, b, m, _tables(trips_beat_straight), out)
+    holdem.run_seat_evaluator(_tables(trips_beat_straight), h, b, m, out)
     return out
 
 

@@ -8,12 +8,12 @@ kernels and every job may import it (tests/test_layout.py).
 
 >>> from cardbatch.games import game, GAMES
 >>> GAMES
-('holdem', 'zjh', 'team2v2')
->>> game("holdem").hole_cards, game("holdem").board_cards, game("zjh").max_seats
-(2, 5, 17)
->>> game("omaha")
+('holdem', 'zjh', 'team2v2', 'omaha', 'omaha5', 'omaha6', 'omaha_hilo', 'omaha5_hilo', 'shortdeck')
+>>> game("holdem").hole_cards, game("holdem").board_cards, game("zjh").max_seats, game("omaha6").max_seats
+(2, 5, 17, 7)
+>>> game("razz")
 Traceback (most recent call last):
-ValueError: game must be one of holdem, zjh, team2v2, got 'omaha'
+ValueError: game must be one of holdem, zjh, team2v2, omaha, omaha5, omaha6, omaha_hilo, omaha5_hilo, shortdeck, got 'razz'
 
 (``"zjh"`` also names a three-card *rule preset*, ``--rules zjh``: presets live in
 :mod:`cardbatch.kernels.threecard` and are not games.)
@@ -52,6 +52,13 @@ class Game:
     balances); ``split_pots``: pots split between a high and a low hand.
     ``betting_rounds``: the streets a simulated table bets (simulate's model);
     ``generated_rounds``/``generated_fold_rate``: the synthetic logs' betting (generate).
+    ``lowest_rank``: the deck's lowest rank (0 = two; the short deck's 4 = six): its cards are the
+    codes from ``4 * lowest_rank``; ``straight_order_option``: which of trips and a straight ranks
+    higher is a table rule (``trips_beat_straight``); ``phh_variants``: the PHH variant codes
+    ``import`` reads as this game; ``simulated``: ``simulate`` plays it.
+
+    Stud, razz and draw games would be specs with no board and their own evaluators (and, for
+    stud, streets of exposed cards); until one exists, their hands are set aside by name.
     """
 
     name: str
@@ -75,6 +82,19 @@ class Game:
     generated_fold_rate: float
     deck_size: int = 52
     split_pots: bool = False
+    lowest_rank: int = 0
+    straight_order_option: bool = False
+    phh_variants: tuple[str, ...] = ()
+    simulated: bool = True
+
+    def __post_init__(self) -> None:
+        if self.deck_size != 4 * (13 - self.lowest_rank):
+            raise ValueError(f"game {self.name}: a deck from rank {self.lowest_rank} holds {4 * (13 - self.lowest_rank)} cards")
+
+    @property
+    def deck(self) -> range:
+        """The card codes of the deck (``rank * 4 + suit``)."""
+        return range(4 * self.lowest_rank, 52)
 
     @property
     def has_hands(self) -> bool:
@@ -88,6 +108,17 @@ class Game:
         return importlib.import_module(f"cardbatch.kernels.{self.evaluator}")
 
 
+_POKER_CATEGORIES = (
+    "high card",
+    "pair",
+    "two pair",
+    "three of a kind",
+    "straight",
+    "flush",
+    "full house",
+    "four of a kind",
+    "straight flush",
+)
 _SPECS = (
     Game(
         name="holdem",
@@ -101,17 +132,7 @@ _SPECS = (
         marker="board",
         evaluator="holdem",
         score_type="uint32",
-        category_names=(
-            "high card",
-            "pair",
-            "two pair",
-            "three of a kind",
-            "straight",
-            "flush",
-            "full house",
-            "four of a kind",
-            "straight flush",
-        ),
+        category_names=_POKER_CATEGORIES,
         category_shift=20,
         classes=7462,
         rule_presets=False,
@@ -119,6 +140,7 @@ _SPECS = (
         betting_rounds=4,
         generated_rounds=4,
         generated_fold_rate=0.25,
+        phh_variants=("NT", "FT"),
     ),
     Game(
         name="zjh",
@@ -162,13 +184,67 @@ _SPECS = (
         generated_rounds=0,
         generated_fold_rate=0.0,
     ),
+    *(
+        Game(
+            name=f"omaha{'' if h == 4 else h}{'_hilo' if hilo else ''}",
+            title=f"Omaha{'' if h == 4 else f' ({h} cards)'}{' hi/lo eight or better' if hilo else ''}",
+            hole_cards=h,
+            board_cards=5,
+            min_seats=2,
+            max_seats=47 // h,  # h cards a seat and the board: a settled row needs no burn cards
+            dealt_seats=44 // h,  # with the three burn cards
+            required=("hand_id", "button", "board", "cards", "folded"),
+            marker="board",
+            evaluator="omaha",
+            score_type="uint32",
+            category_names=_POKER_CATEGORIES,
+            category_shift=20,
+            classes=7462,
+            rule_presets=False,
+            settles="pot",
+            betting_rounds=4,
+            generated_rounds=4,
+            generated_fold_rate=0.25,
+            split_pots=hilo,
+            phh_variants=(("FO/8",) if hilo else ("PO",)) if h == 4 else (),
+            simulated=False,
+        )
+        for hilo, sizes in ((False, (4, 5, 6)), (True, (4, 5)))
+        for h in sizes
+    ),
+    Game(
+        name="shortdeck",
+        title="Short-deck (6+) Hold'em",
+        hole_cards=2,
+        board_cards=5,
+        min_seats=2,
+        max_seats=15,  # 15 x 2 + 5 = 35 of the 36 cards
+        dealt_seats=14,  # with the three burn cards
+        required=("hand_id", "button", "board", "cards", "folded"),
+        marker="board",
+        evaluator="shortdeck",
+        score_type="uint32",
+        category_names=_POKER_CATEGORIES,
+        category_shift=None,  # the score's top bits are the category's place in the short deck's order
+        classes=None,
+        rule_presets=False,
+        settles="pot",
+        betting_rounds=4,
+        generated_rounds=4,
+        generated_fold_rate=0.25,
+        deck_size=36,
+        lowest_rank=4,
+        straight_order_option=True,
+        phh_variants=("NS",),
+        simulated=False,
+    ),
 )
 
 REGISTRY: dict[str, Game] = {g.name: g for g in _SPECS}
 GAMES: tuple[str, ...] = tuple(REGISTRY)
 # the specs by name, for code that serves one game only (the PHH importer's Hold'em, the 2v2
 # settlement) or picks a default: they name a game without writing its name
-HOLDEM, ZJH, TEAM2V2 = _SPECS
+HOLDEM, ZJH, TEAM2V2 = _SPECS[:3]
 # files without a game column: the first game whose marker column they have, in this order, else
 # the game without a marker (a 2v2 file may carry a board column of its own)
 _INFERENCE = ("team2v2", "holdem")

@@ -14,10 +14,12 @@ from cardbatch.games import GAMES, HOLDEM, TEAM2V2, ZJH, game
 
 
 def test_one_frozen_spec_per_game():
-    assert GAMES == ("holdem", "zjh", "team2v2") and (HOLDEM, ZJH, TEAM2V2) == tuple(map(game, GAMES))
+    assert GAMES[:3] == ("holdem", "zjh", "team2v2") and (HOLDEM, ZJH, TEAM2V2) == tuple(map(game, GAMES[:3]))
+    assert GAMES[3:] == ("omaha", "omaha5", "omaha6", "omaha_hilo", "omaha5_hilo", "shortdeck")
     for name in GAMES:
         spec = game(name)
-        assert spec.name == name and spec.deck_size == 52 and not spec.split_pots
+        assert spec.name == name and spec.deck_size == len(spec.deck) == 4 * (13 - spec.lowest_rank)
+        assert spec.split_pots == name.endswith("_hilo")
         assert spec.min_seats <= spec.max_seats and spec.dealt_seats <= spec.max_seats
         assert spec.hole_cards * spec.dealt_seats + spec.board_cards <= spec.deck_size
         with pytest.raises(dataclasses.FrozenInstanceError):
@@ -25,14 +27,14 @@ def test_one_frozen_spec_per_game():
     assert (HOLDEM.board_cards, ZJH.board_cards, TEAM2V2.board_cards) == (5, 0, 0)
 
 
-@pytest.mark.parametrize("name", ["omaha", "Holdem", "", None, "zjh_suited"])
+@pytest.mark.parametrize("name", ["omaha4", "Holdem", "", None, "zjh_suited", "razz", "stud"])
 def test_an_unknown_game_is_a_value_error_never_another_games_rules(name):
     with pytest.raises(ValueError, match=f"got {name!r}"):
         game(name)
 
 
 def test_a_game_without_hands_has_no_evaluator():
-    assert not TEAM2V2.has_hands and games.games_with_hands() == ("holdem", "zjh")
+    assert not TEAM2V2.has_hands and games.games_with_hands() == tuple(g for g in GAMES if g != "team2v2")
     with pytest.raises(ValueError, match="no hand evaluator"):
         TEAM2V2.kernel()
 
@@ -48,6 +50,20 @@ def test_the_specs_agree_with_the_kernels():
     assert HOLDEM.classes == holdem.SCORE_OF_DENSE.size - 1 and holdem.dense_rank(royal)[0] == 1  # 1 = the best
     assert (royal >> HOLDEM.category_shift)[0] == holdem.category_of(royal)[0] == 8
     assert np.dtype(HOLDEM.score_type) == np.uint32 and np.dtype(ZJH.score_type) == np.int64
+
+
+def test_the_new_games_specs():
+    from cardbatch.kernels import omaha, shortdeck
+
+    for name, hole, seats in (("omaha", 4, 11), ("omaha5", 5, 9), ("omaha6", 6, 7), ("omaha_hilo", 4, 11)):
+        spec = game(name)
+        assert (spec.hole_cards, spec.max_seats, spec.board_cards) == (hole, seats, 5)
+        assert spec.kernel() is omaha and spec.category_shift == 20 and spec.category_names == HOLDEM.category_names
+        assert spec.hole_cards * spec.max_seats + 5 <= 52 < spec.hole_cards * (spec.max_seats + 1) + 5
+    sd = game("shortdeck")
+    assert sd.kernel() is shortdeck and sd.deck == range(16, 52) and sd.straight_order_option
+    assert sd.hole_cards * sd.max_seats + 5 <= 36 and sd.hole_cards * sd.dealt_seats + 8 <= 36
+    assert [g.name for g in games.REGISTRY.values() if "PO" in g.phh_variants] == ["omaha"]
 
 
 def test_a_file_without_a_game_column_is_told_by_its_columns():

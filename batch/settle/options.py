@@ -50,7 +50,8 @@ class SettleOptions:
     before the flop; ``rules``: the three-card rule set's preset name; ``game``: the game of files
     without a ``game`` column (None: Hold'em when there is a ``board``, else Zha Jin Hua);
     ``team_model``: the 2v2 settlement model; ``audit``: an audit run (a mismatch makes its exit
-    status 3; the results are the same).
+    status 3; the results are the same); ``trips_beat_straight``: in short deck, three of a kind
+    ranks above a straight (default: a straight above trips).
     """
 
     pots: Options = Options()
@@ -59,6 +60,7 @@ class SettleOptions:
     game: str | None = None
     team_model: TeamModel = "seed"
     audit: bool = False
+    trips_beat_straight: bool = False
 
     def __post_init__(self) -> None:
         from cardbatch.kernels.threecard import rules_of
@@ -67,10 +69,12 @@ class SettleOptions:
             raise ValueError(f"pots must be a cardbatch.kernels.pots.Options, got {type(self.pots).__name__}")
         rules_of(self.rules)  # a ValueError naming the presets
         if self.game is not None:
-            game_spec(self.game)  # a ValueError naming the games
+            spec = game_spec(self.game)  # a ValueError naming the games
+            if spec.split_pots and self.pots.policy.name.lower() != "standard":
+                raise ValueError(f"game {self.game} splits pots high/low, which the standard policy only defines")
         if self.team_model not in TEAM_MODELS:
             raise ValueError(f"team_model must be one of {', '.join(TEAM_MODELS)}, got {self.team_model!r}")
-        for flag in ("no_flop_no_drop", "audit"):
+        for flag in ("no_flop_no_drop", "audit", "trips_beat_straight"):
             if not isinstance(getattr(self, flag), bool):
                 raise ValueError(f"{flag} must be True or False, got {getattr(self, flag)!r}")
 
@@ -100,6 +104,7 @@ class SettleOptions:
             "game": self.game,
             "team_model": self.team_model,
             "audit": self.audit,
+            "trips_beat_straight": self.trips_beat_straight,
         }
 
 

@@ -55,6 +55,7 @@ RESULT_SCHEMA = pa.schema(
         ("fee", _LIST_I64),
         ("recorded_delta", _LIST_I64),
         ("mismatch", pa.bool_()),
+        ("low", _LIST_I64),  # high/low games: each seat's eight-or-better low (docs: Formats)
     ]
 )
 # The errors' columns: ours, then every input column of docs/formats.md in one type each. Cards and

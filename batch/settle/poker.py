@@ -1,4 +1,4 @@
-"""Settle one Arrow table of recorded hands (holdem or zjh): validate, evaluate, split pots.
+"""Settle one Arrow table of recorded hands of one card game: validate, evaluate, split pots.
 
 Columnar in, columnar out: list columns become padded ``[T, S]`` arrays,
 every row gets a reason code (0 = settle it), the kernels run on the good
@@ -36,7 +36,7 @@ from cardbatch.batch.settle.recorded import recorded_columns
 from cardbatch.batch.settle.rejects import CODE, error_rows, mark, mark_status, reason_counts
 from cardbatch.games import REGISTRY, Game, games_with_hands
 from cardbatch.kernels import cards as kcards
-from cardbatch.kernels import pots, threecard
+from cardbatch.kernels import lowball, pots, showdown, threecard
 
 _CARD_CODE = np.zeros(4, np.int16)  # the card checker's problems as reason codes
 _CARD_CODE[[kcards.CARD_BAD, kcards.CARD_MISSING]] = CODE["bad_card"]
@@ -134,10 +134,18 @@ def settle_hands(table: pa.Table, game: str, opts: SettleOptions) -> tuple[pa.Ta
         raise ValueError(f"settle_hands: no rules for game {game!r} (known: {', '.join(games_with_hands())})")
     rules = threecard.rules_of(opts.rules)  # three-card games only
     h = _decode(table, spec)
-    score, special = _score(h, spec, rules)
+    score, special, low = _score(h, spec, rules, opts)
     mark(h.codes, (h.button < 0) | (h.button >= h.seats), "bad_button")
-    payout, rake, npots = _settle(h, score, special, rules, opts)
-    return _assemble(table, spec, rules, h, score, payout, rake, npots)
+    if spec.split_pots and opts.pots.policy != pots.Policy.STANDARD:  # no rule for halves: never another's
+        mark(h.codes, np.ones(h.T, bool), "split_pot_policy")
+    payout, rake, npots = _settle(h, score, special, low, rules, opts)
+    return _assemble(table, spec, rules, opts, h, score, low, payout, rake, npots)
+
+
+def _hand_options(spec: Game, opts: SettleOptions) -> dict[str, Any]:
+    """The evaluator's keywords a game takes from the settle options (short deck's order of trips
+    and straights)."""
+    return {"trips_beat_straight": opts.trips_beat_straight} if spec.straight_order_option else {}
 
 
 def _decode(table: pa.Table, spec: Game) -> _Tables:
@@ -194,6 +202,12 @@ def _decode(table: pa.Table, spec: Game) -> _Tables:
         hole, board if board is not None else np.zeros((T, 0), np.uint8), need_seat, showdown
     )
     mark_status(codes, status, _CARD_CODE)
+    if spec.lowest_rank:  # a card the game's deck does not hold (the short deck's twos to fives)
+        below = 4 * spec.lowest_rank
+        outside = (hole < below).reshape(T, -1).any(axis=1)
+        if board is not None:
+            outside |= (board < below).any(axis=1)
+        mark(codes, outside, "bad_card")
     mark(codes, overflow, "overflow")
     return _Tables(
         T,
@@ -215,25 +229,31 @@ def _decode(table: pa.Table, spec: Game) -> _Tables:
     )
 
 
-def _score(h: _Tables, spec: Game, rules: threecard.Rules) -> tuple[np.ndarray, np.ndarray | None]:
+def _score(
+    h: _Tables, spec: Game, rules: threecard.Rules, opts: SettleOptions
+) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
     """The hand value of every live seat at a showdown of a row still valid (0 elsewhere), by the
-    game's evaluator, and for the three-card 2-3-5 rule which seats hold an off-suit 2-3-5."""
+    game's evaluator; for the three-card 2-3-5 rule which seats hold an off-suit 2-3-5; for a
+    high/low game each seat's low (higher wins, 0: none)."""
     special = None
     eval_mask = h.need_seat & (h.codes == 0)[:, None]
-    kernel = spec.kernel()
-    if h.board is not None:  # hole cards and a board
-        score = kernel.evaluate_seats(h.hole, h.board, eval_mask, dtype=np.int64)  # the pot kernel's width
-    else:
-        score = kernel.evaluate_seats(h.hole, eval_mask, rules)
-        if spec.rule_presets and rules.beats_trips_235:
-            rows, seat_idx = np.nonzero(eval_mask)
-            special = np.zeros((h.T, h.S), bool)
-            special[rows, seat_idx] = threecard.is_235(h.hole[rows, seat_idx])
-    return score, special
+    score, low = showdown.seat_values(
+        spec, h.hole, h.board, eval_mask, rules=rules, trips_beat_straight=opts.trips_beat_straight
+    )
+    if spec.rule_presets and rules.beats_trips_235:
+        rows, seat_idx = np.nonzero(eval_mask)
+        special = np.zeros((h.T, h.S), bool)
+        special[rows, seat_idx] = threecard.is_235(h.hole[rows, seat_idx])
+    return score, special, low
 
 
 def _settle(
-    h: _Tables, score: np.ndarray, special: np.ndarray | None, rules: threecard.Rules, opts: SettleOptions
+    h: _Tables,
+    score: np.ndarray,
+    special: np.ndarray | None,
+    low: np.ndarray | None,
+    rules: threecard.Rules,
+    opts: SettleOptions,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Payouts ``[T, S]``, rake and pot counts ``[T]``; a row the pot kernel finds invalid is marked."""
     # Every row goes through the pot kernel (bad rows are harmless there: padded, scores 0) and the
@@ -254,6 +274,7 @@ def _settle(
         special=special,
         trips_floor=threecard.trips_floor(rules) if special is not None else None,
         dead=h.dead,
+        low=low if opts.pots.policy == pots.Policy.STANDARD else None,
         raise_on_error=False,
         detail=False,
     )
@@ -265,8 +286,10 @@ def _assemble(
     table: pa.Table,
     spec: Game,
     rules: threecard.Rules,
+    opts: SettleOptions,
     h: _Tables,
     score: np.ndarray,
+    low: np.ndarray | None,
     payout: np.ndarray,
     rake: np.ndarray,
     npots: np.ndarray,
@@ -283,12 +306,14 @@ def _assemble(
     score_type = pa.from_numpy_dtype(score_dtype)
     if spec.category_shift is not None:  # a packed score carries its category in its top bits
         flat_category = (flat_score >> spec.category_shift).astype(np.uint8)
-    else:  # the evaluator's categories (under the rule preset where the game takes one); 0 where not shown
+    else:  # the evaluator's categories (under the game's rule preset or order); 0 where not shown
         flat_category = np.zeros(flat_score.shape, np.uint8)
         shown = flat_score > 0
         if shown.any():
             by_rules = (rules,) if spec.rule_presets else ()
-            flat_category[shown] = spec.kernel().category_of(flat_score[shown], *by_rules)
+            flat_category[shown] = spec.kernel().category_of(
+                flat_score[shown], *by_rules, **_hand_options(spec, opts)
+            )
     flat_payout = gather_flat(payout, offsets, g)
     flat_contrib = gather_flat(h.contrib_total, offsets, g)
     kept_rake = rake if g is None else rake[g]
@@ -296,6 +321,11 @@ def _assemble(
         "hand_id": pa.array(h.hand_id if g is None else h.hand_id[g]),
         "score": list_array(offsets, flat_score.astype(score_dtype, copy=False), score_type),
         "category": list_array(offsets, flat_category, pa.uint8()),
+        **(
+            {"low": list_array(offsets, lowball.as_hand(gather_flat(low, offsets, g)), pa.int64())}
+            if low is not None
+            else {}
+        ),
         "payout": list_array(offsets, flat_payout, pa.int64()),
         "net": list_array(offsets, flat_payout - flat_contrib, pa.int64()),
         "rake": pa.array(kept_rake),

@@ -216,6 +216,18 @@ def _dead_of(dead: ArrayLike | None, T: int, S: int) -> np.ndarray:
     return np.ascontiguousarray(d, dtype=np.int64)
 
 
+def _low_of(low: ArrayLike | None, T: int, S: int) -> np.ndarray:
+    """``int64[T, S]`` lows (higher wins, 0: no low), or ``[1, 0]`` for a game without lows."""
+    if low is None:
+        return np.zeros((1, 0), np.int64)
+    lw = np.asarray(low)
+    if lw.shape != (T, S) or lw.dtype.kind not in "ui":
+        raise ValueError(f"low must be integers [T, S] = {(T, S)}, got {lw.dtype} {lw.shape}")
+    if (lw < 0).any() or (lw.dtype == np.uint64 and (lw > _MAX64).any()):
+        raise ValueError("low must be in 0..2**63-1 (0: no low)")
+    return np.ascontiguousarray(lw, dtype=np.int64)
+
+
 def _payout_buffer(out: np.ndarray | None, T: int, S: int) -> np.ndarray:
     if out is None:
         return np.empty((T, S), np.int64)
@@ -235,6 +247,7 @@ def settle_detailed(
     special: ArrayLike | None = None,
     trips_floor: int | None = None,
     dead: ArrayLike | None = None,
+    low: ArrayLike | None = None,
     raise_on_error: bool = True,
     detail: bool = True,
     out: np.ndarray | None = None,
@@ -268,6 +281,9 @@ def settle_detailed(
         sp = np.zeros((1, S), np.bool_)
         trips_floor = 0
     dd = _dead_of(dead, T, S)
+    lw = _low_of(low, T, S)
+    if lw.shape[1] and opts.policy != Policy.STANDARD:
+        raise ValueError("high/low halves are defined for the standard policy only")
     payout = _payout_buffer(out, T, S)
     status = np.zeros(T, np.uint8)
     rake = np.zeros(T, np.int64)
@@ -286,13 +302,13 @@ def settle_detailed(
     tables = (c, lv, sc, bt, sp, nfnd, dd)
     rules = opts.lower(use_special, trips_floor, detail)
     if standard:
-        if detail:  # one table at a time, every pot kept (see .driver)
-            settle_rows_kernel(tables, rules, (payout, status, rake, npots), pot_out, np.arange(T))
+        if detail or lw.shape[1]:  # one table at a time (every pot kept, or high/low halves: see .driver)
+            settle_rows_kernel(tables, rules, (payout, status, rake, npots), pot_out, np.arange(T), lw)
         else:
             settle_standard_kernel(tables, rules, (payout, status, rake, npots), pot_out)
             rows = np.flatnonzero((dd != 0).any(axis=1)) if dd.shape[1] else np.zeros(0, np.int64)
             if rows.size:  # a kernel of its own, compiled only when some table has dead chips
-                settle_rows_kernel(tables, rules, (payout, status, rake, npots), pot_out, rows)
+                settle_rows_kernel(tables, rules, (payout, status, rake, npots), pot_out, rows, lw)
     else:
         code = per_street_code(opts.policy)  # a ValueError for a policy without a per-street rule
         settle_streets_kernel(code, tables, rules, (payout, status, rake, npots), pot_out)
@@ -365,7 +381,10 @@ def settle(
     (int ``[T, S]``, ``0 <= dead <= contrib``: the part of each seat's chips
     no one had to match, such as a big-blind ante; standard policy only) —
     its pot goes to the best live seat that put chips in, and a seat whose
-    chips are all dead wins nothing else. ``out``: an
+    chips are all dead wins nothing else; ``low`` (int ``[T, S]``, higher wins, 0:
+    no qualifying low; standard policy only) splits every pot a seat with a low is
+    eligible for into a high half and a low half (the odd chip to the high half;
+    ties within a half split as usual). ``out``: an
     ``int64[T, S]`` array to write the payouts into (numpy-style; reuse it
     across batches). Raises ``ValueError`` naming the first invalid table and
     its reason code.

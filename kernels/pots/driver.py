@@ -169,10 +169,13 @@ def settle_standard_kernel(tables, rules, results, pot_out):
 # the dead-money helpers as calls from the parallel kernel (19-24 s; and a call that takes the
 # scratch arrays can halve the kernel's speed).
 @njit(cache=True)
-def settle_rows_kernel(tables, rules, results, pot_out, rows):
+def settle_rows_kernel(tables, rules, results, pot_out, rows, low):
     """Settle the tables ``rows`` one at a time with what :func:`settle_standard_kernel` leaves out:
-    their dead money (docs: Rules, dead money) and, with ``detail``, every pot; arguments as there."""
+    their dead money (docs: Rules, dead money), high/low halves (``low[T, S]``: each seat's low,
+    higher wins, 0 none; ``[1, 0]`` for a game without lows) and, with ``detail``, every pot;
+    other arguments as there."""
     contrib, live, score, button, special, no_rake, dead = tables
+    hilo = low.shape[1] > 0
     use_special = rules[0]
     detail = rules[8]
     payout, status, rake, npots = results
@@ -182,6 +185,7 @@ def settle_rows_kernel(tables, rules, results, pot_out, rows):
     sc = np.empty(S, np.int64)
     sp = np.zeros(S, np.bool_)
     dd = np.empty(dead.shape[1], np.int64)
+    lw = np.zeros(S if hilo else 0, np.int64)
     out = np.empty(S, np.int64)
     lo = np.empty(S + 1, np.int64)  # the dead pot comes on top of the layers' at most S
     hi = np.empty(S + 1, np.int64)
@@ -204,8 +208,11 @@ def settle_rows_kernel(tables, rules, results, pot_out, rows):
             if use_special:
                 for s in range(S):
                     sp[s] = special[t, s]
+            if hilo:
+                for s in range(S):
+                    lw[s] = low[t, s]
             nr = no_rake[t if no_rake.shape[0] > 1 else 0]
-            code, r, n = standard_dead(flat, dd, lv, sc, sp, bt, nr, rules, lo, hi, amt, mask, won, kind, prk, out)
+            code, r, n = standard_dead(flat, dd, lw, lv, sc, sp, bt, nr, rules, lo, hi, amt, mask, won, kind, prk, out)
             rake[t] = r
             npots[t] = n
             if detail and code == OK:

@@ -73,18 +73,21 @@ def per_street_code(policy: Policy | str) -> np.int64:
 
 @njit(cache=True, inline="always")
 def standard(c, no_dead, live, score, special, button, no_rake, rules, lo, hi, amt, mask, won, kind, pot_rake, out):
-    """One table without dead money (docs: Rules). Returns (status, rake, npots); the pot arrays and
-    ``pot_rake`` hold the detail. ``no_dead``: an empty array (the signature is
-    :func:`standard_dead`'s)."""
+    """One table without dead money and without high/low halves (docs: Rules). Returns (status, rake,
+    npots); the pot arrays and ``pot_rake`` hold the detail. ``no_dead``: an empty array (the
+    signature is :func:`standard_dead`'s)."""
     use_special, trips_floor = rules[0], rules[1]
     npots = layer(c, live, score, special, use_special, trips_floor, True, lo, hi, amt, mask, won, kind)
-    return _pay(c, no_dead, npots, button, no_rake, rules, lo, hi, amt, mask, won, kind, pot_rake, out)
+    return _pay(c, no_dead, no_dead, npots, button, no_rake, rules, lo, hi, amt, mask, won, kind, pot_rake, out)
 
 
 @njit(cache=True, inline="always")
-def standard_dead(c, dead, live, score, special, button, no_rake, rules, lo, hi, amt, mask, won, kind, pot_rake, out):
-    """:func:`standard` for a table with dead chips (step 7): ``dead``, part of ``c``, which this
-    turns into the live chips, is a pot of its own in front of the layers' (or in the main pot)."""
+def standard_dead(
+    c, dead, low, live, score, special, button, no_rake, rules, lo, hi, amt, mask, won, kind, pot_rake, out
+):
+    """:func:`standard` for a table with dead chips (step 7) or high/low halves: ``dead``, part of ``c``,
+    which this turns into the live chips, is a pot of its own in front of the layers' (or in the main
+    pot); ``low``: each seat's low (higher wins, 0 none), or empty for a game without lows."""
     use_special, trips_floor = rules[0], rules[1]
     dead_total = np.int64(0)
     for s in range(dead.shape[0]):
@@ -95,13 +98,14 @@ def standard_dead(c, dead, live, score, special, button, no_rake, rules, lo, hi,
         npots = add_dead_pot(
             c, dead, dead_total, live, score, special, use_special, trips_floor, npots, lo, hi, amt, mask, won, kind
         )
-    return _pay(c, dead, npots, button, no_rake, rules, lo, hi, amt, mask, won, kind, pot_rake, out)
+    return _pay(c, dead, low, npots, button, no_rake, rules, lo, hi, amt, mask, won, kind, pot_rake, out)
 
 
 @njit(cache=True, inline="always")
-def _pay(c, dead, npots, button, no_rake, rules, lo, hi, amt, mask, won, kind, pot_rake, out):
+def _pay(c, dead, low, npots, button, no_rake, rules, lo, hi, amt, mask, won, kind, pot_rake, out):
     """Rake and pay the ``npots`` pots of one table (docs: Rules: splitting, rake); ``dead``: the seats' dead
-    chips, empty when the table has none. Returns (status, rake, npots)."""
+    chips, empty when the table has none; ``low``: the seats' lows for a high/low game, else empty.
+    Returns (status, rake, npots)."""
     _, _, unit, first_winner, refund, rake_num, rake_den, rake_cap, _ = rules
     raked_total = np.int64(0)
     for p in range(npots):
@@ -123,6 +127,8 @@ def _pay(c, dead, npots, button, no_rake, rules, lo, hi, amt, mask, won, kind, p
                 pot_rake[p] = take
                 amt[p] -= take
                 left -= take
+            if low.shape[0] and _split_high_low(amt[p], mask[p], won, p, low, button, unit, first_winner, out):
+                continue
             split_equal(amt[p], won[p], button, unit, first_winner, out)
         elif kind[p] == POT_UNCALLED:
             split_equal(amt[p], mask[p], button, unit, first_winner, out)
@@ -132,6 +138,25 @@ def _pay(c, dead, npots, button, no_rake, rules, lo, hi, amt, mask, won, kind, p
                 out[s] += share_in(c[s], lo[p], hi[p]) if hi[p] > 0 else dead[s]
             won[p] = mask[p]
     return OK, rake, npots
+
+
+@njit(cache=True)
+def _split_high_low(amount, eligible, won, p, low, button, unit, first_winner, out):
+    """Pay a pot in halves when one of its ``eligible`` seats has a low (docs: Rules, high/low): the
+    low half (whole units, rounded down) to its best lows, the rest, with any odd chip, to its best
+    high hands ``won[p]``; ``won[p]`` then holds the winners of either half. False: no low, nothing paid."""
+    with_low = np.uint64(0)
+    for s in range(low.shape[0]):
+        with_low |= np.uint64(low[s] > 0) << np.uint64(s)
+    with_low &= eligible
+    if with_low == 0:
+        return False
+    low_won = best_of(with_low, low)
+    low_half = (amount // unit // 2) * unit
+    split_equal(low_half, low_won, button, unit, first_winner, out)
+    split_equal(amount - low_half, won[p], button, unit, first_winner, out)
+    won[p] |= low_won
+    return True
 
 
 @njit(cache=True)
