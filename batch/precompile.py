@@ -10,7 +10,8 @@ the jobs then ask for:
   Hua and 2v2 tables through :func:`~cardbatch.batch.settle.job.settle_table`, under the standard
   and a per-street policy, in the kernels' serial builds (a run of one batch or less) and their
   parallel ones (every bigger run);
-- rank-decks: a few decks of each game ranked; simulate: a round of each game.
+- Omaha (4, 5 and 6 cards), Omaha hi/lo and short deck: their hands generated, settled and ranked;
+- rank-decks: a few decks of each game ranked; simulate: a round of each game it plays.
 
 An empty cache takes minutes, so a line on stderr says each step's seconds as it finishes. A cache
 that would not outlast the run (``NUMBA_CACHE_DIR`` not writable, or nothing writable on a
@@ -33,7 +34,12 @@ import pyarrow as pa
 
 from cardbatch.batch.io.jobs import RunOptions, Summary
 from cardbatch.batch.io.lifecycle import process_pool
-from cardbatch.games import HOLDEM, TEAM2V2, ZJH, games_with_hands
+from cardbatch.games import HOLDEM, REGISTRY, TEAM2V2, ZJH, Game, games_with_hands
+
+
+def _other_board_games() -> list[Game]:
+    """The games with a board besides Hold'em (Omaha and its hi/lo, short deck): one step each."""
+    return [g for g in REGISTRY.values() if g.board_cards and g is not HOLDEM]
 
 
 class CacheNotWritable(Exception):
@@ -96,7 +102,18 @@ def _generate_family(report: Report, tables: Tables) -> None:
         tables["teams"] = [generate_teams(64, seed=5, bad_rate=0.1).table]
         tables["streets"] = [generate_hands(game, 64, seed=6, streets_column=True).table for game in games_with_hands()]
 
-    _steps(report, [("Hold'em hands", make), ("Zha Jin Hua hands, 2v2 games, per-street contributions", more)])
+    def boards() -> None:
+        for spec in _other_board_games():
+            tables[spec.name] = [generate_hands(spec.name, 64, seed=7, bad_rate=0.1).table]
+
+    _steps(
+        report,
+        [
+            ("Hold'em hands", make),
+            ("Zha Jin Hua hands, 2v2 games, per-street contributions", more),
+            ("Omaha, Omaha hi/lo and short-deck hands", boards),
+        ],
+    )
 
 
 def _settle_family(serial: bool, report: Report, tables: Tables) -> None:
@@ -122,6 +139,7 @@ def _settle_family(serial: bool, report: Report, tables: Tables) -> None:
                 ("2v2 teams", settle("teams")),
                 ("per-street contributions, standard policy", settle("streets")),
                 ("per-street policies", settle("streets", "ratio_rank")),
+                *((spec.title, settle(spec.name)) for spec in _other_board_games()),
             ],
         )
 
@@ -134,6 +152,10 @@ def _rank_family(report: Report, tables: Tables) -> None:
         [
             ("Zha Jin Hua decks", lambda: ranking.rank_zjh(64, 6, seed=1)),
             ("Hold'em decks", lambda: ranking.rank_holdem(64, 9, seed=1)),
+            *(
+                (f"{spec.title} decks", functools.partial(ranking.deal_and_evaluate, spec.name, 64, 6, 1))
+                for spec in _other_board_games()
+            ),
         ],
     )
 

@@ -41,8 +41,9 @@ def _dealt_cards(deck_rows: np.ndarray, game: str, players: int) -> dict[str, pa
         raise ValueError(f"game must be one of {', '.join(ranking.RANKED)}, got {game!r}")
     if not spec.board_cards:
         return {"hands": fixed_size_list(deck_rows[:, kdecks.zjh_positions(players).reshape(-1)])}
-    hole, board = kdecks.holdem_positions(players)
-    return {"hands": fixed_size_list(deck_rows[:, hole.reshape(-1)]), "board": fixed_size_list(deck_rows[:, board])}
+    own = kdecks.from_rank(deck_rows, spec.lowest_rank)  # the game's deck, in the order dealt
+    hole, board = kdecks.board_positions(players, spec.hole_cards)
+    return {"hands": fixed_size_list(own[:, hole.reshape(-1)]), "board": fixed_size_list(own[:, board])}
 
 
 def _names(codes: np.ndarray, names: tuple[str, ...]) -> pa.DictionaryArray:

@@ -146,7 +146,7 @@ def from_rank(decks: np.ndarray, lowest_rank: int) -> np.ndarray:
     return decks[keep].reshape(decks.shape[0], 4 * (13 - lowest_rank))
 
 
-def _check_decks(decks: ArrayLike) -> np.ndarray:
+def check_decks(decks: ArrayLike) -> np.ndarray:
     arr = np.asarray(decks)
     if arr.ndim != 2 or arr.shape[1] != 52 or arr.dtype.kind not in "ui":
         raise ValueError(f"decks must be an integer array [n, 52], got {arr.dtype} {arr.shape}")
@@ -158,11 +158,11 @@ def _check_decks(decks: ArrayLike) -> np.ndarray:
 
 def deal_zjh(decks: ArrayLike, players: int) -> np.ndarray:
     """Each player's three cards, ``uint8[n, players, 3]``, in the seed's dealing order."""
-    return _check_decks(decks)[:, zjh_positions(players)]
+    return check_decks(decks)[:, zjh_positions(players)]
 
 
 def deal_holdem(decks: ArrayLike, players: int) -> tuple[np.ndarray, np.ndarray]:
     """``(hole uint8[n, players, 2], board uint8[n, 5])`` in seed 001's dealing order (with burns)."""
-    arr = _check_decks(decks)
+    arr = check_decks(decks)
     hole, board = holdem_positions(players)
     return arr[:, hole], arr[:, board]

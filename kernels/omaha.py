@@ -24,9 +24,18 @@ from numba import njit, prange
 from numpy.typing import ArrayLike
 
 from .cards import card_problem, check_card_array
-from .holdem import BAD_BITS, KEY_INIT, SCORE_TABLES, five_card_value
+from .holdem import (  # Omaha's scores are Hold'em's: the same readers
+    BAD_BITS,
+    KEY_INIT,
+    SCORE_TABLES,
+    category_of,
+    dense_rank,
+    describe,
+    five_card_value,
+)
 from .twins import twin
 
+__all__ = ["HOLE_SIZES", "category_of", "dense_rank", "describe", "evaluate", "evaluate_seats"]
 HOLE_SIZES = (4, 5, 6)
 INVALID = np.uint32(0xFFFFFFFF)
 # the board's three-card subsets, as indices into its five cards

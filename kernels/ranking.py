@@ -24,8 +24,18 @@ from numpy.typing import ArrayLike
 
 from cardbatch.games import HOLDEM, REGISTRY, ZJH, Game
 
-from . import holdem, threecard
-from .decks import check_count, deck_state, holdem_positions, shuffle_prefix, zjh_positions
+from . import holdem, showdown, threecard
+from .decks import (
+    board_positions,
+    check_count,
+    check_decks,
+    deal_decks,
+    deck_state,
+    from_rank,
+    holdem_positions,
+    shuffle_prefix,
+    zjh_positions,
+)
 
 MEASURES = ("best", "second", "margin", "winners")
 _CHUNK = 2048
@@ -251,8 +261,26 @@ def _zjh_hands(
     )
 
 
-# the games whose decks this module deals and ranks: those valued by an evaluator it has kernels for
-RANKED = tuple(g.name for g in REGISTRY.values() if g.has_hands and g.kernel() in (holdem, threecard))
+# the games whose decks this module deals and ranks: every game with hands (Hold'em and the
+# three-card games through kernels of their own, the other board games through their evaluators)
+RANKED = tuple(g.name for g in REGISTRY.values() if g.has_hands)
+
+
+def _board_hands(spec: Game, decks: np.ndarray, players: int, start: int) -> Hands:
+    """Seats of a board game other than Hold'em dealt from 52-card decks ``uint8[n, 52]`` (the game's
+    own deck in their order: :func:`~.decks.from_rank`), valued by the game's evaluator (a high/low
+    game by its high hands; short deck in its default order); keys are the hand classes."""
+    players = check_count(players, "players", 2, spec.dealt_seats)
+    own = from_rank(decks, spec.lowest_rank)
+    hole_pos, board_pos = board_positions(players, spec.hole_cards)
+    hole, board = own[:, hole_pos], own[:, board_pos]
+    score, _ = showdown.seat_values(spec, hole, board, np.ones(hole.shape[:2], np.bool_))
+    values = score.astype(np.uint32)
+    kernel = spec.kernel()
+    classes = int(spec.classes or 0)
+    keys = classes + 1 - kernel.dense_rank(values).astype(np.int64)
+    categories = (values >> spec.category_shift if spec.category_shift else kernel.category_of(values)).astype(np.uint8)
+    return Hands(values=values, keys=np.ascontiguousarray(keys), categories=categories, domain=classes + 1, start=start)
 
 
 def _ranked(game: str) -> Game:
@@ -291,7 +319,9 @@ def deal_and_evaluate(
             special,
         )
         return _zjh_hands(values, categories, special if r.beats_trips_235 else None, r, start)
-    hole, board = holdem_positions(players)  # the other evaluator of RANKED: Hold'em's
+    if spec.kernel() is not holdem:
+        return _board_hands(spec, deal_decks(n, seed, start), players, start)
+    hole, board = holdem_positions(players)
     scores = np.empty((n, players), np.uint32)
     keys = np.empty((n, players), np.int64)
     _holdem_values_kernel(
@@ -314,7 +344,8 @@ def evaluate_given_decks(
     """Evaluate decks you already have (``uint8[n, 52]``) with the seeds' dealing orders."""
     from .decks import deal_holdem, deal_zjh
 
-    if _ranked(game).kernel() is threecard:
+    spec = _ranked(game)
+    if spec.kernel() is threecard:
         r = threecard.rules_of(rules)
         hands = deal_zjh(decks, players)
         n = hands.shape[0]
@@ -322,7 +353,9 @@ def evaluate_given_decks(
         values = threecard.evaluate(flat, r).reshape(n, players)
         special = threecard.is_235(flat).reshape(n, players)
         return _zjh_hands(values, threecard.category_of(values, r), special, r, start)
-    hole, board = deal_holdem(decks, players)  # the other evaluator of RANKED: Hold'em's
+    if spec.kernel() is not holdem:
+        return _board_hands(spec, check_decks(decks), players, start)
+    hole, board = deal_holdem(decks, players)
     n = hole.shape[0]
     seven = np.concatenate([hole, np.repeat(board[:, None, :], players, axis=1)], axis=2)
     scores = holdem.evaluate(seven.reshape(n * players, 7)).reshape(n, players)

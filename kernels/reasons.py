@@ -29,6 +29,7 @@ REASONS: tuple[str, ...] = (
     "bad_dead_money",  # dead chips below zero or above the seat's contribution
     "dead_money_policy",  # dead chips under a per-street policy, which has no rule for them
     "split_pot_policy",  # a high/low game under a per-street policy, which has no rule for halves
+    "game_not_given",  # a row whose cards fit several games (Omaha or its hi/lo?) and no game was named
 )
 (
     OK,
@@ -50,6 +51,7 @@ REASONS: tuple[str, ...] = (
     BAD_DEAD_MONEY,
     DEAD_MONEY_POLICY,
     SPLIT_POT_POLICY,
+    GAME_NOT_GIVEN,
 ) = range(len(REASONS))
 CODE: dict[str, int] = {name: code for code, name in enumerate(REASONS)}
 
@@ -72,4 +74,6 @@ MESSAGES: dict[str, str] = {
     "bad_dead_money": "dead chips are below zero or above the seat's contribution",
     "dead_money_policy": "dead chips are defined for the standard policy only (docs: Rules, dead money)",
     "split_pot_policy": "a high/low game's pots split in halves under the standard policy only (docs: Rules)",
+    "game_not_given": "a board and more than two hole cards a seat: an Omaha game, which cardbatch never "
+    "guesses (high only or hi/lo?): name it with --game or a game column",
 }

@@ -31,7 +31,13 @@ LOWEST_RANK = 4  # six: the ranks below are not in the deck
 DECK = np.arange(4 * LOWEST_RANK, 52, dtype=np.uint8)
 # Hold'em's category codes
 HC, PAIR, TWO_PAIR, TRIPS = _ht.HIGH_CARD, _ht.PAIR, _ht.TWO_PAIR, _ht.TRIPS
-STRAIGHT, FLUSH, FULL_HOUSE, QUADS, STRAIGHT_FLUSH = _ht.STRAIGHT, _ht.FLUSH, _ht.FULL_HOUSE, _ht.QUADS, _ht.STRAIGHT_FLUSH
+STRAIGHT, FLUSH, FULL_HOUSE, QUADS, STRAIGHT_FLUSH = (
+    _ht.STRAIGHT,
+    _ht.FLUSH,
+    _ht.FULL_HOUSE,
+    _ht.QUADS,
+    _ht.STRAIGHT_FLUSH,
+)
 # the categories weakest first: a score's strength is its category's place here
 ORDERS = {
     False: (HC, PAIR, TWO_PAIR, TRIPS, STRAIGHT, FULL_HOUSE, FLUSH, QUADS, STRAIGHT_FLUSH),  # pokerkit's
@@ -132,6 +138,17 @@ SCORE_TABLES = {False: _build(False), True: _build(True)}
 _CATEGORY_OF_STRENGTH = {tbs: np.array(order, np.uint8) for tbs, order in ORDERS.items()}
 
 
+def _distinct(trips_beat_straight: bool) -> np.ndarray:
+    """The distinct five-card values of an order, ascending (the 5-card hash's and the flush table's)."""
+    t = SCORE_TABLES[trips_beat_straight]
+    values = np.union1d(t[3], t[4])
+    return values[values > 0]
+
+
+DISTINCT = {tbs: _distinct(tbs) for tbs in (False, True)}
+CLASSES = int(DISTINCT[False].size)  # hand classes: the same number in either order
+
+
 def _tables(trips_beat_straight: bool) -> tuple[np.ndarray, ...]:
     if not isinstance(trips_beat_straight, (bool, np.bool_)):
         raise ValueError(f"trips_beat_straight must be True or False, got {trips_beat_straight!r}")
@@ -200,6 +217,22 @@ def category_of(scores: ArrayLike, trips_beat_straight: bool = False) -> np.ndar
         raise ValueError(f"category_of: row {row} value {int(arr.reshape(-1)[row])} is not a short-deck score")
     _tables(trips_beat_straight)
     return _CATEGORY_OF_STRENGTH[bool(trips_beat_straight)][strength]
+
+
+def dense_rank(scores: ArrayLike, trips_beat_straight: bool = False) -> np.ndarray:
+    """Dense rank of each short-deck score, ``uint16``: 1 = the best class (a royal flush) ..
+    :data:`CLASSES` (1,404) = the weakest (J-9-8-7-6 off-suit); ``ValueError`` for a value that
+    is not a short-deck score of that order."""
+    distinct = DISTINCT[bool(_tables(trips_beat_straight) is SCORE_TABLES[True])]
+    flat = np.asarray(scores).reshape(-1)
+    if flat.dtype.kind not in "ui":
+        raise ValueError(f"dense_rank: expected integer scores, got dtype {flat.dtype}")
+    pos = np.searchsorted(distinct, flat).clip(0, distinct.size - 1)
+    ok = distinct[pos] == flat
+    if not ok.all():
+        row = int(np.flatnonzero(~ok)[0])
+        raise ValueError(f"dense_rank: row {row} value {int(flat[row])} is not a short-deck score")
+    return (distinct.size - pos).astype(np.uint16).reshape(np.shape(scores))
 
 
 def describe(score: int, trips_beat_straight: bool = False) -> str:

@@ -11,9 +11,9 @@ kernels and every job may import it (tests/test_layout.py).
 ('holdem', 'zjh', 'team2v2', 'omaha', 'omaha5', 'omaha6', 'omaha_hilo', 'omaha5_hilo', 'shortdeck')
 >>> game("holdem").hole_cards, game("holdem").board_cards, game("zjh").max_seats, game("omaha6").max_seats
 (2, 5, 17, 7)
->>> game("razz")
+>>> game("razz")  # doctest: +ELLIPSIS
 Traceback (most recent call last):
-ValueError: game must be one of holdem, zjh, team2v2, omaha, omaha5, omaha6, omaha_hilo, omaha5_hilo, shortdeck, got 'razz'
+ValueError: game must be one of holdem, zjh, team2v2, omaha, ..., shortdeck, got 'razz'
 
 (``"zjh"`` also names a three-card *rule preset*, ``--rules zjh``: presets live in
 :mod:`cardbatch.kernels.threecard` and are not games.)
@@ -89,7 +89,9 @@ class Game:
 
     def __post_init__(self) -> None:
         if self.deck_size != 4 * (13 - self.lowest_rank):
-            raise ValueError(f"game {self.name}: a deck from rank {self.lowest_rank} holds {4 * (13 - self.lowest_rank)} cards")
+            raise ValueError(
+                f"game {self.name}: a deck from rank {self.lowest_rank} holds {4 * (13 - self.lowest_rank)} cards"
+            )
 
     @property
     def deck(self) -> range:
@@ -226,7 +228,7 @@ _SPECS = (
         score_type="uint32",
         category_names=_POKER_CATEGORIES,
         category_shift=None,  # the score's top bits are the category's place in the short deck's order
-        classes=None,
+        classes=1404,
         rule_presets=False,
         settles="pot",
         betting_rounds=4,
@@ -262,6 +264,11 @@ def game(name: object) -> Game:
 def games_with_hands() -> tuple[str, ...]:
     """The games whose seats hold cards an evaluator values, in registry order."""
     return tuple(g.name for g in _SPECS if g.has_hands)
+
+
+def simulated_games() -> tuple[str, ...]:
+    """The games ``simulate`` plays, in registry order (the others are settled, generated and ranked)."""
+    return tuple(g.name for g in _SPECS if g.simulated)
 
 
 def infer(columns: Collection[str]) -> Game:

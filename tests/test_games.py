@@ -81,7 +81,7 @@ def test_the_command_line_offers_the_registrys_games():
         ("settle", GAMES),
         ("audit", GAMES),
         ("generate", GAMES),
-        ("simulate", GAMES),
+        ("simulate", games.simulated_games()),
         ("rank-decks", games.games_with_hands()),
     ):
         option = next(a for a in action.choices[command]._actions if "--game" in a.option_strings)

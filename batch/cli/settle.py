@@ -63,7 +63,17 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
             default="error",
             help="chips only folded seats reached: set the row aside, or give them back",
         )
-        p.add_argument("--game", choices=GAMES, help="the game of files without a game column")
+        p.add_argument(
+            "--game",
+            choices=GAMES,
+            help="the game of files without a game column (default: Hold'em for a board and two hole cards a "
+            "seat, Zha Jin Hua without a board; Omaha and short deck are never guessed)",
+        )
+        p.add_argument(
+            "--trips-beat-straight",
+            action="store_true",
+            help="short deck: three of a kind ranks above a straight (default: a straight above trips)",
+        )
         p.add_argument("--team-model", choices=("seed", "proportional"), default="seed", help="2v2 settlement model")
         p.add_argument(
             "--workers",

@@ -15,7 +15,7 @@ except ImportError:  # Python 3.10: the same parser, from PyPI (a dependency the
 
 from cardbatch.batch.cli.common import RULE_PRESETS, add_subcommand, options_from, show
 from cardbatch.batch.simulate.room import Room
-from cardbatch.games import GAMES
+from cardbatch.games import simulated_games
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -27,7 +27,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "balances, fees and rake, bankruptcies, Gini. Writes DIR/rounds.parquet and a summary.",
     )
     d = Room()
-    p.add_argument("--game", choices=GAMES, default=d.game, help="the game played")
+    p.add_argument("--game", choices=simulated_games(), default=d.game, help="the game played")
     p.add_argument("--players", type=int, default=d.players, help="players in the room")
     p.add_argument("--rounds", type=int, default=d.rounds, help="rounds to play")
     p.add_argument("--tables-per-round", type=int, default=d.tables_per_round, help="tables seated each round")

@@ -34,16 +34,19 @@ def settle_by_game(
     from cardbatch.batch.settle.rejects import CODE, error_rows
     from cardbatch.batch.settle.team2v2 import settle_teams
 
-    def one(sub: pa.Table, game: str) -> tuple[pa.Table, pa.Table, dict[str, Any]]:
+    def one(sub: pa.Table, game: str, inferred: bool = False) -> tuple[pa.Table, pa.Table, dict[str, Any]]:
         if "game" in table.column_names:  # the game column names a game: are its columns there, as it reads them?
             check_columns("", sub.schema, game)
-        r, e, c = settle_teams(sub, opts) if game_spec(game).settles == "balances" else settle_hands(sub, game, opts)
+        if game_spec(game).settles == "balances":
+            r, e, c = settle_teams(sub, opts)
+        else:
+            r, e, c = settle_hands(sub, game, opts, inferred)
         c["by_game"] = {game: dict(c)}
         return r, e, c
 
     if "game" not in table.column_names:
         game = infer_game(table.column_names, opts)
-        r, e, c = one(table, game)
+        r, e, c = one(table, game, inferred=opts.game is None)
         return {game: r}, {game: e}, c
     games = table.column("game")
     if isinstance(games, pa.ChunkedArray):

@@ -124,16 +124,20 @@ class _Tables:
     clen: np.ndarray
 
 
-def settle_hands(table: pa.Table, game: str, opts: SettleOptions) -> tuple[pa.Table, pa.Table, dict[str, Any]]:
+def settle_hands(
+    table: pa.Table, game: str, opts: SettleOptions, inferred: bool = False
+) -> tuple[pa.Table, pa.Table, dict[str, Any]]:
     """Settle every valid hand of ``table`` (one game); returns (results, errors, counters).
 
     Four steps, each setting rows aside as it finds their first problem: decode the columns,
-    value the live seats' hands at showdowns, settle the pots, and assemble the results."""
+    value the live seats' hands at showdowns, settle the pots, and assemble the results.
+    ``inferred``: the game was told from the file's columns, not named: a row whose hole cards
+    a seat are another board game's count is ``game_not_given``, never settled as this game."""
     spec = REGISTRY.get(game)
     if spec is None or not spec.has_hands:  # never another game's rules
         raise ValueError(f"settle_hands: no rules for game {game!r} (known: {', '.join(games_with_hands())})")
     rules = threecard.rules_of(opts.rules)  # three-card games only
-    h = _decode(table, spec)
+    h = _decode(table, spec, inferred)
     score, special, low = _score(h, spec, rules, opts)
     mark(h.codes, (h.button < 0) | (h.button >= h.seats), "bad_button")
     if spec.split_pots and opts.pots.policy != pots.Policy.STANDARD:  # no rule for halves: never another's
@@ -148,7 +152,7 @@ def _hand_options(spec: Game, opts: SettleOptions) -> dict[str, Any]:
     return {"trips_beat_straight": opts.trips_beat_straight} if spec.straight_order_option else {}
 
 
-def _decode(table: pa.Table, spec: Game) -> _Tables:
+def _decode(table: pa.Table, spec: Game, inferred: bool = False) -> _Tables:
     """The columns as padded arrays, every problem a row has in them marked (in the order the
     reasons are documented: missing values, seat counts, cards, chips)."""
     T = table.num_rows
@@ -190,6 +194,9 @@ def _decode(table: pa.Table, spec: Game) -> _Tables:
 
     per = spec.hole_cards
     hole, ncards = _cards_matrix(table.column("cards"), per, S * per)
+    if inferred and spec.board_cards:  # another board game's hand (Omaha's 4, 5 or 6 cards): never guessed
+        for other in {g.hole_cards for g in REGISTRY.values() if g.board_cards} - {per}:
+            mark(codes, (seats > 0) & (ncards == seats * other), "game_not_given")
     mark(codes, ncards != seats * per, "seat_count")
     hole = hole.reshape(T, S, per)
     showdown = _count_true(live) >= 2
@@ -204,7 +211,7 @@ def _decode(table: pa.Table, spec: Game) -> _Tables:
     mark_status(codes, status, _CARD_CODE)
     if spec.lowest_rank:  # a card the game's deck does not hold (the short deck's twos to fives)
         below = 4 * spec.lowest_rank
-        outside = (hole < below).reshape(T, -1).any(axis=1)
+        outside = np.asarray((hole < below).reshape(T, -1).any(axis=1))
         if board is not None:
             outside |= (board < below).any(axis=1)
         mark(codes, outside, "bad_card")
@@ -311,9 +318,7 @@ def _assemble(
         shown = flat_score > 0
         if shown.any():
             by_rules = (rules,) if spec.rule_presets else ()
-            flat_category[shown] = spec.kernel().category_of(
-                flat_score[shown], *by_rules, **_hand_options(spec, opts)
-            )
+            flat_category[shown] = spec.kernel().category_of(flat_score[shown], *by_rules, **_hand_options(spec, opts))
     flat_payout = gather_flat(payout, offsets, g)
     flat_contrib = gather_flat(h.contrib_total, offsets, g)
     kept_rake = rake if g is None else rake[g]

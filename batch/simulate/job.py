@@ -48,8 +48,8 @@ from cardbatch.batch.io.jobs import RunOptions, Summary
 from cardbatch.batch.io.progress import progress
 from cardbatch.batch.simulate import behaviour as bh
 from cardbatch.batch.simulate.room import Room
+from cardbatch.games import REGISTRY, simulated_games
 from cardbatch.games import game as game_spec
-from cardbatch.games import games_with_hands
 from cardbatch.kernels import decks as kdecks
 from cardbatch.kernels import pots, team
 
@@ -424,7 +424,7 @@ class _HandsWriter:
 
     def __init__(self, path: str, room: Room):
         if not game_spec(room.game).has_hands:
-            raise ValueError(f"--write-hands: only card games ({', '.join(games_with_hands())}) play hands")
+            raise ValueError(f"--write-hands: only card games ({', '.join(_card_games())}) play hands")
         from cardbatch.batch.io.storage import PublishedParquet
 
         self.room = room
@@ -700,7 +700,7 @@ def fitted(logs: list[str], rooms: list[tuple[str, Room]]) -> tuple[bh.Behaviour
     games = {room.game for _, room in rooms}
     bases = {room.base for _, room in rooms}
     if not all(game_spec(g).has_hands for g in games) or len(games) > 1 or len(bases) > 1:
-        one = " or ".join(games_with_hands())
+        one = " or ".join(_card_games())
         raise ValueError(f"--behaviour-from fits one card game's betting: rooms of one game ({one}), one base")
     room = rooms[0][1]
     paths = parquet_inputs(logs)
@@ -717,3 +717,8 @@ def fitted(logs: list[str], rooms: list[tuple[str, Room]]) -> tuple[bh.Behaviour
             f"--behaviour-from: the log has {room.game} tables of {model.max_seats} seats (at most {limit})"
         )
     return model, seen
+
+
+def _card_games() -> tuple[str, ...]:
+    """The simulated games whose seats hold cards."""
+    return tuple(g for g in simulated_games() if REGISTRY[g].has_hands)

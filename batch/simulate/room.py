@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from cardbatch.games import TEAM2V2
+from cardbatch.games import TEAM2V2, simulated_games
 from cardbatch.games import game as game_spec
 
 
@@ -36,7 +36,8 @@ class Room:
     seed: int = 0
 
     def __post_init__(self) -> None:
-        game_spec(self.game)  # a ValueError naming the games: never another game's rules
+        if not game_spec(self.game).simulated:  # a ValueError naming the games: never another game's rules
+            raise ValueError(f"simulate plays {', '.join(simulated_games())}, not {self.game}")
         for name in ("afk_p", "double_p", "fold_p", "allin_p"):
             p = getattr(self, name)
             if isinstance(p, bool) or not isinstance(p, (int, float)) or not 0 <= p <= 1:
