@@ -173,9 +173,13 @@ def evaluate(cards: ArrayLike, trips_beat_straight: bool = False, out: np.ndarra
 
     >>> from cardbatch.kernels.cards import parse
     >>> s = evaluate(parse(["As6d7h8c9s", "Ts9s8s7sKs", "AsAdAhKcKd", "QsQdQh7c8d", "TsJdQhKcAd"]))
-    >>> [describe(v) for v in s]
-    ['straight, nine high', 'flush, king-ten-nine-eight-seven', 'full house, aces full of kings', \
-'three of a kind, queens, eight-seven kickers', 'straight, ace high']
+    >>> for v in s:
+    ...     print(describe(v))
+    straight, nine high
+    flush, king-ten-nine-eight-seven
+    full house, aces full of kings
+    three of a kind, queens, eight-seven kickers
+    straight, ace high
     >>> bool(s[1] > s[2]), bool(s[0] > s[3]), bool(evaluate(parse(["As6d7h8c9s"]), True)[0] < s[3])
     (True, True, True)
     """
