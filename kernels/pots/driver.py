@@ -164,13 +164,15 @@ def settle_standard_kernel(tables, rules, results, pot_out):
 
 # Dead money is rare, and its pot is one more routine: the kernel above with it inlined took 27-32 s
 # to compile (empty cache, 2-vCPU VM) against 16-18 s without it and the pots' detail, at the same
-# speed. So tables with dead chips are settled again, after it, by this small serial kernel, which
-# is compiled only when an input has any or the detail is asked for (the batch never asks). Rejected:
-# the dead-money helpers as calls from the parallel kernel (19-24 s; and a call that takes the
-# scratch arrays can halve the kernel's speed).
-@njit(cache=True)
+# speed. So tables with dead chips are settled again, after it, by this smaller kernel, which is
+# compiled only when an input has any, a game splits pots high/low, or the detail is asked for (the
+# batch never asks). Rejected: the dead-money helpers as calls from the parallel kernel (19-24 s; and
+# a call that takes the scratch arrays can halve the kernel's speed). It is a parallel twin since
+# hi/lo games settle every table here: its serial build took 397 ns a hi/lo table (one thread).
+@twin
+@njit(cache=True, parallel=True)
 def settle_rows_kernel(tables, rules, results, pot_out, rows, low):
-    """Settle the tables ``rows`` one at a time with what :func:`settle_standard_kernel` leaves out:
+    """Settle the tables ``rows`` (each once) with what :func:`settle_standard_kernel` leaves out:
     their dead money (docs: Rules, dead money), high/low halves (``low[T, S]``: each seat's low,
     higher wins, 0 none; ``[1, 0]`` for a game without lows) and, with ``detail``, every pot;
     other arguments as there."""
@@ -180,44 +182,49 @@ def settle_rows_kernel(tables, rules, results, pot_out, rows, low):
     detail = rules[8]
     payout, status, rake, npots = results
     S = contrib.shape[2]
-    flat = np.empty(S, np.int64)
-    lv = np.empty(S, np.bool_)
-    sc = np.empty(S, np.int64)
-    sp = np.zeros(S, np.bool_)
-    dd = np.empty(dead.shape[1], np.int64)
-    lw = np.zeros(S if hilo else 0, np.int64)
-    out = np.empty(S, np.int64)
-    lo = np.empty(S + 1, np.int64)  # the dead pot comes on top of the layers' at most S
-    hi = np.empty(S + 1, np.int64)
-    amt = np.empty(S + 1, np.int64)
-    prk = np.zeros(S + 1, np.int64)
-    mask = np.empty(S + 1, np.uint64)
-    won = np.empty(S + 1, np.uint64)
-    kind = np.empty(S + 1, np.int8)
-    for t in rows:
-        bt = button[t]
-        code = _load_table(contrib, live, score, t, bt, lv, sc, flat, out)
-        if code == OK:
-            code = _load_dead(dead, t, flat, dd)
-            code = OK if code == DEAD_MONEY_POLICY else code
-        rake[t] = 0
-        npots[t] = 0
-        if detail:
-            _clear_pots(t, pot_out)
-        if code == OK:
-            if use_special:
-                for s in range(S):
-                    sp[s] = special[t, s]
-            if hilo:
-                for s in range(S):
-                    lw[s] = low[t, s]
-            nr = no_rake[t if no_rake.shape[0] > 1 else 0]
-            code, r, n = standard_dead(flat, dd, lw, lv, sc, sp, bt, nr, rules, lo, hi, amt, mask, won, kind, prk, out)
-            rake[t] = r
-            npots[t] = n
-            if detail and code == OK:
-                _keep_pots(t, 0, n, lo, hi, amt, prk, mask, won, kind, pot_out)
-        _finish(t, code, out, payout, status)
+    R = rows.shape[0]
+    for c0 in prange((R + CHUNK - 1) // CHUNK):
+        flat = np.empty(S, np.int64)
+        lv = np.empty(S, np.bool_)
+        sc = np.empty(S, np.int64)
+        sp = np.zeros(S, np.bool_)
+        dd = np.empty(dead.shape[1], np.int64)
+        lw = np.zeros(S if hilo else 0, np.int64)
+        out = np.empty(S, np.int64)
+        lo = np.empty(S + 1, np.int64)  # the dead pot comes on top of the layers' at most S
+        hi = np.empty(S + 1, np.int64)
+        amt = np.empty(S + 1, np.int64)
+        prk = np.zeros(S + 1, np.int64)
+        mask = np.empty(S + 1, np.uint64)
+        won = np.empty(S + 1, np.uint64)
+        kind = np.empty(S + 1, np.int8)
+        for i in range(c0 * CHUNK, min(R, (c0 + 1) * CHUNK)):
+            t = rows[i]
+            bt = button[t]
+            code = _load_table(contrib, live, score, t, bt, lv, sc, flat, out)
+            if code == OK:
+                code = _load_dead(dead, t, flat, dd)
+                code = OK if code == DEAD_MONEY_POLICY else code
+            rake[t] = 0
+            npots[t] = 0
+            if detail:
+                _clear_pots(t, pot_out)
+            if code == OK:
+                if use_special:
+                    for s in range(S):
+                        sp[s] = special[t, s]
+                if hilo:
+                    for s in range(S):
+                        lw[s] = low[t, s]
+                nr = no_rake[t if no_rake.shape[0] > 1 else 0]
+                code, r, n = standard_dead(
+                    flat, dd, lw, lv, sc, sp, bt, nr, rules, lo, hi, amt, mask, won, kind, prk, out
+                )
+                rake[t] = r
+                npots[t] = n
+                if detail and code == OK:
+                    _keep_pots(t, 0, n, lo, hi, amt, prk, mask, won, kind, pot_out)
+            _finish(t, code, out, payout, status)
 
 
 @twin
