@@ -83,6 +83,39 @@ def _cards_matrix(col: pa.ChunkedArray | pa.Array, per: int, width: int) -> tupl
     return scatter(vals, starts, lengths, width, 255, np.uint8), lengths
 
 
+def _cards_given(col: pa.ChunkedArray | pa.Array, counted: np.ndarray) -> np.ndarray:
+    """How many cards each row gives: ``counted`` (by :func:`_cards_matrix`) for card codes and one
+    string per row; for one string per seat, the strings' cards (two characters each) summed, which
+    :func:`_cards_matrix`, reading a seat's string as the game's count, does not count."""
+    arr = combined(col)
+    n = len(arr)
+    if pa.types.is_fixed_size_list(arr.type):
+        width = arr.type.list_size
+        child = arr.values.slice(arr.offset * width, n * width)
+        starts = np.arange(n, dtype=np.int64) * width
+        lengths = np.full(n, width, np.int64)
+    elif pa.types.is_list(arr.type) or pa.types.is_large_list(arr.type):
+        offsets = arr.offsets.to_numpy().astype(np.int64)
+        child = arr.values.slice(int(offsets[0]), int(offsets[-1] - offsets[0]))
+        starts = offsets[:-1] - offsets[0]
+        lengths = np.diff(offsets)
+    else:
+        return counted
+    if pa.types.is_dictionary(child.type):
+        child = child.dictionary_decode()
+    if not (pa.types.is_string(child.type) or pa.types.is_large_string(child.type)):
+        return counted
+    norm = pc.fill_null(child, "")
+    for old, new in kcards.TEXT_REPLACEMENTS:
+        norm = pc.replace_substring(norm, old, new)
+    per_string = pc.utf8_length(norm).to_numpy(zero_copy_only=False).astype(np.int64) // 2
+    ends = np.concatenate([[0], np.cumsum(per_string)])
+    given = ends[starts + lengths] - ends[starts]
+    if arr.null_count:
+        given[arr.is_null().to_numpy(zero_copy_only=False)] = 0
+    return np.asarray(given)
+
+
 def _dead_matrix(table: pa.Table, codes: np.ndarray, seats: np.ndarray, S: int) -> np.ndarray | None:
     """The optional ``dead`` column (docs: Rules, dead money) as ``int64[T, S]``, or None without one.
 
@@ -195,8 +228,9 @@ def _decode(table: pa.Table, spec: Game, inferred: bool = False) -> _Tables:
     per = spec.hole_cards
     hole, ncards = _cards_matrix(table.column("cards"), per, S * per)
     if inferred and spec.board_cards:  # another board game's hand (Omaha's 4, 5 or 6 cards): never guessed
+        given = _cards_given(table.column("cards"), ncards)
         for other in {g.hole_cards for g in REGISTRY.values() if g.board_cards} - {per}:
-            mark(codes, (seats > 0) & (ncards == seats * other), "game_not_given")
+            mark(codes, (seats > 0) & (given == seats * other), "game_not_given")
     mark(codes, ncards != seats * per, "seat_count")
     hole = hole.reshape(T, S, per)
     showdown = _count_true(live) >= 2
