@@ -12,6 +12,13 @@ from cardbatch.batch.cli.common import (
     positive_int,
     show,
 )
+from cardbatch.games import REGISTRY
+
+
+def _variants() -> str:
+    """``NT and FT (Hold'em), PO (Omaha), ...``: the PHH codes the registry's games are read from
+    (the command line loads the registry anyway; the replay module is left for the run)."""
+    return ", ".join(f"{' and '.join(g.phh_variants)} ({g.title})" for g in REGISTRY.values() if g.phh_variants)
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -19,10 +26,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         sub,
         "import",
         "turn PHH hand histories (.phh, .phhs) into a Parquet file to settle or audit",
-        "Replay every no-limit and fixed-limit Hold'em hand of the inputs into the settle format "
-        "(per-street contributions, dead antes, folds, cards, the recorded payout); other variants "
-        "and malformed hands go to OUT's .errors.parquet with a reason. Amounts become integer "
-        "chips by one factor per run (--chip, or the smallest that makes every amount whole).",
+        f"Replay every hand of the inputs whose variant is one of {_variants()} into the settle "
+        "format (the game column, per-street contributions, dead antes, folds, cards, the recorded "
+        "payout); a hand dealing more hole cards a seat is the game of its kind that holds that many. "
+        "Other variants (stud, razz, draw) and malformed hands go to OUT's .errors.parquet with a "
+        "reason. Amounts become integer chips by one factor per run (--chip, or the smallest that "
+        "makes every amount whole).",
     )
     p.add_argument("inputs", nargs="+", metavar="PHH", help=".phh/.phhs files, folders or globs")
     p.add_argument("--out", required=True, metavar="FILE", help="the Parquet file of hands to write")

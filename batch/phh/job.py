@@ -38,7 +38,6 @@ from cardbatch.batch.io.errors import InputError
 from cardbatch.batch.io.inputs import local_files
 from cardbatch.batch.io.jobs import RunOptions, Summary, input_paths
 from cardbatch.batch.phh import notation, replay
-from cardbatch.games import HOLDEM
 
 SUFFIXES = (".phh", ".phhs")
 HANDS_SCHEMA = pa.schema(
@@ -265,7 +264,7 @@ def _import_unit(unit: Unit, rows: dict[str, list[Any]], bad: dict[str, list[Any
         n = hand.seats
         for key, value in (
             ("hand_id", hand_id(rel, position)),
-            ("game", HOLDEM.name),  # PHH's no-limit Hold'em variants
+            ("game", hand.game),  # the registry's game of the variant (and of its hole cards)
             ("variant", hand.variant),
             ("button", n - 1),
             ("board", hand.board),

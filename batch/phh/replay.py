@@ -1,8 +1,22 @@
-"""Replay one PHH Hold'em hand (no-limit ``NT`` or fixed-limit ``FT``) into the settle format's columns.
+"""Replay one PHH hand of a flop game (Hold'em, Omaha, Omaha hi/lo, short deck) into the settle format's columns.
 
 The replay follows the chips, not the strategy: who must act next, what each
 action puts in on which street, who folded, which cards were dealt or shown.
 
+- **Games** come from the registry (:mod:`cardbatch.games`), never from names
+  written here: a variant code is the game whose spec lists it in
+  ``phh_variants`` (``NT``/``FT`` Hold'em, ``PO`` Omaha, ``FO/8`` Omaha hi/lo,
+  ``NS`` short deck), and that spec gives the hole cards a seat holds, the
+  seats a table may have and the ``game`` column. A hand that deals another
+  number of hole cards a seat is the registry's game of the same family (the
+  same evaluator, board, deck and high/low split) with that many (``PO`` dealt
+  five is Omaha with five hole cards), or ``hole_cards`` when the family has
+  none. Only flop games are replayed (five board cards dealt 3-1-1, four
+  betting rounds); every other code (stud, razz, draw, badugi...) is
+  ``unsupported_variant``.
+- **Limits.** Fixed-limit, pot-limit and no-limit betting move chips the same
+  way (a bet or raise puts the seat's bet *to* its amount), so one replay
+  serves them all: the limit is in the variant code and never checked.
 - **Seats** are the PHH players in order (``p1`` first); the button is the
   last player. Heads-up, ``p1`` posts the big blind and ``p2`` (the button)
   the small blind, and the antes swap the same way (as pokerkit does).
@@ -12,6 +26,7 @@ action puts in on which street, who folded, which cards were dealt or shown.
   dead money, docs: Rules: a big-blind ante is the usual case); with ``true`` they
   are live chips, and the largest ante's excess over the next largest goes
   back at once (a lone big-blind ante comes back whole), as pokerkit does.
+  Every game reads the same fields (short deck's antes and button blind too).
 - **Turn order** (pokerkit's, which the PHH files are written by). Each
   round has a queue of seats to act. Pre-flop it starts after the largest
   blind or straddle (the later seat on a tie); after the flop at ``p1``. It
@@ -28,16 +43,18 @@ action puts in on which street, who folded, which cards were dealt or shown.
   never leaves chips no live seat can win.
 - **Showdown.** ``pN sm CARDS`` shows (and fills ``????`` cards);
   ``pN sm`` mucks, which is a fold for settlement. Hole cards never shown stay
-  255 (unknown).
+  255 (unknown). Every seat dealt or shown cards holds the same number; a card
+  below the game's deck (a two to five in short deck) is ``bad_card``.
 - **Recorded result.** ``payout = finishing_stacks - starting_stacks +
   contrib`` (chips received), or ``winnings`` when that is what the hand
   records; none when it records neither.
 
 Not checked, because they never change who owns a chip: minimum raise
-sizes, fixed-limit increments and the raise cap. Checked, because they do:
-chips that do not fit int64 (``overflow``), amounts above a seat's stack, a raise that does not raise (unless all in),
-actions out of turn or after the hand ended, a hand that stops mid-round,
-more than two hole cards or five board cards.
+sizes, fixed-limit increments, pot-limit maxima and the raise cap. Checked,
+because they do: chips that do not fit int64 (``overflow``), amounts above a
+seat's stack, a raise that does not raise (unless all in), actions out of turn
+or after the hand ended, a hand that stops mid-round, a hole-card count that
+is no game's, more than five board cards.
 """
 
 from __future__ import annotations
@@ -49,13 +66,58 @@ from fractions import Fraction
 from typing import Any
 
 from cardbatch.batch.phh.notation import Malformed
-from cardbatch.games import HOLDEM
+from cardbatch.games import REGISTRY, Game
 
-SUPPORTED = ("NT", "FT")
 _MAX64 = 2**63 - 1
-STREETS = HOLDEM.betting_rounds
-MAX_SEATS = HOLDEM.max_seats
+STREETS = 4  # the flop games' betting rounds: pre-flop, flop, turn, river
+BOARD = 5  # their board: three cards on the flop, one on the turn, one on the river
 UNKNOWN = 255
+
+
+def _flop_game(spec: Game) -> bool:
+    """A game this replay can follow: seats' own cards and a five-card board dealt 3-1-1 over four
+    betting rounds, chips settled in pots."""
+    return spec.has_hands and spec.settles == "pot" and spec.board_cards == BOARD and spec.betting_rounds == STREETS
+
+
+def _family(spec: Game) -> tuple[object, ...]:
+    """What games that differ only in their hole cards share (Omaha with 4, 5 or 6)."""
+    return (spec.evaluator, spec.board_cards, spec.lowest_rank, spec.split_pots, spec.straight_order_option)
+
+
+# variant code -> the game it names, and -> that game's family by hole cards (the registry's order)
+GAME_OF: dict[str, Game] = {code: spec for spec in REGISTRY.values() if _flop_game(spec) for code in spec.phh_variants}
+BY_HOLE_CARDS: dict[str, dict[int, Game]] = {
+    code: {
+        g.hole_cards: g
+        for g in reversed(REGISTRY.values())  # the first of two with the same count wins: the variant's own
+        if _flop_game(g) and _family(g) == _family(spec) and (g.hole_cards != spec.hole_cards or g is spec)
+    }
+    for code, spec in GAME_OF.items()
+}
+SUPPORTED = tuple(GAME_OF)
+MAX_SEATS = max(g.max_seats for games in BY_HOLE_CARDS.values() for g in games.values())
+_MAX_HOLE = {code: max(games) for code, games in BY_HOLE_CARDS.items()}
+
+
+def _games_of(code: str) -> str:
+    """``omaha (4 hole cards), omaha5 (5) or omaha6 (6)``: the games a code imports as, for messages."""
+    games = sorted(BY_HOLE_CARDS[code].values(), key=lambda g: g.hole_cards)
+    if len(games) == 1:
+        return games[0].name
+    named = [f"{g.name} ({g.hole_cards}{' hole cards' if k == 0 else ''})" for k, g in enumerate(games)]
+    return ", ".join(named[:-1]) + " or " + named[-1]
+
+
+def imported() -> str:
+    """The variant codes the import reads and the games they become, from the registry (for
+    messages)."""
+    by_game: dict[str, list[str]] = {}
+    for code in SUPPORTED:
+        by_game.setdefault(_games_of(code), []).append(code)
+    return "; ".join(f"{' and '.join(codes)} as {games}" for games, codes in by_game.items())
+
+
 _RANKS = "23456789TJQKA"
 _SUITS = "dchs"  # the kernels' suit order: diamonds, clubs, hearts, spades
 
@@ -76,10 +138,11 @@ class Hand:
     contrib_street: list[int]  # STREETS x seats, street-major
     dead: list[int]
     folded: list[bool]
-    cards: list[int]  # 2 per seat, 255 unknown
+    cards: list[int]  # the game's hole cards per seat, 255 unknown
     board: list[int]  # 5, 255 never dealt
     payout: list[int] | None
     variant: str
+    game: str  # the registry's name of the game the variant and hole cards make
     players: list[str] | None
     stack: list[int]  # starting stacks: what ``simulate --behaviour-from`` needs to see an all-in
 
@@ -232,14 +295,17 @@ def _return_excess(bets: list[int], stack: list[int], contrib: list[int]) -> Non
 def replay(fields: dict[str, Any], factor: int = 1) -> Hand:
     """The :class:`Hand` of one PHH hand's fields, amounts times ``factor``; raises :class:`Rejected`."""
     variant = fields.get("variant")
-    if variant not in SUPPORTED:
-        raise Rejected("unsupported_variant", f"variant {variant!r}: only NT and FT (Hold'em) are imported")
+    if not isinstance(variant, str) or variant not in GAME_OF:
+        raise Rejected("unsupported_variant", f"variant {variant!r} is not imported (import reads {imported()})")
+    spec = GAME_OF[variant]
     starting = fields.get("starting_stacks")
     if not isinstance(starting, list) or not starting:
         raise Rejected("malformed", "starting_stacks is missing or empty")
     n = len(starting)
-    if not 2 <= n <= MAX_SEATS:
-        raise Rejected("seat_count", f"{n} players: Hold'em takes 2..{MAX_SEATS}")
+    most = max(g.max_seats for g in BY_HOLE_CARDS[variant].values())
+    if not 2 <= n <= most:
+        raise Rejected("seat_count", f"{n} players: {variant} ({_games_of(variant)}) takes 2..{most}")
+    max_hole = _MAX_HOLE[variant]
     stacks = _per_seat(fields, "starting_stacks", n, factor)
     if sum(stacks) > _MAX64:  # every contribution and payout is at most the table's chips
         raise Rejected("overflow", f"the starting stacks, {sum(stacks)} chips, do not fit a 64-bit integer")
@@ -284,8 +350,10 @@ def replay(fields: dict[str, Any], factor: int = 1) -> Hand:
             if len(words) == 4 and words[1] == "dh":
                 seat = _seat(words[2], n, index, raw)
                 hole[seat].extend(parse_cards(words[3]))
-                if len(hole[seat]) > 2:
-                    raise Rejected("illegal_action", f"{_at(index, raw)}: more than two hole cards for {words[2]}")
+                if len(hole[seat]) > max_hole:
+                    raise Rejected(
+                        "hole_cards", f"{_at(index, raw)}: more than {max_hole} hole cards for {words[2]} in {variant}"
+                    )
             elif len(words) == 3 and words[1] == "db":
                 if actor is not None or ended:
                     raise Rejected("illegal_action", f"{_at(index, raw)}: the board is dealt while a bet is open")
@@ -297,7 +365,7 @@ def replay(fields: dict[str, Any], factor: int = 1) -> Hand:
                 street_contrib = table.contrib[table.street]
                 actor = table.actor()
             else:
-                raise Rejected("illegal_action", f"{_at(index, raw)}: not a dealing action of Hold'em")
+                raise Rejected("illegal_action", f"{_at(index, raw)}: not a dealing action of a flop game")
             continue
         seat = _LABELS.get(label, n)
         if seat >= n:
@@ -309,13 +377,10 @@ def replay(fields: dict[str, Any], factor: int = 1) -> Hand:
             if len(words) == 2:
                 table.fold(seat)  # a muck
             elif words[2] != "-":
-                dealt = parse_cards(words[2])
-                if len(dealt) != 2:
-                    raise Rejected("illegal_action", f"{_at(index, raw)}: Hold'em shows two cards")
-                shown[seat] = dealt
+                shown[seat] = parse_cards(words[2])  # as many as the seat holds: checked at the end
             continue
         if verb not in ("f", "cc", "cbr"):
-            raise Rejected("illegal_action", f"{_at(index, raw)}: {verb!r} is not a Hold'em betting action")
+            raise Rejected("illegal_action", f"{_at(index, raw)}: {verb!r} is not a betting action of a flop game")
         if seat != actor:
             expected = "nobody" if actor is None else f"p{actor + 1}"
             raise Rejected("illegal_action", f"{_at(index, raw)}: out of turn ({expected} was to act)")
@@ -357,15 +422,26 @@ def replay(fields: dict[str, Any], factor: int = 1) -> Hand:
         raise Rejected("incomplete", f"the actions stop after {len(board)} board cards with seats still in")
     table.return_uncalled()
 
+    spec = _game_by_hole_cards(variant, spec, hole, shown)
+    if n > spec.max_seats:
+        raise Rejected("seat_count", f"{n} players: {spec.name} takes 2..{spec.max_seats}")
+    k = spec.hole_cards
     cards: list[int] = []
     for s in range(n):
-        own = (hole[s] + [UNKNOWN, UNKNOWN])[:2]
+        own = hole[s] or [UNKNOWN] * k
         showed = shown[s]
         if showed is not None:
+            if len(showed) != k:
+                raise Rejected("hole_cards", f"p{s + 1} shows {len(showed)} cards of the {k} a seat holds")
             if any(c != UNKNOWN and c != v for c, v in zip(own, showed)):
                 raise Rejected("bad_card", f"p{s + 1} shows {showed} but was dealt {own}")
             own = showed
         cards.extend(own)
+    if spec.lowest_rank:  # a card the game's deck does not hold
+        below = 4 * spec.lowest_rank
+        outside = [c for c in (*cards, *board) if c < below]
+        if outside:
+            raise Rejected("bad_card", f"{_card_text(outside[0])} is not in the {spec.name} deck")
     contrib_street = [v for street in table.contrib for v in street]
     return Hand(
         seats=n,
@@ -373,12 +449,34 @@ def replay(fields: dict[str, Any], factor: int = 1) -> Hand:
         dead=dead,
         folded=list(table.folded),
         cards=cards,
-        board=(board + [UNKNOWN] * 5)[:5],
+        board=(board + [UNKNOWN] * BOARD)[:BOARD],
         payout=_recorded(fields, n, factor, stacks, table),
         variant=variant,
+        game=spec.name,
         players=[str(p) for p in fields["players"]] if isinstance(fields.get("players"), list) else None,
         stack=stacks,
     )
+
+
+def _game_by_hole_cards(variant: str, spec: Game, hole: list[list[int]], shown: list[list[int] | None]) -> Game:
+    """The game of the hand: the variant's, or the one of its family (:func:`_family`) that holds as
+    many hole cards as the hand deals (or shows, for a seat never dealt); ``hole_cards`` when seats
+    hold different numbers or no game of the family holds that many."""
+    counts = {len(h or v or ()) for h, v in zip(hole, shown) if h or v}
+    if not counts or counts == {spec.hole_cards}:  # the common case
+        return spec
+    if len(counts) > 1:
+        held = ", ".join(f"p{s + 1}: {len(h or v or ())}" for s, (h, v) in enumerate(zip(hole, shown)) if h or v)
+        raise Rejected("hole_cards", f"the seats hold different numbers of hole cards ({held})")
+    (count,) = counts
+    game = BY_HOLE_CARDS[variant].get(count)
+    if game is None:
+        raise Rejected("hole_cards", f"{count} hole cards a seat: {variant} is imported as {_games_of(variant)}")
+    return game
+
+
+def _card_text(code: int) -> str:
+    return _RANKS[code // 4] + _SUITS[code % 4]
 
 
 def _at(index: int, raw: str) -> str:
@@ -410,4 +508,14 @@ def _recorded(fields: dict[str, Any], n: int, factor: int, starting: list[int], 
     return recorded
 
 
-__all__ = ["SUPPORTED", "Hand", "Malformed", "Rejected", "parse_cards", "replay"]
+__all__ = [
+    "BY_HOLE_CARDS",
+    "GAME_OF",
+    "SUPPORTED",
+    "Hand",
+    "Malformed",
+    "Rejected",
+    "imported",
+    "parse_cards",
+    "replay",
+]
