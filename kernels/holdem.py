@@ -125,6 +125,15 @@ def _value_of_key(key, bits, mult, bucket_shift, slot_shift, slot_mask, displace
 
 KEY_INIT = _KEY_INIT  # a hand's key before its cards are added
 BAD_BITS = _BAD_BITS  # card bits no valid card sets
+RANK_MASK = _RANK_MASK  # a key's rank counts (its suit counts masked off)
+
+
+@njit(cache=True, inline="always")
+def rank_slot56(rank_key, displace56):
+    """The 5/6-card perfect hash's slot of a rank multiset's key (``key & RANK_MASK``): the index of
+    its value in that hash's values table, distinct for every multiset of 5 or 6 cards."""
+    h = rank_key * _M56
+    return ((h >> _S56) & _K56) ^ np.uint64(displace56[h >> _B56])
 
 
 @njit(cache=True, inline="always")
