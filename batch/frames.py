@@ -104,9 +104,9 @@ def settle(
     gathered into tables instead of files; no process is started, so a plain script needs no
     ``if __name__ == "__main__":`` guard. ``rules``: the settlement options by their command-line
     names (``policy``, ``rake_pct``, ``rake_cap``, ``chip_unit``, ``odd_chips``, ``orphan_chips``,
-    ``no_flop_no_drop``, ``rules``, ``game``, ``team_model``, ``trips_beat_straight``); ``workers``: numba's threads for the
-    kernels (default: every core); ``batch_rows``: rows settled at a time. Raises ``ValueError`` for
-    an option it does not know and :class:`~cardbatch.batch.io.errors.InputError` for input it
+    ``no_flop_no_drop``, ``rules``, ``game``, ``team_model``, ``trips_beat_straight``); ``workers``:
+    numba's threads for the kernels (default: every core); ``batch_rows``: rows settled at a time.
+    Raises ``ValueError`` for an option it does not know and :class:`~cardbatch.batch.io.errors.InputError` for input it
     cannot read as asked (the message names ``the table`` or the file, and the column).
 
     >>> from cardbatch.batch.generate import generate_hands

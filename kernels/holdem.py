@@ -327,13 +327,6 @@ def run_evaluator(tables: tuple[np.ndarray, ...], cards: np.ndarray, out: np.nda
     return int(_evaluate_kernel(cards.reshape(-1), cards.shape[1], out, tables))
 
 
-def run_seat_evaluator(
-    tables: tuple[np.ndarray, ...], hole: np.ndarray, board: np.ndarray, mask: np.ndarray, out: np.ndarray
-) -> None:
-    """The whole-table kernel of :func:`evaluate_seats` with other value tables (checked arrays)."""
-    _evaluate_seats_kernel(hole, board, mask, tables, out)
-
-
 def enumerate_seven(lowest: ArrayLike | None = None) -> np.ndarray:
     """Count of each dense rank (index 1..7462) over all 133,784,560 seven-card hands.
 
@@ -425,6 +418,32 @@ def _evaluate_seats_kernel(hole, board, mask, score_tables, out):
             out[t, s] = 0 if invalid or not mask[t, s] else v
 
 
+def check_seat_arrays(
+    hole: ArrayLike, board: ArrayLike, mask: ArrayLike, dtype: Any, hole_sizes: tuple[int, ...] = (2,)
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``hole[T, S, h]`` (h in ``hole_sizes``), ``board[T, 5]`` and ``mask[T, S]`` as contiguous arrays for
+    a whole-table evaluator, and ``dtype`` one it writes (``uint32`` or ``int64``); ``ValueError`` else."""
+    h = np.ascontiguousarray(hole, dtype=np.uint8)
+    b = np.ascontiguousarray(board, dtype=np.uint8)
+    m = np.ascontiguousarray(mask, dtype=np.bool_)
+    if h.ndim != 3 or h.shape[2] not in hole_sizes or b.shape != (h.shape[0], 5) or m.shape != h.shape[:2]:
+        sizes = " or ".join(map(str, hole_sizes))
+        raise ValueError(f"evaluate_seats: expected hole [T, S, {sizes}], board [T, 5], mask [T, S]")
+    if np.dtype(dtype) not in (np.dtype(np.uint32), np.dtype(np.int64)):
+        raise ValueError(f"evaluate_seats: dtype must be uint32 or int64, got {dtype}")
+    return h, b, m
+
+
+def evaluate_seats_by(
+    tables: tuple[np.ndarray, ...], hole: ArrayLike, board: ArrayLike, mask: ArrayLike, dtype: Any = np.uint32
+) -> np.ndarray:
+    """:func:`evaluate_seats` with other value tables, laid out as :data:`SCORE_TABLES` (the short deck's)."""
+    h, b, m = check_seat_arrays(hole, board, mask, dtype)
+    out = np.empty(m.shape, dtype)
+    _evaluate_seats_kernel(h, b, m, tables, out)
+    return out
+
+
 def evaluate_seats(hole: ArrayLike, board: ArrayLike, mask: ArrayLike, dtype: Any = np.uint32) -> np.ndarray:
     """Scores of whole tables: ``hole[T, S, 2]`` with ``board[T, 5]`` where ``mask[T, S]``, else 0.
 
@@ -432,13 +451,4 @@ def evaluate_seats(hole: ArrayLike, board: ArrayLike, mask: ArrayLike, dtype: An
     invalid hand scores 0 instead of raising. ``dtype`` (``uint32`` or
     ``int64``) lets a caller get the width the pot kernel takes, with no copy.
     """
-    h = np.ascontiguousarray(hole, dtype=np.uint8)
-    b = np.ascontiguousarray(board, dtype=np.uint8)
-    m = np.ascontiguousarray(mask, dtype=np.bool_)
-    if h.ndim != 3 or h.shape[2] != 2 or b.shape != (h.shape[0], 5) or m.shape != h.shape[:2]:
-        raise ValueError("evaluate_seats: expected hole [T, S, 2], board [T, 5], mask [T, S]")
-    if np.dtype(dtype) not in (np.dtype(np.uint32), np.dtype(np.int64)):
-        raise ValueError(f"evaluate_seats: dtype must be uint32 or int64, got {dtype}")
-    out = np.empty(m.shape, dtype)
-    _evaluate_seats_kernel(h, b, m, SCORE_TABLES, out)
-    return out
+    return evaluate_seats_by(SCORE_TABLES, hole, board, mask, dtype)

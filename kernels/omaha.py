@@ -37,6 +37,7 @@ from .holdem import (  # Omaha's scores are Hold'em's: the same readers
     SCORE_OF_DENSE,
     SCORE_TABLES,
     category_of,
+    check_seat_arrays,
     dense_rank,
     describe,
     rank_slot56,
@@ -171,23 +172,12 @@ def _evaluate_seats_kernel(hole, board, mask, triples, tables, out):
             out[t, s] = v
 
 
-def _check_tables(hole: ArrayLike, board: ArrayLike, mask: ArrayLike) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    h = np.ascontiguousarray(hole, dtype=np.uint8)
-    b = np.ascontiguousarray(board, dtype=np.uint8)
-    m = np.ascontiguousarray(mask, dtype=np.bool_)
-    if h.ndim != 3 or h.shape[2] not in HOLE_SIZES or b.shape != (h.shape[0], 5) or m.shape != h.shape[:2]:
-        raise ValueError("evaluate_seats: expected hole [T, S, h] (h = 4, 5 or 6), board [T, 5], mask [T, S]")
-    return h, b, m
-
-
 def evaluate_seats(hole: ArrayLike, board: ArrayLike, mask: ArrayLike, dtype: Any = np.uint32) -> np.ndarray:
     """Scores of whole tables: ``hole[T, S, h]`` (h = 4, 5 or 6) on ``board[T, 5]`` where ``mask[T, S]``,
     else 0; an invalid hand (a card above 51 or a card twice) scores 0 instead of raising (for callers
     that checked the cards, like the batch driver). ``dtype``: ``uint32`` or ``int64`` (the pot kernel's).
     """
-    h, b, m = _check_tables(hole, board, mask)
-    if np.dtype(dtype) not in (np.dtype(np.uint32), np.dtype(np.int64)):
-        raise ValueError(f"evaluate_seats: dtype must be uint32 or int64, got {dtype}")
+    h, b, m = check_seat_arrays(hole, board, mask, dtype, HOLE_SIZES)
     out = np.empty(m.shape, np.uint32)
     _evaluate_seats_kernel(h, b, m, BOARD_TRIPLES, OMAHA_TABLES, out)
     return out if np.dtype(dtype) == np.dtype(np.uint32) else out.astype(dtype)

@@ -198,16 +198,7 @@ def evaluate_seats(
     """Scores of whole tables, ``hole[T, S, 2]`` on ``board[T, 5]`` where ``mask[T, S]``, else 0 (an
     invalid hand, a card below six included, scores 0): :func:`cardbatch.kernels.holdem.evaluate_seats`
     with the short deck's tables."""
-    h = np.ascontiguousarray(hole, dtype=np.uint8)
-    b = np.ascontiguousarray(board, dtype=np.uint8)
-    m = np.ascontiguousarray(mask, dtype=np.bool_)
-    if h.ndim != 3 or h.shape[2] != 2 or b.shape != (h.shape[0], 5) or m.shape != h.shape[:2]:
-        raise ValueError("evaluate_seats: expected hole [T, S, 2], board [T, 5], mask [T, S]")
-    if np.dtype(dtype) not in (np.dtype(np.uint32), np.dtype(np.int64)):
-        raise ValueError(f"evaluate_seats: dtype must be uint32 or int64, got {dtype}")
-    out = np.empty(m.shape, dtype)
-    holdem.run_seat_evaluator(_tables(trips_beat_straight), h, b, m, out)
-    return out
+    return holdem.evaluate_seats_by(_tables(trips_beat_straight), hole, board, mask, dtype)
 
 
 def category_of(scores: ArrayLike, trips_beat_straight: bool = False) -> np.ndarray:

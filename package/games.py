@@ -121,29 +121,30 @@ _POKER_CATEGORIES = (
     "four of a kind",
     "straight flush",
 )
+_HOLDEM = Game(
+    name="holdem",
+    title="Hold'em",
+    hole_cards=2,
+    board_cards=5,
+    min_seats=2,
+    max_seats=23,  # 23 x 2 + 5 = 51 cards: a settled row needs no burn cards
+    dealt_seats=22,  # with the three burn cards
+    required=("hand_id", "button", "board", "cards", "folded"),
+    marker="board",
+    evaluator="holdem",
+    score_type="uint32",
+    category_names=_POKER_CATEGORIES,
+    category_shift=20,
+    classes=7462,
+    rule_presets=False,
+    settles="pot",
+    betting_rounds=4,
+    generated_rounds=4,
+    generated_fold_rate=0.25,
+    phh_variants=("NT", "FT"),
+)
 _SPECS = (
-    Game(
-        name="holdem",
-        title="Hold'em",
-        hole_cards=2,
-        board_cards=5,
-        min_seats=2,
-        max_seats=23,  # 23 x 2 + 5 = 51 cards: a settled row needs no burn cards
-        dealt_seats=22,  # with the three burn cards
-        required=("hand_id", "button", "board", "cards", "folded"),
-        marker="board",
-        evaluator="holdem",
-        score_type="uint32",
-        category_names=_POKER_CATEGORIES,
-        category_shift=20,
-        classes=7462,
-        rule_presets=False,
-        settles="pot",
-        betting_rounds=4,
-        generated_rounds=4,
-        generated_fold_rate=0.25,
-        phh_variants=("NT", "FT"),
-    ),
+    _HOLDEM,
     Game(
         name="zjh",
         title="Zha Jin Hua",
@@ -187,26 +188,14 @@ _SPECS = (
         generated_fold_rate=0.0,
     ),
     *(
-        Game(
+        dataclasses.replace(  # Hold'em with h hole cards, exactly two of which play
+            _HOLDEM,
             name=f"omaha{'' if h == 4 else h}{'_hilo' if hilo else ''}",
             title=f"Omaha{'' if h == 4 else f' ({h} cards)'}{' hi/lo eight or better' if hilo else ''}",
             hole_cards=h,
-            board_cards=5,
-            min_seats=2,
             max_seats=47 // h,  # h cards a seat and the board: a settled row needs no burn cards
             dealt_seats=44 // h,  # with the three burn cards
-            required=("hand_id", "button", "board", "cards", "folded"),
-            marker="board",
             evaluator="omaha",
-            score_type="uint32",
-            category_names=_POKER_CATEGORIES,
-            category_shift=20,
-            classes=7462,
-            rule_presets=False,
-            settles="pot",
-            betting_rounds=4,
-            generated_rounds=4,
-            generated_fold_rate=0.25,
             split_pots=hilo,
             phh_variants=(("FO/8",) if hilo else ("PO",)) if h == 4 else (),
             simulated=False,
@@ -214,26 +203,15 @@ _SPECS = (
         for hilo, sizes in ((False, (4, 5, 6)), (True, (4, 5)))
         for h in sizes
     ),
-    Game(
+    dataclasses.replace(  # Hold'em with 36 cards and its own order of hands
+        _HOLDEM,
         name="shortdeck",
         title="Short-deck (6+) Hold'em",
-        hole_cards=2,
-        board_cards=5,
-        min_seats=2,
         max_seats=15,  # 15 x 2 + 5 = 35 of the 36 cards
         dealt_seats=14,  # with the three burn cards
-        required=("hand_id", "button", "board", "cards", "folded"),
-        marker="board",
         evaluator="shortdeck",
-        score_type="uint32",
-        category_names=_POKER_CATEGORIES,
         category_shift=None,  # the score's top bits are the category's place in the short deck's order
         classes=1404,
-        rule_presets=False,
-        settles="pot",
-        betting_rounds=4,
-        generated_rounds=4,
-        generated_fold_rate=0.25,
         deck_size=36,
         lowest_rank=4,
         straight_order_option=True,

@@ -116,6 +116,14 @@ def _layout(col: pa.Array | pa.ChunkedArray) -> tuple[pa.Array, np.ndarray, np.n
     return child, starts, lengths, null_cells
 
 
+def list_layout(col: pa.Array | pa.ChunkedArray) -> tuple[pa.Array, np.ndarray, np.ndarray]:
+    """``(child, starts, lengths)`` of a (large/fixed-size) list column, the child still an Arrow array
+    (for lists of strings, which :func:`list_parts` would turn into Python objects); null cells have
+    length 0."""
+    child, starts, lengths, _ = _layout(col)
+    return child, starts, lengths
+
+
 def _filled(child: pa.Array) -> np.ndarray:
     """A child's values as numpy, null elements as 0 / False / "" (rows holding them are flagged by
     :func:`missing_rows`): never NaN, never a float for an integer column."""

@@ -23,6 +23,7 @@ from cardbatch.batch.io.lists import (
     int_column,
     int_list_parts,
     list_array,
+    list_layout,
     list_offsets,
     list_parts,
     missing_rows,
@@ -88,19 +89,9 @@ def _cards_given(col: pa.ChunkedArray | pa.Array, counted: np.ndarray) -> np.nda
     string per row; for one string per seat, the strings' cards (two characters each) summed, which
     :func:`_cards_matrix`, reading a seat's string as the game's count, does not count."""
     arr = combined(col)
-    n = len(arr)
-    if pa.types.is_fixed_size_list(arr.type):
-        width = arr.type.list_size
-        child = arr.values.slice(arr.offset * width, n * width)
-        starts = np.arange(n, dtype=np.int64) * width
-        lengths = np.full(n, width, np.int64)
-    elif pa.types.is_list(arr.type) or pa.types.is_large_list(arr.type):
-        offsets = arr.offsets.to_numpy().astype(np.int64)
-        child = arr.values.slice(int(offsets[0]), int(offsets[-1] - offsets[0]))
-        starts = offsets[:-1] - offsets[0]
-        lengths = np.diff(offsets)
-    else:
+    if not any(kind(arr.type) for kind in (pa.types.is_list, pa.types.is_large_list, pa.types.is_fixed_size_list)):
         return counted
+    child, starts, lengths = list_layout(arr)
     if pa.types.is_dictionary(child.type):
         child = child.dictionary_decode()
     if not (pa.types.is_string(child.type) or pa.types.is_large_string(child.type)):
@@ -110,10 +101,7 @@ def _cards_given(col: pa.ChunkedArray | pa.Array, counted: np.ndarray) -> np.nda
         norm = pc.replace_substring(norm, old, new)
     per_string = pc.utf8_length(norm).to_numpy(zero_copy_only=False).astype(np.int64) // 2
     ends = np.concatenate([[0], np.cumsum(per_string)])
-    given = ends[starts + lengths] - ends[starts]
-    if arr.null_count:
-        given[arr.is_null().to_numpy(zero_copy_only=False)] = 0
-    return np.asarray(given)
+    return np.asarray(ends[starts + lengths] - ends[starts])
 
 
 def _dead_matrix(table: pa.Table, codes: np.ndarray, seats: np.ndarray, S: int) -> np.ndarray | None:
