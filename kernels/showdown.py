@@ -8,7 +8,7 @@ from numpy.typing import ArrayLike
 
 from cardbatch.games import Game
 
-from . import lowball, threecard
+from . import threecard
 
 
 def seat_values(
@@ -30,7 +30,11 @@ def seat_values(
             raise ValueError(f"seat_values: game {spec.name} needs a board")
         options = {"trips_beat_straight": trips_beat_straight} if spec.straight_order_option else {}
         score = kernel.evaluate_seats(hole, board, mask, dtype=np.int64, **options)
-        low = lowball.low_seats(hole, board, mask) if spec.split_pots else None
+        low = None
+        if spec.split_pots:  # imported here: a Hold'em run never loads the Omaha kernels
+            from . import lowball
+
+            low = lowball.low_seats(hole, board, mask)
         return score, low
     if rules is None:
         raise ValueError(f"seat_values: game {spec.name} takes a three-card rule preset")

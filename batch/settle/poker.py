@@ -37,7 +37,7 @@ from cardbatch.batch.settle.recorded import recorded_columns
 from cardbatch.batch.settle.rejects import CODE, error_rows, mark, mark_status, reason_counts
 from cardbatch.games import REGISTRY, Game, games_with_hands
 from cardbatch.kernels import cards as kcards
-from cardbatch.kernels import lowball, pots, showdown, threecard
+from cardbatch.kernels import pots, showdown, threecard
 
 _CARD_CODE = np.zeros(4, np.int16)  # the card checker's problems as reason codes
 _CARD_CODE[[kcards.CARD_BAD, kcards.CARD_MISSING]] = CODE["bad_card"]
@@ -344,15 +344,15 @@ def _assemble(
     flat_payout = gather_flat(payout, offsets, g)
     flat_contrib = gather_flat(h.contrib_total, offsets, g)
     kept_rake = rake if g is None else rake[g]
+    if low is not None:  # imported here: a Hold'em run never loads the Omaha kernels
+        from cardbatch.kernels import lowball
+
+        low_flat = lowball.as_hand(gather_flat(low, offsets, g))
     cols = {
         "hand_id": pa.array(h.hand_id if g is None else h.hand_id[g]),
         "score": list_array(offsets, flat_score.astype(score_dtype, copy=False), score_type),
         "category": list_array(offsets, flat_category, pa.uint8()),
-        **(
-            {"low": list_array(offsets, lowball.as_hand(gather_flat(low, offsets, g)), pa.int64())}
-            if low is not None
-            else {}
-        ),
+        **({"low": list_array(offsets, low_flat, pa.int64())} if low is not None else {}),
         "payout": list_array(offsets, flat_payout, pa.int64()),
         "net": list_array(offsets, flat_payout - flat_contrib, pa.int64()),
         "rake": pa.array(kept_rake),
