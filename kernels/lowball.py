@@ -3,9 +3,10 @@ cards and three board cards, aces low; straights and flushes do not count agains
 
 A low is the set of its five ranks, a bit each (ace bit 0, two bit 1, .. eight bit 7). Lows
 compare from their highest card down, which is how integers compare bit masks: the smaller mask
-is the better low (A-2-3-4-5 is ``0b11111``). The public value is that hand written as hex
-digits, highest first (8-6-4-2-A is ``0x86421``; 0: no qualifying low), so it reads as the hand
-and a smaller value is the better low. The pot kernel takes ``256 - mask`` (higher wins, 0 none).
+is the better low (A-2-3-4-5 is ``0b11111``). Every low this module returns (and the results'
+``low`` column, and what :func:`cardbatch.kernels.pots.settle` takes as ``low=``) is that hand
+written as hex digits, highest first, the ace a 1 (8-6-4-2-A is ``0x86421``; 0: no qualifying
+low): it reads as the hand, and it orders as lows do, the smaller the better.
 
 Per table the board's three-card subsets with three distinct low ranks are found once; per seat
 each pair of hole cards with two distinct low ranks joins each such subset it does not share a
@@ -63,8 +64,8 @@ def _seat_low(hole, t, s, h, tmask, ntriples, low_bit):
 
 @twin
 @njit(cache=True, parallel=True)
-def _low_seats_kernel(hole, board, mask, triples, low_bit, out):
-    """``256 - mask`` of each seat's best low where ``mask`` (0: no low, or not asked)."""
+def _low_seats_kernel(hole, board, mask, triples, low_bit, hex_of_mask, out):
+    """Each seat's best low as hex digits where ``mask`` (0: no low, or not asked)."""
     T, S, h = hole.shape
     for t in prange(T):
         tmask = np.empty(10, np.uint16)
@@ -81,29 +82,23 @@ def _low_seats_kernel(hole, board, mask, triples, low_bit, out):
             if mask[t, s] and n:
                 best = _seat_low(hole, t, s, h, tmask, n, low_bit)
                 if best != NO_LOW:
-                    v = np.int64(256) - np.int64(best)
+                    v = hex_of_mask[best]
             out[t, s] = v
 
 
 def low_seats(hole: ArrayLike, board: ArrayLike, mask: ArrayLike) -> np.ndarray:
-    """``int64[T, S]`` low of each seat in ``mask`` for the pot kernel: higher is better, 0 for no
-    qualifying low (or a seat not in ``mask``). ``hole[T, S, h]`` (h = 4, 5 or 6), ``board[T, 5]``;
-    cards are not checked here (the batch checked them; a code above 51 counts as no low card)."""
+    """``int64[T, S]`` low of each seat in ``mask`` as hex digits (smaller is better; 0 for no
+    qualifying low, or a seat not in ``mask``): what :func:`cardbatch.kernels.pots.settle` takes as
+    ``low=``. ``hole[T, S, h]`` (h = 4, 5 or 6), ``board[T, 5]``; cards are not checked here (the
+    batch checked them; a code above 51 counts as no low card)."""
     h = np.ascontiguousarray(hole, dtype=np.uint8)
     b = np.ascontiguousarray(board, dtype=np.uint8)
     m = np.ascontiguousarray(mask, dtype=np.bool_)
     if h.ndim != 3 or h.shape[2] not in HOLE_SIZES or b.shape != (h.shape[0], 5) or m.shape != h.shape[:2]:
         raise ValueError("low_seats: expected hole [T, S, h] (h = 4, 5 or 6), board [T, 5], mask [T, S]")
     out = np.empty(m.shape, np.int64)
-    _low_seats_kernel(h, b, m, BOARD_TRIPLES, LOW_BIT, out)
+    _low_seats_kernel(h, b, m, BOARD_TRIPLES, LOW_BIT, HEX_OF_MASK, out)
     return out
-
-
-def as_hand(low: ArrayLike) -> np.ndarray:
-    """The pot kernel's lows (``256 - mask``, 0 none) as the public value: the hand in hex digits,
-    highest card first, the ace a 1 (``0x86421`` is 8-6-4-2-A; 0: no low)."""
-    arr = np.asarray(low, dtype=np.int64)
-    return np.where(arr > 0, HEX_OF_MASK[np.clip(256 - arr, 0, 255)], 0)
 
 
 def evaluate_low(hole: ArrayLike, board: ArrayLike) -> np.ndarray:
@@ -128,4 +123,4 @@ def evaluate_low(hole: ArrayLike, board: ArrayLike) -> np.ndarray:
     if bad.size:
         row = int(bad[0])
         raise ValueError(f"evaluate_low: row {row} {both[row].tolist()}: {card_problem(both[row])}")
-    return as_hand(low_seats(hh[:, None, :], bb, np.ones((hh.shape[0], 1), bool))[:, 0])
+    return low_seats(hh[:, None, :], bb, np.ones((hh.shape[0], 1), bool))[:, 0]

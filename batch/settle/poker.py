@@ -344,15 +344,11 @@ def _assemble(
     flat_payout = gather_flat(payout, offsets, g)
     flat_contrib = gather_flat(h.contrib_total, offsets, g)
     kept_rake = rake if g is None else rake[g]
-    if low is not None:  # imported here: a Hold'em run never loads the Omaha kernels
-        from cardbatch.kernels import lowball
-
-        low_flat = lowball.as_hand(gather_flat(low, offsets, g))
     cols = {
         "hand_id": pa.array(h.hand_id if g is None else h.hand_id[g]),
         "score": list_array(offsets, flat_score.astype(score_dtype, copy=False), score_type),
         "category": list_array(offsets, flat_category, pa.uint8()),
-        **({"low": list_array(offsets, low_flat, pa.int64())} if low is not None else {}),
+        **({"low": list_array(offsets, gather_flat(low, offsets, g), pa.int64())} if low is not None else {}),
         "payout": list_array(offsets, flat_payout, pa.int64()),
         "net": list_array(offsets, flat_payout - flat_contrib, pa.int64()),
         "rake": pa.array(kept_rake),

@@ -216,16 +216,21 @@ def _dead_of(dead: ArrayLike | None, T: int, S: int) -> np.ndarray:
     return np.ascontiguousarray(d, dtype=np.int64)
 
 
+_LOW_LIMIT = 1 << 20  # five hex digits: every low is below it
+
+
 def _low_of(low: ArrayLike | None, T: int, S: int) -> np.ndarray:
-    """``int64[T, S]`` lows (higher wins, 0: no low), or ``[1, 0]`` for a game without lows."""
+    """The kernel's lows (higher wins, 0: no low) from the public ones (the hand in hex digits, smaller
+    wins, 0: no low), or ``[1, 0]`` for a game without lows."""
     if low is None:
         return np.zeros((1, 0), np.int64)
     lw = np.asarray(low)
     if lw.shape != (T, S) or lw.dtype.kind not in "ui":
         raise ValueError(f"low must be integers [T, S] = {(T, S)}, got {lw.dtype} {lw.shape}")
-    if (lw < 0).any() or (lw.dtype == np.uint64 and (lw > _MAX64).any()):
-        raise ValueError("low must be in 0..2**63-1 (0: no low)")
-    return np.ascontiguousarray(lw, dtype=np.int64)
+    if ((lw < 0) | (lw >= _LOW_LIMIT)).any():
+        raise ValueError("low must be in 0..0xFFFFF: a low as hex digits, smaller wins (0: no low)")
+    lw = lw.astype(np.int64)
+    return np.ascontiguousarray(np.where(lw > 0, _LOW_LIMIT - lw, 0))
 
 
 def _payout_buffer(out: np.ndarray | None, T: int, S: int) -> np.ndarray:
@@ -381,10 +386,11 @@ def settle(
     (int ``[T, S]``, ``0 <= dead <= contrib``: the part of each seat's chips
     no one had to match, such as a big-blind ante; standard policy only) —
     its pot goes to the best live seat that put chips in, and a seat whose
-    chips are all dead wins nothing else; ``low`` (int ``[T, S]``, higher wins, 0:
-    no qualifying low; standard policy only) splits every pot a seat with a low is
-    eligible for into a high half and a low half (the odd chip to the high half;
-    ties within a half split as usual). ``out``: an
+    chips are all dead wins nothing else; ``low`` (int ``[T, S]``: each seat's low
+    as :func:`cardbatch.kernels.lowball.low_seats` gives it, the hand in hex digits,
+    smaller wins, 0: no qualifying low; standard policy only) splits every pot a
+    seat with a low is eligible for into a high half and a low half (the odd chip
+    to the high half; ties within a half split as usual). ``out``: an
     ``int64[T, S]`` array to write the payouts into (numpy-style; reuse it
     across batches). Raises ``ValueError`` naming the first invalid table and
     its reason code.

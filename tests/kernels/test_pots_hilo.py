@@ -33,6 +33,14 @@ from pots_reference import best, layers
 
 from cardbatch.kernels import cards, lowball, omaha, pots
 
+
+def flip(low):
+    """A low as the tests build it (higher wins, 0 none) as ``pots.settle`` takes it (the hand in hex
+    digits: smaller wins, 0 none), and back: ``0x100000 - low`` where there is one."""
+    arr = np.asarray(low, np.int64)
+    return np.where(arr > 0, 0x100000 - arr, 0)
+
+
 # ---------------------------------------------------------------- random tables against the reference
 
 
@@ -90,7 +98,7 @@ def test_random_tables_match_reference(rng, unit, odd_chips):
     n = 0
     for S in (2, 3, 4, 6, 9):
         contrib, live, score, low, button = random_tables(rng, 100, S, unit)
-        got = pots.settle(contrib, live, score, button, low=low, chip_unit=unit, odd_chips=odd_chips)
+        got = pots.settle(contrib, live, score, button, low=flip(low), chip_unit=unit, odd_chips=odd_chips)
         expect = reference(contrib, live, score, low, button, unit=unit, first_winner=odd_chips == "first_winner")
         bad = np.flatnonzero((got != expect).any(axis=1))
         assert not bad.size, (contrib[bad[0]], live[bad[0]], score[bad[0]], low[bad[0]], button[bad[0]])
@@ -192,8 +200,9 @@ def test_all_in_showdowns_match_pokerkit(rng, memo_pokerkit_hands):
         low = lowball.low_seats(hole, board, live)
         button = np.full(len(rows), n - 1)
         ours = pots.settle(contrib, live, score, button, low=low, odd_chips="first_winner")
-        as_pokerkit = reference(contrib, live, score, low, button, first_winner=True, pokerkit_conventions=True)
-        as_ours = reference(contrib, live, score, low, button, first_winner=True)
+        ranked = flip(low)  # the reference's lows: higher wins
+        as_pokerkit = reference(contrib, live, score, ranked, button, first_winner=True, pokerkit_conventions=True)
+        as_ours = reference(contrib, live, score, ranked, button, first_winner=True)
         assert (theirs == as_pokerkit).all()  # pokerkit's payouts are its conventions, replayed
         assert (ours == as_ours).all()
         for t in range(len(rows)):
@@ -247,7 +256,7 @@ def test_pokerkit_shares_a_low_half_no_one_qualifies_for(memo_pokerkit_hands):
     assert score[0, 1] > score[0, 2] > score[0, 0]
     c = [[10, 50, 100, 100]]
     assert pots.settle(c, live, score, 3, low=low, odd_chips="first_winner").tolist() == [[20, 140, 100, 0]]
-    args = (c[0], live[0].tolist(), score[0].tolist(), low[0].tolist(), 3)
+    args = (c[0], live[0].tolist(), score[0].tolist(), flip(low)[0].tolist(), 3)
     assert settle_hilo(*args, first_winner=True, pokerkit_conventions=True) == [20, 110, 130, 0]
 
 
@@ -273,7 +282,7 @@ def tables(draw, multiple: int = 1):
 
 
 def settle_one(contrib, live, score, low, button, **kw) -> np.ndarray:
-    lw = None if low is None else np.asarray(low)[None]
+    lw = None if low is None else flip(np.asarray(low)[None])
     return pots.settle(
         np.asarray(contrib)[None], np.asarray(live)[None], np.asarray(score)[None], button, low=lw, **kw
     )[0]
@@ -350,7 +359,7 @@ def test_quartered():
     c = np.full((1, 4), 100)
     live = np.ones((1, 4), bool)
     for button in range(4):
-        got = pots.settle(c, live, [[5, 3, 3, 1]], button, low=[[7, 7, 0, 0]])
+        got = pots.settle(c, live, [[5, 3, 3, 1]], button, low=flip([[7, 7, 0, 0]]))
         assert got.tolist() == [[300, 100, 0, 0]]
 
 
@@ -360,7 +369,7 @@ def test_quartered_with_cards():
     live = np.ones((1, 4), bool)
     score = omaha.evaluate_seats(hole, board, live, np.int64)
     low = lowball.low_seats(hole, board, live)
-    assert lowball.as_hand(low).tolist() == [[0x74321, 0x74321, 0, 0]]  # 7-4-3-2-A twice
+    assert low.tolist() == [[0x74321, 0x74321, 0, 0]]  # 7-4-3-2-A twice
     assert score[0].argmax() == 0 and (score[0, 1:] < score[0, 0]).all()  # quad kings
     assert pots.settle(np.full((1, 4), 100), live, score, 3, low=low).tolist() == [[300, 100, 0, 0]]
 
@@ -375,7 +384,9 @@ def test_quartered_with_cards():
 )
 def test_the_odd_chip_goes_to_the_high_half(unit, button, odd_chips, expect):
     live = np.ones((1, 3), bool)
-    got = pots.settle([[25, 25, 25]], live, [[1, 2, 3]], button, low=[[9, 0, 0]], chip_unit=unit, odd_chips=odd_chips)
+    got = pots.settle(
+        [[25, 25, 25]], live, [[1, 2, 3]], button, low=flip([[9, 0, 0]]), chip_unit=unit, odd_chips=odd_chips
+    )
     assert got[0].tolist() == expect
 
 
@@ -389,30 +400,34 @@ def test_the_odd_chip_goes_to_the_high_half(unit, button, odd_chips, expect):
     ],
 )
 def test_tied_lows_split_with_the_odd_chip_rule(button, odd_chips, expect):
-    got = pots.settle([[25, 25, 25]], np.ones((1, 3), bool), [[1, 2, 3]], button, low=[[4, 4, 0]], odd_chips=odd_chips)
+    got = pots.settle(
+        [[25, 25, 25]], np.ones((1, 3), bool), [[1, 2, 3]], button, low=flip([[4, 4, 0]]), odd_chips=odd_chips
+    )
     assert got[0].tolist() == expect
 
 
 def test_tied_lows_and_tied_highs_with_units():
     # 4 x 30 = 120: low 60 to seats 0 and 1 (30 each), high 60 to seats 2 and 3; then a pot of 125
-    got = pots.settle([[30, 30, 30, 30]], np.ones((1, 4), bool), [[1, 1, 5, 5]], 0, low=[[3, 3, 1, 0]])
+    got = pots.settle([[30, 30, 30, 30]], np.ones((1, 4), bool), [[1, 1, 5, 5]], 0, low=flip([[3, 3, 1, 0]]))
     assert got.tolist() == [[30, 30, 30, 30]]
-    got = pots.settle([[31, 31, 31, 32]], np.ones((1, 4), bool), [[1, 1, 5, 5]], 0, low=[[3, 3, 1, 0]], chip_unit=5)
+    got = pots.settle(
+        [[31, 31, 31, 32]], np.ones((1, 4), bool), [[1, 1, 5, 5]], 0, low=flip([[3, 3, 1, 0]]), chip_unit=5
+    )
     # 124 called (+1 uncalled to seat 3): low half 60 (12 units) to seats 0, 1; high 64 to seats 2, 3:
     # 30 each, the 4 left in one unit to seat 2 (first winner left of the button)
     assert got.tolist() == [[30, 30, 34, 31]]
 
 
 def test_uncalled_bet_returned_whole():
-    got = pots.settle([[100, 40, 40]], np.ones((1, 3), bool), [[1, 3, 2]], 0, low=[[5, 0, 0]])
+    got = pots.settle([[100, 40, 40]], np.ones((1, 3), bool), [[1, 3, 2]], 0, low=flip([[5, 0, 0]]))
     assert got.tolist() == [[60 + 60, 60, 0]]
 
 
 def test_side_pot_without_a_low_goes_to_high():
     c, live, score, low = [[20, 100, 100]], np.ones((1, 3), bool), [[1, 3, 2]], [[5, 0, 0]]
     # main pot 60: low half 30 to seat 0, high half 30 to seat 1; the side pot of 160, no low: seat 1
-    assert pots.settle(c, live, score, 0, low=low).tolist() == [[30, 190, 0]]
-    d = pots.settle_detailed(c, live, score, 0, low=low)
+    assert pots.settle(c, live, score, 0, low=flip(low)).tolist() == [[30, 190, 0]]
+    d = pots.settle_detailed(c, live, score, 0, low=flip(low))
     assert d.pot_count[0, 0] == 2
     assert d.pot_amount[0, 0, :2].tolist() == [60, 160]
     assert d.pot_winners[0, 0, :2].tolist() == [0b011, 0b010]  # both halves' winners
@@ -421,7 +436,7 @@ def test_side_pot_without_a_low_goes_to_high():
 
 
 def test_a_folded_seats_low_is_ignored():
-    got = pots.settle([[50, 50, 50]], [[True, True, False]], [[2, 1, 9]], 0, low=[[0, 0, 9]])
+    got = pots.settle([[50, 50, 50]], [[True, True, False]], [[2, 1, 9]], 0, low=flip([[0, 0, 9]]))
     assert got.tolist() == [[150, 0, 0]]
 
 
@@ -431,6 +446,8 @@ def test_bad_lows_raise():
         pots.settle(*args, "presence", low=[[1, 0]])
     with pytest.raises(ValueError, match="low must be in"):
         pots.settle(*args, low=[[-1, 0]])
+    with pytest.raises(ValueError, match="low must be in"):
+        pots.settle(*args, low=[[0x100000, 0]])
     with pytest.raises(ValueError, match="low must be integers"):
         pots.settle(*args, low=[[1, 0, 0]])
     with pytest.raises(ValueError, match="low must be integers"):

@@ -208,3 +208,17 @@ def test_an_omaha_shaped_row_is_told_in_every_card_layout():
         for part in (t, t.slice(1), pa.concat_tables([t.slice(0, 1), t.slice(1)])):
             _, e, _ = settle_table(part, SettleOptions())
             assert e.column("reason").to_pylist() == ["game_not_given"] * part.num_rows
+
+
+def test_every_public_low_is_the_hand_in_hex_and_the_pot_takes_it_as_is():
+    """A trial passed ``evaluate_low``'s values to ``pots.settle(low=)``, which took higher as better:
+    the worse low won. Every public low is now the hand in hex (smaller wins), the pots' too."""
+    from cardbatch.kernels import lowball, pots
+
+    hole = cards.parse(["Ac2dJsQh", "Ah5hTs9s", "KsQsJdJc"])[None]
+    board = cards.parse(["3c4d8hKcKd"])
+    live = np.ones((1, 3), bool)
+    score = omaha.evaluate_seats(hole, board, live, np.int64)
+    by_hand = lowball.evaluate_low(hole[0], np.repeat(board, 3, axis=0))[None]
+    assert by_hand.tolist() == lowball.low_seats(hole, board, live).tolist() == [[0x84321, 0x85431, 0]]
+    assert pots.settle([[100, 100, 100]], live, score, 0, low=by_hand).tolist() == [[150, 0, 150]]
