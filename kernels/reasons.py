@@ -58,7 +58,8 @@ CODE: dict[str, int] = {name: code for code, name in enumerate(REASONS)}
 MESSAGES: dict[str, str] = {
     "missing_value": "a required value is null",
     "seat_count": "list lengths do not agree with the number of seats (or seats outside 2..max)",
-    "bad_card": "a card is outside 0..51, unreadable, or missing where the showdown needs it",
+    "bad_card": "a card is outside 0..51 or the game's deck (short deck: six to ace), unreadable, or missing "
+    "where the showdown needs it",
     "duplicate_card": "the same card appears twice at the table",
     "negative_contrib": "a contribution is below zero",
     "no_live_seat": "every seat folded",

@@ -45,7 +45,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
             "--policy",
             choices=("standard", "presence", "ratio_rank", "hybrid"),
             default="standard",
-            help="pot policy (the docs' Rules page describes each)",
+            help="pot policy (see the docs' Rules; hi/lo games: standard only)",
         )
         p.add_argument("--rake-pct", help="rake as a fraction, e.g. 0.05 (exact decimal); standard policy only")
         p.add_argument("--rake-cap", type=non_negative_int, help="most rake per hand, in chips")
@@ -66,8 +66,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         p.add_argument(
             "--game",
             choices=GAMES,
-            help="the game of files without a game column (default: Hold'em for a board and two hole cards a "
-            "seat, Zha Jin Hua without a board; Omaha and short deck are never guessed)",
+            help="the game of files without a game column or game=G folder (default: Hold'em for a board and "
+            "two hole cards a seat, so name short deck; Zha Jin Hua without a board; Omaha is never guessed)",
         )
         p.add_argument(
             "--trips-beat-straight",

@@ -107,6 +107,25 @@ def hive_keys(path: str) -> tuple[tuple[str, str], ...]:
     return tuple(found.items())
 
 
+def folder_game(path: str) -> str | None:
+    """The game a ``game=G`` folder of ``path`` names (the innermost), or None."""
+    found = None
+    for part in str(path).split("?")[0].replace("\\", "/").split("/")[:-1]:
+        m = _HIVE.match(part)
+        if m and m.group(1) == "game":
+            found = m.group(2)
+    return found
+
+
+def with_folder_game(table: pa.Table, path: str) -> pa.Table:
+    """``table`` with a ``game`` column from a ``game=G`` folder of its ``path`` when it has none of
+    its own: a folder that names the game names it for every row (docs: Formats, the games)."""
+    game = folder_game(path)
+    if game is None or "game" in table.column_names:
+        return table
+    return table.append_column("game", pa.array([game] * table.num_rows, pa.string()).dictionary_encode())
+
+
 def _fits_int64(arr: pa.Array) -> pa.Array:
     """Integers as int64; unsigned values above int64's range become null."""
     if pa.types.is_uint64(arr.type):

@@ -30,7 +30,7 @@ from cardbatch.batch.io.errors import InputError
 from cardbatch.batch.settle.by_game import settle_by_game
 from cardbatch.batch.settle.counters import INPUT_COUNTERS, merge_counters
 from cardbatch.batch.settle.options import ORIGIN, SettleOptions
-from cardbatch.batch.settle.outputs import conform_errors, conform_results, part_path
+from cardbatch.batch.settle.outputs import conform_errors, conform_results, part_path, with_folder_game
 from cardbatch.batch.settle.plan import Unit, footer_of
 from cardbatch.games import game as game_spec
 
@@ -147,8 +147,8 @@ def settle_into(tables: Iterable[pa.Table], unit: Unit, opts: SettleOptions, sin
     counters = []
     by_piece: list[list[dict[str, Any]]] = []
     try:
-        for table in tables:
-            r, e, c = settle_by_game(table, opts)
+        for table in tables:  # the files of a unit share their folders (plan), a game= folder too
+            r, e, c = settle_by_game(with_folder_game(table, unit.pieces[0].path), opts)
             if tagged:
                 by_piece.append(_piece_counters(r, e, len(unit.pieces)))
                 r, e = _untagged(r), _untagged(e)

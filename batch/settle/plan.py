@@ -25,9 +25,9 @@ from cardbatch.batch.io import storage
 from cardbatch.batch.io.columns import is_text
 from cardbatch.batch.io.errors import InputError
 from cardbatch.batch.settle.options import SettleOptions
-from cardbatch.batch.settle.outputs import hive_keys
+from cardbatch.batch.settle.outputs import folder_game, hive_keys
+from cardbatch.games import REGISTRY, infer
 from cardbatch.games import game as game_spec
-from cardbatch.games import infer
 
 
 @dataclasses.dataclass(frozen=True)
@@ -156,6 +156,11 @@ def check_schema(path: str, schema: pa.Schema, opts: SettleOptions) -> None:
         if not (_is_text_or_dictionary(t) or pa.types.is_null(t)):
             raise InputError(f"{path}: column game must be text (a game's name), got {t}")
         return
+    named = folder_game(path)
+    if named is not None:  # a game=G folder names its files' game (another name: unknown_game rows)
+        if named in REGISTRY:
+            check_columns(path, schema, named)
+        return
     check_columns(path, schema, infer_game(schema.names, opts))
 
 
@@ -190,7 +195,7 @@ def plan(
     file_rows = []
     group: list[Piece] = []
     group_rows = 0
-    group_like: tuple[pa.Schema, tuple[tuple[str, str], ...]] | None = None
+    group_like: tuple[pa.Schema, tuple[tuple[str, str], ...], str | None] | None = None
 
     def close_group() -> None:
         nonlocal group, group_rows, group_like
@@ -213,7 +218,7 @@ def plan(
         if not sizes:  # no row group: nothing to read, no part
             continue
         if n < batch_rows:
-            like = (schema.remove_metadata(), hive_keys(path))
+            like = (schema.remove_metadata(), hive_keys(path), folder_game(path))
             if group and like != group_like:
                 close_group()
             group.append(Piece(path, fi, key, tuple(range(len(sizes))), n, meta))

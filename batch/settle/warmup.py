@@ -40,6 +40,7 @@ from numba.core import event as ev
 from cardbatch.batch.io import storage
 from cardbatch.batch.io.lifecycle import process_pool
 from cardbatch.batch.settle.options import SettleOptions
+from cardbatch.batch.settle.outputs import with_folder_game
 
 HEAD_ROWS = 8
 
@@ -59,7 +60,7 @@ def heads(paths: Iterable[str], metadata: Mapping[str, pq.FileMetaData] | None =
             batch = next(pf.iter_batches(batch_size=HEAD_ROWS, row_groups=[0]))
         except (OSError, pa.ArrowException, StopIteration):
             continue
-        head = pa.Table.from_batches([batch])
+        head = with_folder_game(pa.Table.from_batches([batch]), path)
         out.append(head)
         out.extend(_variants(head))
     return out

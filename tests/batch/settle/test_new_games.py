@@ -222,3 +222,30 @@ def test_every_public_low_is_the_hand_in_hex_and_the_pot_takes_it_as_is():
     by_hand = lowball.evaluate_low(hole[0], np.repeat(board, 3, axis=0))[None]
     assert by_hand.tolist() == lowball.low_seats(hole, board, live).tolist() == [[0x84321, 0x85431, 0]]
     assert pots.settle([[100, 100, 100]], live, score, 0, low=by_hand).tolist() == [[150, 0, 150]]
+
+
+def test_a_game_folder_names_the_game_of_its_files(tmp_path):
+    """A trial's logs partitioned by game (``game=shortdeck/``, no game column) were settled as Hold'em:
+    wrong money, and the folder's value dropped. A ``game=G`` folder now names its files' game."""
+    sd = {"id": 1, "board": "7d8s9hKcQd", "cards": ["Ah6c", "KhKs"], "contrib": [100, 100]}
+    tables = {
+        "shortdeck": _table([sd]),  # A-6-7-8-9: a straight in short deck, trip kings win in Hold'em
+        "holdem": _table([{**sd, "id": 2}]),
+        "omaha_hilo": _table([{**QUARTERED, "id": 3}]),
+        "razz": _table([{**sd, "id": 4}]),
+    }
+    for game, table in tables.items():
+        (tmp_path / "in" / f"game={game}").mkdir(parents=True)
+        pq.write_table(table, tmp_path / "in" / f"game={game}" / "part.parquet")
+    own = _table([{**sd, "id": 5}], "holdem")  # a game column of its own wins over the folder
+    pq.write_table(own, tmp_path / "in" / "game=shortdeck" / "own.parquet")
+    done = cli("settle", str(tmp_path / "in"), "--out", str(tmp_path / "out"), "--quiet")
+    assert done.returncode == 0, done.stderr
+    pay = {}
+    for game in ("shortdeck", "holdem", "omaha_hilo"):
+        res = pq.read_table(tmp_path / "out" / "results" / f"game={game}")
+        assert "game" not in res.column_names  # the output's own game= folder holds it
+        pay.update(zip(res.column("hand_id").to_pylist(), res.column("payout").to_pylist()))
+    assert pay == {1: [200, 0], 2: [0, 200], 3: [0, 75, 225], 5: [0, 200]}
+    err = pq.read_table(tmp_path / "out" / "errors")
+    assert err.column("hand_id").to_pylist() == [4] and err.column("reason").to_pylist() == ["unknown_game"]
