@@ -78,7 +78,7 @@ def standard(c, no_dead, live, score, special, button, no_rake, rules, lo, hi, a
     signature is :func:`standard_dead`'s)."""
     use_special, trips_floor = rules[0], rules[1]
     npots = layer(c, live, score, special, use_special, trips_floor, True, lo, hi, amt, mask, won, kind)
-    return _pay(c, no_dead, no_dead, npots, button, no_rake, rules, lo, hi, amt, mask, won, kind, pot_rake, out)
+    return _pay(c, no_dead, no_dead, _whole, npots, button, no_rake, rules, lo, hi, amt, mask, won, kind, pot_rake, out)
 
 
 @njit(cache=True, inline="always")
@@ -98,11 +98,13 @@ def standard_dead(
         npots = add_dead_pot(
             c, dead, dead_total, live, score, special, use_special, trips_floor, npots, lo, hi, amt, mask, won, kind
         )
-    return _pay(c, dead, low, npots, button, no_rake, rules, lo, hi, amt, mask, won, kind, pot_rake, out)
+    return _pay(
+        c, dead, low, _split_high_low, npots, button, no_rake, rules, lo, hi, amt, mask, won, kind, pot_rake, out
+    )
 
 
 @njit(cache=True, inline="always")
-def _pay(c, dead, low, npots, button, no_rake, rules, lo, hi, amt, mask, won, kind, pot_rake, out):
+def _pay(c, dead, low, halves, npots, button, no_rake, rules, lo, hi, amt, mask, won, kind, pot_rake, out):
     """Rake and pay the ``npots`` pots of one table (docs: Rules: splitting, rake); ``dead``: the seats' dead
     chips, empty when the table has none; ``low``: the seats' lows for a high/low game, else empty.
     Returns (status, rake, npots)."""
@@ -127,7 +129,7 @@ def _pay(c, dead, low, npots, button, no_rake, rules, lo, hi, amt, mask, won, ki
                 pot_rake[p] = take
                 amt[p] -= take
                 left -= take
-            if low.shape[0] and _split_high_low(amt[p], mask[p], won, p, low, button, unit, first_winner, out):
+            if low.shape[0] and halves(amt[p], mask[p], won, p, low, button, unit, first_winner, out):
                 continue
             split_equal(amt[p], won[p], button, unit, first_winner, out)
         elif kind[p] == POT_UNCALLED:
@@ -138,6 +140,13 @@ def _pay(c, dead, low, npots, button, no_rake, rules, lo, hi, amt, mask, won, ki
                 out[s] += share_in(c[s], lo[p], hi[p]) if hi[p] > 0 else dead[s]
             won[p] = mask[p]
     return OK, rake, npots
+
+
+@njit(cache=True, inline="always")
+def _whole(amount, eligible, won, p, low, button, unit, first_winner, out):
+    """:func:`_split_high_low`'s stand-in for the kernels that never split (the parallel standard
+    kernel): passed as ``halves``, it keeps that kernel from compiling the split at all."""
+    return False
 
 
 @njit(cache=True)
