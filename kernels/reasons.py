@@ -76,5 +76,5 @@ MESSAGES: dict[str, str] = {
     "dead_money_policy": "dead chips are defined for the standard policy only (docs: Rules, dead money)",
     "split_pot_policy": "a high/low game's pots split in halves under the standard policy only (docs: Rules)",
     "game_not_given": "a board and more than two hole cards a seat: an Omaha game, which cardbatch never "
-    "guesses (high only or hi/lo?): name it with --game or a game column",
+    "guesses (high only or hi/lo?): name it with a game column, a game=G folder or --game (game= in Python)",
 }

@@ -102,17 +102,17 @@ def hive_keys(path: str) -> tuple[tuple[str, str], ...]:
     found: dict[str, str] = {}
     for part in str(path).split("?")[0].replace("\\", "/").split("/")[:-1]:
         m = _HIVE.match(part)
-        if m and m.group(1) != "game":  # game is our own partition
+        if m and m.group(1).lower() != "game":  # game is our own partition (a game=G folder names the game)
             found[m.group(1)] = m.group(2)
     return tuple(found.items())
 
 
 def folder_game(path: str) -> str | None:
-    """The game a ``game=G`` folder of ``path`` names (the innermost), or None."""
+    """The game a ``game=G`` folder of ``path`` names (the innermost; ``GAME=G`` too), or None."""
     found = None
     for part in str(path).split("?")[0].replace("\\", "/").split("/")[:-1]:
         m = _HIVE.match(part)
-        if m and m.group(1) == "game":
+        if m and m.group(1).lower() == "game":
             found = m.group(2)
     return found
 

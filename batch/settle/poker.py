@@ -53,7 +53,21 @@ def _count_true(mask: np.ndarray) -> np.ndarray:
     return total
 
 
-def _cards_matrix(col: pa.ChunkedArray | pa.Array, per: int, width: int) -> tuple[np.ndarray, np.ndarray]:
+def _words_not_seats(norm: pa.Array, per: int) -> np.ndarray:
+    """Rows of one string per hand whose words (split at spaces) are not each one seat's ``per``
+    cards: such a row's cards cannot be read without moving a card from one seat to another."""
+    words = pc.split_pattern(norm, " ")
+    lengths = pc.utf8_length(pc.list_flatten(words)).to_numpy(zero_copy_only=False)
+    rows = pc.list_parent_indices(words).to_numpy(zero_copy_only=False)
+    multi = pc.list_value_length(words).to_numpy(zero_copy_only=False) > 1  # a string with spaces
+    bad = np.zeros(len(norm), bool)
+    bad[rows[(lengths != 0) & (lengths != 2 * per)]] = True
+    return np.asarray(bad & multi)
+
+
+def _cards_matrix(
+    col: pa.ChunkedArray | pa.Array, per: int, width: int, seats_in_words: bool = True
+) -> tuple[np.ndarray, np.ndarray]:
     """Cards of each row as ``uint8[T, width]`` (255 padding) and how many cards each row gave.
 
     Accepts list<integer> or fixed_size_list<integer>, list<string> (one
@@ -66,9 +80,12 @@ def _cards_matrix(col: pa.ChunkedArray | pa.Array, per: int, width: int) -> tupl
     T = len(arr)
     if pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type):
         norm = pc.fill_null(arr, "")
-        for old, new in kcards.TEXT_REPLACEMENTS:  # as the parser reads it: "10" is one rank, spaces are nothing
+        for old, new in kcards.TEXT_REPLACEMENTS[:-1]:  # as the parser reads it: "10" is one rank
             norm = pc.replace_substring(norm, old, new)
+        spaced = _words_not_seats(norm, per) if seats_in_words else np.zeros(T, bool)
+        norm = pc.replace_substring(norm, " ", "")  # spaces are nothing, once the words are checked
         lengths = pc.utf8_length(norm).to_numpy(zero_copy_only=False).astype(np.int64) // 2
+        lengths[spaced] = -1  # never a seat count: the row is seat_count, its cards never moved between seats
         out = np.full((T, width), 255, np.uint8)
         for k in np.unique(lengths):
             rows = np.flatnonzero(lengths == k)
@@ -84,11 +101,23 @@ def _cards_matrix(col: pa.ChunkedArray | pa.Array, per: int, width: int) -> tupl
     return scatter(vals, starts, lengths, width, 255, np.uint8), lengths
 
 
+def _text_cards(texts: pa.Array) -> np.ndarray:
+    """How many cards each string holds, read as the parser reads it (two characters a card)."""
+    norm = pc.fill_null(texts, "")
+    for old, new in kcards.TEXT_REPLACEMENTS:
+        norm = pc.replace_substring(norm, old, new)
+    return np.asarray(pc.utf8_length(norm).to_numpy(zero_copy_only=False).astype(np.int64) // 2)
+
+
 def _cards_given(col: pa.ChunkedArray | pa.Array, counted: np.ndarray) -> np.ndarray:
     """How many cards each row gives: ``counted`` (by :func:`_cards_matrix`) for card codes and one
     string per row; for one string per seat, the strings' cards (two characters each) summed, which
     :func:`_cards_matrix`, reading a seat's string as the game's count, does not count."""
     arr = combined(col)
+    if pa.types.is_dictionary(arr.type):
+        arr = arr.dictionary_decode()
+    if pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type):  # one string per hand: its cards
+        return _text_cards(arr)
     if not any(kind(arr.type) for kind in (pa.types.is_list, pa.types.is_large_list, pa.types.is_fixed_size_list)):
         return counted
     child, starts, lengths = list_layout(arr)
@@ -96,10 +125,7 @@ def _cards_given(col: pa.ChunkedArray | pa.Array, counted: np.ndarray) -> np.nda
         child = child.dictionary_decode()
     if not (pa.types.is_string(child.type) or pa.types.is_large_string(child.type)):
         return counted
-    norm = pc.fill_null(child, "")
-    for old, new in kcards.TEXT_REPLACEMENTS:
-        norm = pc.replace_substring(norm, old, new)
-    per_string = pc.utf8_length(norm).to_numpy(zero_copy_only=False).astype(np.int64) // 2
+    per_string = _text_cards(child)
     ends = np.concatenate([[0], np.cumsum(per_string)])
     return np.asarray(ends[starts + lengths] - ends[starts])
 
@@ -225,7 +251,7 @@ def _decode(table: pa.Table, spec: Game, inferred: bool = False) -> _Tables:
     need_seat = live & showdown[:, None]
     board: np.ndarray | None = None
     if spec.board_cards:
-        board, nboard = _cards_matrix(table.column("board"), 1, spec.board_cards)
+        board, nboard = _cards_matrix(table.column("board"), 1, spec.board_cards, seats_in_words=False)
         mark(codes, nboard > spec.board_cards, "seat_count")
     status = kcards.seat_card_status(
         hole, board if board is not None else np.zeros((T, 0), np.uint8), need_seat, showdown

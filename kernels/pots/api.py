@@ -10,6 +10,7 @@ not rules, so they travel with the arrays.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 from fractions import Fraction
 from typing import Any, Literal, cast
 
@@ -217,6 +218,10 @@ def _dead_of(dead: ArrayLike | None, T: int, S: int) -> np.ndarray:
 
 
 _LOW_LIMIT = 1 << 20  # five hex digits: every low is below it
+# the 56 eight-or-better lows as hex digits, highest first, the ace a 1 (0x54321 .. 0x87654)
+_LOWS = np.array(
+    sorted(int("".join(str(r) for r in reversed(c)), 16) for c in itertools.combinations(range(1, 9), 5)), np.int64
+)
 
 
 def _low_of(low: ArrayLike | None, T: int, S: int) -> np.ndarray:
@@ -230,6 +235,13 @@ def _low_of(low: ArrayLike | None, T: int, S: int) -> np.ndarray:
     if ((lw < 0) | (lw >= _LOW_LIMIT)).any():
         raise ValueError("low must be in 0..0xFFFFF: a low as hex digits, smaller wins (0: no low)")
     lw = lw.astype(np.int64)
+    given = lw[lw != 0]
+    odd = given[~np.isin(given, _LOWS)]
+    if odd.size:
+        raise ValueError(
+            f"low {int(odd[0]):#x} is not an eight-or-better low: five different ranks 8..A as hex digits, "
+            "highest first, the ace a 1 (0x86421 is 8-6-4-2-A; 0: no low)"
+        )
     return np.ascontiguousarray(np.where(lw > 0, _LOW_LIMIT - lw, 0))
 
 

@@ -249,3 +249,31 @@ def test_a_game_folder_names_the_game_of_its_files(tmp_path):
     assert pay == {1: [200, 0], 2: [0, 200], 3: [0, 75, 225], 5: [0, 200]}
     err = pq.read_table(tmp_path / "out" / "errors")
     assert err.column("hand_id").to_pylist() == [4] and err.column("reason").to_pylist() == ["unknown_game"]
+
+
+def test_second_trial_edges():
+    """A second trial: a hand's text with seats of the wrong size moved cards between seats (now
+    ``seat_count``); ``GAME=G`` folders were ignored; ``pots.settle`` took lows that cannot exist."""
+    from cardbatch.kernels import pots
+
+    row = {"id": 5, "board": "2d3d4d7hKs", "cards": ["x"], "contrib": [10, 10]}
+    t = _table([row], "omaha_hilo")
+    at = t.column_names.index("cards")
+    t = t.set_column(at, "cards", pa.array(["AsKdQh 5c6c9cTcJc"]))
+    _, e, _ = settle_table(t, SettleOptions())
+    assert e.column("reason").to_pylist() == ["seat_count"]
+    ok = t.set_column(at, "cards", pa.array(["AsKdQhJh 5c6c9cTc"]))
+    r, e, _ = settle_table(ok, SettleOptions())
+    assert e.num_rows == 0 and r.num_rows == 1
+    holdem = _table([{**row, "cards": ["x"]}], "holdem").set_column(at, "cards", pa.array(["As KdQh5c"]))
+    assert settle_table(holdem, SettleOptions())[1].column("reason").to_pylist() == ["seat_count"]
+    board_words = _table([{"id": 6, "board": "2d3d4d 7h Ks", "cards": ["AsAc", "KdKc"], "contrib": [10, 10]}], "holdem")
+    assert settle_table(board_words, SettleOptions())[0].num_rows == 1  # a board's words are streets, not seats
+    for odd in (0x96421, 0xA6421, 0x12468, 0x88421, 0x8642, 1):
+        with pytest.raises(ValueError, match="not an eight-or-better low"):
+            pots.settle([[100, 100]], [[True, True]], [[9, 5]], 0, low=[[0, odd]])
+    from cardbatch.batch.settle.outputs import folder_game, hive_keys
+
+    assert folder_game("/logs/GAME=shortdeck/day=1/a.parquet") == "shortdeck"
+    assert folder_game("/logs/game=omaha/game=omaha_hilo/a.parquet") == "omaha_hilo"  # the innermost
+    assert hive_keys("/logs/GAME=shortdeck/day=1/a.parquet") == (("day", "1"),)
