@@ -24,6 +24,8 @@ As in test_pots_pokerkit.py, the seats pokerkit still holds after killing hands 
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 from games_reference import settle_hilo
@@ -35,10 +37,22 @@ from cardbatch.kernels import cards, lowball, omaha, pots
 
 
 def flip(low):
-    """A low as the tests build it (higher wins, 0 none) as ``pots.settle`` takes it (the hand in hex
-    digits: smaller wins, 0 none), and back: ``0x100000 - low`` where there is one."""
+    """Between the lows the tests build (a rank 1..56, higher wins, 0 none) and the lows
+    ``pots.settle`` takes and ``lowball`` gives (one of the 56 eight-or-better lows as hex digits:
+    smaller wins, 0 none), either way: rank k is the k-th weakest low."""
     arr = np.asarray(low, np.int64)
-    return np.where(arr > 0, 0x100000 - arr, 0)
+    out = np.zeros(arr.shape, np.int64)
+    ranks = (arr > 0) & (arr <= len(LOWS))
+    out[ranks] = LOWS[len(LOWS) - arr[ranks]]
+    hands = arr > len(LOWS)
+    out[hands] = len(LOWS) - np.searchsorted(LOWS, arr[hands])
+    return out
+
+
+# the 56 eight-or-better lows as hex digits, best (smallest) first
+LOWS = np.array(
+    sorted(int("".join(str(r) for r in reversed(c)), 16) for c in itertools.combinations(range(1, 9), 5)), np.int64
+)
 
 
 # ---------------------------------------------------------------- random tables against the reference
@@ -443,11 +457,13 @@ def test_a_folded_seats_low_is_ignored():
 def test_bad_lows_raise():
     args = ([[10, 10]], np.ones((1, 2), bool), [[1, 2]], 0)
     with pytest.raises(ValueError, match="standard policy only"):
-        pots.settle(*args, "presence", low=[[1, 0]])
+        pots.settle(*args, "presence", low=flip([[1, 0]]))
     with pytest.raises(ValueError, match="low must be in"):
         pots.settle(*args, low=[[-1, 0]])
     with pytest.raises(ValueError, match="low must be in"):
         pots.settle(*args, low=[[0x100000, 0]])
+    with pytest.raises(ValueError, match="not an eight-or-better low"):
+        pots.settle(*args, low=[[0x96421, 0]])
     with pytest.raises(ValueError, match="low must be integers"):
         pots.settle(*args, low=[[1, 0, 0]])
     with pytest.raises(ValueError, match="low must be integers"):
