@@ -79,12 +79,9 @@ def _cards_matrix(
         arr = arr.dictionary_decode()
     T = len(arr)
     if pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type):
-        norm = pc.fill_null(arr, "")
-        for old, new in kcards.TEXT_REPLACEMENTS[:-1]:  # as the parser reads it: "10" is one rank
-            norm = pc.replace_substring(norm, old, new)
+        norm = _normalised(arr, keep_spaces=True)
         spaced = _words_not_seats(norm, per) if seats_in_words else np.zeros(T, bool)
-        norm = pc.replace_substring(norm, " ", "")  # spaces are nothing, once the words are checked
-        lengths = pc.utf8_length(norm).to_numpy(zero_copy_only=False).astype(np.int64) // 2
+        lengths = _text_cards(pc.replace_substring(norm, " ", ""))  # spaces are nothing, once words are checked
         lengths[spaced] = -1  # never a seat count: the row is seat_count, its cards never moved between seats
         out = np.full((T, width), 255, np.uint8)
         for k in np.unique(lengths):
@@ -101,12 +98,19 @@ def _cards_matrix(
     return scatter(vals, starts, lengths, width, 255, np.uint8), lengths
 
 
-def _text_cards(texts: pa.Array) -> np.ndarray:
-    """How many cards each string holds, read as the parser reads it (two characters a card)."""
+def _normalised(texts: pa.Array, keep_spaces: bool = False) -> pa.Array:
+    """Card text as the parser reads it: "10" one rank, suit symbols as letters, nulls empty, and
+    spaces gone unless ``keep_spaces`` (to read a hand's words first)."""
     norm = pc.fill_null(texts, "")
     for old, new in kcards.TEXT_REPLACEMENTS:
-        norm = pc.replace_substring(norm, old, new)
-    return np.asarray(pc.utf8_length(norm).to_numpy(zero_copy_only=False).astype(np.int64) // 2)
+        if not (keep_spaces and old == " "):
+            norm = pc.replace_substring(norm, old, new)
+    return norm
+
+
+def _text_cards(texts: pa.Array) -> np.ndarray:
+    """How many cards each string holds, read as the parser reads it (two characters a card)."""
+    return np.asarray(pc.utf8_length(_normalised(texts)).to_numpy(zero_copy_only=False).astype(np.int64) // 2)
 
 
 def _cards_given(col: pa.ChunkedArray | pa.Array, counted: np.ndarray) -> np.ndarray:
