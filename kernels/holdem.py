@@ -171,13 +171,14 @@ def _row_value(flat, base, k, displace, values, flush_values, card_key, card_bit
 
 
 @njit(cache=True, inline="always")
-def board_words(board, t, card_key, card_bit):
-    """(key sum, bit sum, bit OR) of the five cards ``board[t]``: what every seat of the table shares."""
+def board_words(values, start, card_key, card_bit):
+    """(key sum, bit sum, bit OR) of the five cards ``values[start:start + 5]``: what every seat of a
+    table shares (flat, so that a list column's values serve as they are)."""
     key = _KEY_INIT
     total = np.uint64(0)
     bits = np.uint64(0)
     for j in range(5):
-        c = board[t, j]
+        c = values[start + j]
         key += card_key[c]
         b = card_bit[c]
         total += b
@@ -409,8 +410,9 @@ def describe(score: int) -> str:
 def _evaluate_seats_kernel(hole, board, mask, score_tables, out):
     displace7, values7, _, _, flush_values, card_key, card_bit = score_tables
     T, S, _ = hole.shape
+    flat_board = board.reshape(-1)
     for t in prange(T):
-        bk, btotal, bbits = board_words(board, t, card_key, card_bit)
+        bk, btotal, bbits = board_words(flat_board, 5 * t, card_key, card_bit)
         for s in range(S):
             v, invalid = seat_value(
                 bk, btotal, bbits, hole[t, s, 0], hole[t, s, 1], displace7, values7, flush_values, card_key, card_bit
@@ -432,6 +434,12 @@ def check_seat_arrays(
     if np.dtype(dtype) not in (np.dtype(np.uint32), np.dtype(np.int64)):
         raise ValueError(f"evaluate_seats: dtype must be uint32 or int64, got {dtype}")
     return h, b, m
+
+
+def value_tables() -> tuple[np.ndarray, ...]:
+    """The tables a whole-table evaluator reads (:data:`SCORE_TABLES`): what the one-pass settle
+    kernel takes for Hold'em (the short deck's module answers with its own)."""
+    return SCORE_TABLES
 
 
 def evaluate_seats_by(

@@ -115,13 +115,13 @@ def _holdem_values_kernel(n, seed, start, hole, board, dense_tables, score_of_de
     m = board[4] + 1
     for c0 in prange((n + _CHUNK - 1) // _CHUNK):
         deck = np.empty(52, dtype=np.uint8)
-        dealt = np.empty((1, 5), dtype=np.uint8)
+        dealt = np.empty(5, dtype=np.uint8)
         for i in range(c0 * _CHUNK, min(n, (c0 + 1) * _CHUNK)):
             for c in range(52):
                 deck[c] = c
             shuffle_prefix(deck, deck_state(seed, start + i), m)
             for b in range(5):
-                dealt[0, b] = deck[np.uint64(board[b])]
+                dealt[b] = deck[np.uint64(board[b])]
             bk, btotal, bbits = holdem.board_words(dealt, 0, card_key, card_bit)
             for j in range(players):
                 dense, _ = holdem.seat_value(  # dealt cards: always valid

@@ -155,6 +155,12 @@ def _tables(trips_beat_straight: bool) -> tuple[np.ndarray, ...]:
     return SCORE_TABLES[bool(trips_beat_straight)]
 
 
+def value_tables(trips_beat_straight: bool = False) -> tuple[np.ndarray, ...]:
+    """The short deck's tables in :data:`cardbatch.kernels.holdem.SCORE_TABLES`' layout, under either
+    order of trips and straights: what the one-pass settle kernel takes."""
+    return _tables(trips_beat_straight)
+
+
 def _problem(row: np.ndarray) -> str:
     low = [int(c) for c in row if c < 4 * LOWEST_RANK]
     if low:

@@ -55,7 +55,9 @@ class Game:
     ``lowest_rank``: the deck's lowest rank (0 = two; the short deck's 4 = six): its cards are the
     codes from ``4 * lowest_rank``; ``straight_order_option``: which of trips and a straight ranks
     higher is a table rule (``trips_beat_straight``); ``phh_variants``: the PHH variant codes
-    ``import`` reads as this game; ``simulated``: ``simulate`` plays it.
+    ``import`` reads as this game; ``simulated``: ``simulate`` plays it; ``one_pass``: the one-pass
+    settle kernel (:mod:`cardbatch.kernels.onepass`: two hole cards, a five-card board, valued by its
+    evaluator's ``value_tables``, pots under the standard policy) settles it.
 
     Stud, razz and draw games would be specs with no board and their own evaluators (and, for
     stud, streets of exposed cards); until one exists, their hands are set aside by name.
@@ -86,6 +88,7 @@ class Game:
     straight_order_option: bool = False
     phh_variants: tuple[str, ...] = ()
     simulated: bool = True
+    one_pass: bool = False
 
     def __post_init__(self) -> None:
         if self.deck_size != 4 * (13 - self.lowest_rank):
@@ -142,6 +145,7 @@ _HOLDEM = Game(
     generated_rounds=4,
     generated_fold_rate=0.25,
     phh_variants=("NT", "FT"),
+    one_pass=True,
 )
 _SPECS = (
     _HOLDEM,
@@ -199,6 +203,7 @@ _SPECS = (
             split_pots=hilo,
             phh_variants=(("FO/8",) if hilo else ("PO",)) if h == 4 else (),
             simulated=False,
+            one_pass=False,
         )
         for hilo, sizes in ((False, (4, 5, 6)), (True, (4, 5)))
         for h in sizes

@@ -397,8 +397,7 @@ def differs_from_list(
 
     A recorded row with a null element, or a value beyond int64, differs.
     """
-    child, starts, lengths, null_cells = _layout(col)
-    vals, big = _as_int64(_filled(child), name)
+    vals, starts, lengths, recorded, malformed = recorded_list(col, name)
     out = np.empty(len(offsets) - 1, dtype=np.bool_)
     r, all_rows = _rows_arg(rows)
     _differs_kernel(
@@ -411,12 +410,22 @@ def differs_from_list(
         frozen(lengths, np.int64),
         _bytes_as_uint8(out),
     )
-    recorded = np.ones(len(lengths), np.bool_) if null_cells is None else ~null_cells
-    # a null element or a value beyond int64 is malformed; a null cell is simply not compared
-    malformed = (_missing(child, starts, lengths, null_cells) & recorded) | _rows_with(big, starts, lengths)
     if rows is not None:
         malformed, recorded = malformed[rows], recorded[rows]
     return out | malformed, recorded
+
+
+def recorded_list(
+    col: pa.Array | pa.ChunkedArray, name: str
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``(values int64, starts, lengths, recorded, malformed)`` of a recorded integer list column:
+    ``recorded`` is False for a null cell (nothing to compare), ``malformed`` True for a row holding a
+    null element or a value beyond int64 (it differs from any figure)."""
+    child, starts, lengths, null_cells = _layout(col)
+    vals, big = _as_int64(_filled(child), name)
+    recorded = np.ones(len(lengths), np.bool_) if null_cells is None else ~null_cells
+    malformed = (_missing(child, starts, lengths, null_cells) & recorded) | _rows_with(big, starts, lengths)
+    return vals, starts, lengths, recorded, malformed
 
 
 @twin

@@ -65,7 +65,7 @@ def _words_not_seats(norm: pa.Array, per: int) -> np.ndarray:
     return np.asarray(bad & multi)
 
 
-def _cards_matrix(
+def cards_matrix(
     col: pa.ChunkedArray | pa.Array, per: int, width: int, seats_in_words: bool = True
 ) -> tuple[np.ndarray, np.ndarray]:
     """Cards of each row as ``uint8[T, width]`` (255 padding) and how many cards each row gave.
@@ -114,9 +114,9 @@ def _text_cards(texts: pa.Array) -> np.ndarray:
 
 
 def _cards_given(col: pa.ChunkedArray | pa.Array, counted: np.ndarray) -> np.ndarray:
-    """How many cards each row gives: ``counted`` (by :func:`_cards_matrix`) for card codes and one
+    """How many cards each row gives: ``counted`` (by :func:`cards_matrix`) for card codes and one
     string per row; for one string per seat, the strings' cards (two characters each) summed, which
-    :func:`_cards_matrix`, reading a seat's string as the game's count, does not count."""
+    :func:`cards_matrix`, reading a seat's string as the game's count, does not count."""
     arr = combined(col)
     if pa.types.is_dictionary(arr.type):
         arr = arr.dictionary_decode()
@@ -132,6 +132,16 @@ def _cards_given(col: pa.ChunkedArray | pa.Array, counted: np.ndarray) -> np.nda
     per_string = _text_cards(child)
     ends = np.concatenate([[0], np.cumsum(per_string)])
     return np.asarray(ends[starts + lengths] - ends[starts])
+
+
+def cards_given_mask(col: pa.ChunkedArray | pa.Array, counted: np.ndarray, seats: np.ndarray, per: int) -> np.ndarray:
+    """``bool[T]``: rows whose cards are another board game's count a seat (Omaha's 4, 5 or 6 where the
+    game, told from the columns, deals ``per``): such a hand is never guessed (``game_not_given``)."""
+    given = _cards_given(col, counted)
+    out = np.zeros(len(seats), np.bool_)
+    for other in {g.hole_cards for g in REGISTRY.values() if g.board_cards} - {per}:
+        out |= (seats > 0) & (given == seats * other)
+    return out
 
 
 def _dead_matrix(table: pa.Table, codes: np.ndarray, seats: np.ndarray, S: int) -> np.ndarray | None:
@@ -176,17 +186,25 @@ class _Tables:
 
 
 def settle_hands(
-    table: pa.Table, game: str, opts: SettleOptions, inferred: bool = False
+    table: pa.Table, game: str, opts: SettleOptions, inferred: bool = False, one_pass: bool = True
 ) -> tuple[pa.Table, pa.Table, dict[str, Any]]:
     """Settle every valid hand of ``table`` (one game); returns (results, errors, counters).
 
-    Four steps, each setting rows aside as it finds their first problem: decode the columns,
-    value the live seats' hands at showdowns, settle the pots, and assemble the results.
+    A game the one-pass kernel takes goes through it (:mod:`.onepass`) unless ``one_pass`` is
+    False. Otherwise (and as the tests' reference) four steps, each setting rows aside as it finds
+    their first problem: decode the columns, value the live seats' hands at showdowns, settle the
+    pots, and assemble the results.
     ``inferred``: the game was told from the file's columns, not named: a row whose hole cards
     a seat are another board game's count is ``game_not_given``, never settled as this game."""
     spec = REGISTRY.get(game)
     if spec is None or not spec.has_hands:  # never another game's rules
         raise ValueError(f"settle_hands: no rules for game {game!r} (known: {', '.join(games_with_hands())})")
+    if one_pass:
+        from cardbatch.batch.settle.onepass import settle_one_pass
+
+        settled = settle_one_pass(table, spec, opts, inferred)
+        if settled is not None:
+            return settled
     rules = threecard.rules_of(opts.rules)  # three-card games only
     h = _decode(table, spec, inferred)
     score, special, low = _score(h, spec, rules, opts)
@@ -244,18 +262,16 @@ def _decode(table: pa.Table, spec: Game, inferred: bool = False) -> _Tables:
     dead = _dead_matrix(table, codes, seats, S)
 
     per = spec.hole_cards
-    hole, ncards = _cards_matrix(table.column("cards"), per, S * per)
-    if inferred and spec.board_cards:  # another board game's hand (Omaha's 4, 5 or 6 cards): never guessed
-        given = _cards_given(table.column("cards"), ncards)
-        for other in {g.hole_cards for g in REGISTRY.values() if g.board_cards} - {per}:
-            mark(codes, (seats > 0) & (given == seats * other), "game_not_given")
+    hole, ncards = cards_matrix(table.column("cards"), per, S * per)
+    if inferred and spec.board_cards:
+        mark(codes, cards_given_mask(table.column("cards"), ncards, seats, per), "game_not_given")
     mark(codes, ncards != seats * per, "seat_count")
     hole = hole.reshape(T, S, per)
     showdown = _count_true(live) >= 2
     need_seat = live & showdown[:, None]
     board: np.ndarray | None = None
     if spec.board_cards:
-        board, nboard = _cards_matrix(table.column("board"), 1, spec.board_cards, seats_in_words=False)
+        board, nboard = cards_matrix(table.column("board"), 1, spec.board_cards, seats_in_words=False)
         mark(codes, nboard > spec.board_cards, "seat_count")
     status = kcards.seat_card_status(
         hole, board if board is not None else np.zeros((T, 0), np.uint8), need_seat, showdown
