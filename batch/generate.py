@@ -21,6 +21,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from cardbatch.batch.io import storage
 from cardbatch.batch.io.columns import fixed_size_list
 from cardbatch.batch.io.jobs import RunOptions, Summary, require_whole
 from cardbatch.batch.io.lists import padded_to_list
@@ -341,7 +342,7 @@ def write(opts: GenerateOptions) -> dict[str, Any]:
                         opts.text_cards,
                     )
                 if writer is None:
-                    writer = pq.ParquetWriter(tmp, g.table.schema, compression="zstd")
+                    writer = pq.ParquetWriter(tmp, g.table.schema, **storage.WRITE_OPTIONS)
                 writer.write_table(g.table, row_group_size=opts.row_group)
                 for k, v in g.injected.items():
                     injected[k] = injected.get(k, 0) + int(v.size)

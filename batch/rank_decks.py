@@ -280,13 +280,13 @@ def rank(args: RankDecksOptions) -> dict[str, Any]:
                     # dictionary pages kept: these columns repeat (10 M decks, lean: 4.7 s and 127 MB with
                     # them, 4.9 s and 164 MB without; --detail 13.3 s and 374 MB against 15.9 s and 538 MB)
                     if writer is None:
-                        writer = storage.RowGroups(storage.parquet_writer(tmp, table.schema, compression="zstd"))
+                        writer = storage.RowGroups(storage.parquet_writer(tmp, table.schema, **storage.WRITE_OPTIONS))
                     writer.write(table)
                     written += len(rows)
                 bar.update(n)
         if writer is None:  # no deck given, or --top 0: the file has the columns and no row
             table = _no_rows(args)
-            writer = storage.RowGroups(storage.parquet_writer(tmp, table.schema, compression="zstd"))
+            writer = storage.RowGroups(storage.parquet_writer(tmp, table.schema, **storage.WRITE_OPTIONS))
             writer.write(table)
         writer.flush()
         writer.writer.close()
@@ -294,7 +294,7 @@ def rank(args: RankDecksOptions) -> dict[str, Any]:
             t = storage.parquet_file(tmp).read()
             order = {int(d): i for i, d in enumerate(best[1])}
             idx = np.argsort([order[int(d)] for d in t.column("deck").to_numpy()])
-            with storage.parquet_writer(tmp, t.schema, compression="zstd") as rewrite:
+            with storage.parquet_writer(tmp, t.schema, **storage.WRITE_OPTIONS) as rewrite:
                 rewrite.write_table(t.take(idx), row_group_size=storage.ROW_GROUP_MAX)
         storage.publish(tmp, out)
     finally:

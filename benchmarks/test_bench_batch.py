@@ -27,6 +27,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from cardbatch.batch.io import storage
 from cardbatch.batch.io.jobs import RunOptions
 from cardbatch.batch.settle.job import settle_files
 from cardbatch.batch.settle.options import SettleOptions
@@ -78,7 +79,7 @@ def _copy_unit(path: str, groups: list[int], out: str, narrow: bool) -> int:
                 "mismatch": pa.array(np.zeros(n, np.bool_)),
             }
         )
-    pq.write_table(res, out, compression="zstd", use_dictionary=False, write_statistics=False)
+    pq.write_table(res, out, **storage.WRITE_OPTIONS)  # the options of every file settle writes
     return t.num_rows
 
 
@@ -133,6 +134,27 @@ def test_settle_local_engine(benchmark, throughput, big_file):
         rounds=3,
         ours=True,
     )
+
+
+def test_settle_frozen_before_issue_33(benchmark, throughput, big_file):
+    """The same command as it was before issue #33 (commit c9257e0, its own source and numba cache,
+    in a process of its own: see baseline.py): the ratio to ours is the issue's speed-up, in one run."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from baseline import COMMIT, Baseline
+
+    frozen = Baseline()
+    try:
+        frozen.settle([str(big_file)])  # compile and fill the baseline's own cache
+        throughput(
+            benchmark,
+            "batch: 5M hold'em hands end to end",
+            f"cardbatch settle as of {COMMIT} (frozen)",
+            HANDS,
+            lambda: frozen.settle([str(big_file)]),
+            rounds=3,
+        )
+    finally:
+        frozen.close()
 
 
 # The shapes real data comes in, each the same hands as ``big_file`` (a): (b) thousands of small files,

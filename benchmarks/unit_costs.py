@@ -2,10 +2,11 @@
 
 ``test_bench_batch.py`` compares ``cardbatch settle`` with a ceiling that reads
 the same row groups and writes results of the same shape without computing
-them. This script splits one 250,000-row row group's CPU seconds into the
-steps each does (in this process, one numba thread, best of ``--rounds``), and
-prints the best ratio settle could reach if its fixed costs (worker start-up,
-planning) were zero: ceiling / (ceiling + what settling adds). Run:
+them. This script splits one 250,000-row row group's CPU into the steps each
+does (in this process, one numba thread, best of ``--rounds``), in ns a hand,
+with each writer (pyarrow's zstd, as before issue #33; its lz4, every file
+now; Polars' lz4, measured and not taken), and prints the best ratio settle
+could reach if its fixed costs (worker start-up, planning) were zero. Run:
 
     python benchmarks/unit_costs.py               # the benchmark's file (made by test_bench_batch.py)
     python benchmarks/unit_costs.py --groups 4 --rounds 3
@@ -19,6 +20,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -42,22 +44,40 @@ def _cpu(fn, *args):
     return time.process_time() - t, out
 
 
+def _writers() -> dict[str, Callable[[object, str], None]]:
+    """The writers compared: before #33, now (every file cardbatch writes), and Polars' (rejected)."""
+    import pyarrow.parquet as pq
+
+    from cardbatch.batch.io import storage
+
+    def polars_lz4(table, path):
+        import polars as pl
+
+        pl.from_arrow(table).write_parquet(path, compression="lz4", statistics=False)
+
+    return {
+        "write, pyarrow zstd (before)": lambda t, p: pq.write_table(
+            t, p, compression="zstd", use_dictionary=False, write_statistics=False
+        ),
+        "write, pyarrow lz4 (now)": lambda t, p: pq.write_table(t, p, **storage.WRITE_OPTIONS),
+        "write, polars lz4": polars_lz4,
+    }
+
+
 def _steps(file: str, g: int, work: str) -> dict[str, float]:
-    """CPU seconds of each step on row group ``g``: the ceiling's copy, then ours."""
+    """CPU seconds of each step on row group ``g``: the ceiling's copy, then ours with each writer."""
     import pyarrow.parquet as pq
 
     from cardbatch.batch.settle import job as runner
     from cardbatch.batch.settle.options import SettleOptions
     from cardbatch.batch.settle.outputs import conform_results
 
-    def write(table, path):  # the options of settle's part writer
-        pq.write_table(table, path, compression="zstd", use_dictionary=False, write_statistics=False)
-
     out = {"ceiling copy": _cpu(_copy_unit, file, [g], f"{work}/c{g}.parquet", False)[0]}
     out["read"], table = _cpu(pq.ParquetFile(file).read_row_groups, [g])
     out["settle"], (results, _, _) = _cpu(runner.settle_by_game, table, SettleOptions())
     out["conform"], conformed = _cpu(conform_results, results["holdem"], {})
-    out["write"] = _cpu(write, conformed, f"{work}/r{g}.parquet")[0]
+    for name, write in _writers().items():
+        out[name] = _cpu(write, conformed, f"{work}/r{g}.parquet")[0]
     return out
 
 
@@ -86,13 +106,18 @@ def main() -> None:
     start = float(
         subprocess.run([sys.executable, "-c", START, a.file], capture_output=True, text=True, check=True).stdout
     )
-    ours = best["read"] + best["settle"] + best["conform"] + best["write"]
-    print(f"CPU seconds per {rows:,}-row unit (best of {a.rounds} rounds of {a.groups}):")
+    fixed = best["read"] + best["settle"] + best["conform"]
+    print(f"CPU per {rows:,}-row unit (best of {a.rounds} rounds of {a.groups}), ns a hand:")
     for k, v in best.items():
-        print(f"  {k:<13} {v:6.3f}")
-    print(f"  {'ours, total':<13} {ours:6.3f}")
+        print(f"  {k:<30} {v * 1e9 / rows:7.0f}")
+    for name in _writers():
+        ours = fixed + best[name]
+        print(f"  {'ours with ' + name[7:]:<30} {ours * 1e9 / rows:7.0f}")
     print(f"worker start-up (imports, kernel cache loads, ten rows): {start:.2f} CPU s")
-    print(f"settle / ceiling with no fixed costs at most: {best['ceiling copy'] / ours:.0%}")
+    now = fixed + best["write, pyarrow lz4 (now)"]
+    print(
+        f"settle / ceiling (which writes as ours now does), no fixed costs, at most: {best['ceiling copy'] / now:.0%}"
+    )
 
 
 if __name__ == "__main__":

@@ -213,17 +213,23 @@ class RowGroups:
         self.writer.write_table(table, row_group_size=ROW_GROUP_MAX)
 
 
+# Every Parquet file cardbatch writes: lz4, no dictionary encoding, no statistics (docs/decisions.md,
+# "Writing the outputs": of every writer measured, the one that made the job fastest end to end
+# while every reader still opens the files in their documented types).
+WRITE_OPTIONS: dict[str, Any] = {"compression": "lz4", "use_dictionary": False, "write_statistics": False}
+
+
 class PublishedParquet:
     """A Parquet file written a table at a time under its temporary name (:func:`temporary_for`)
     and published by :meth:`close` (:func:`publish`), so it is whole or absent; :meth:`abort`
     leaves nothing behind. Row groups are sized for readers (:class:`RowGroups`). With ``schema``
     the file is opened at once (no rows is still a file), else at the first table; ``options`` go
-    to the writer."""
+    to the writer after :data:`WRITE_OPTIONS`."""
 
     def __init__(self, path: str, schema: pa.Schema | None = None, **options: Any) -> None:
         self.path = path
         self.tmp = temporary_for(path)
-        self.options = options
+        self.options = {**WRITE_OPTIONS, **options}
         self.writer: pq.ParquetWriter | None = None
         self.groups: RowGroups | None = None
         if schema is not None:

@@ -30,6 +30,7 @@ from cardbatch.batch.io.lists import (
     recorded_list,
     take_list,
 )
+from cardbatch.batch.settle.cardcols import cards_given_mask, cards_matrix
 from cardbatch.batch.settle.counters import Counters
 from cardbatch.batch.settle.options import ORIGIN, SettleOptions
 from cardbatch.batch.settle.rejects import CODE, error_rows, reason_counts
@@ -42,7 +43,7 @@ _EMPTY_I64 = np.zeros(0, np.int64)
 
 def applies(spec: Game, opts: SettleOptions) -> bool:
     """The one-pass kernel settles this game under these options."""
-    return spec.one_pass and opts.pots.policy == pots.Policy.STANDARD
+    return bool(spec.one_pass and opts.pots.policy == pots.Policy.STANDARD)
 
 
 def _is_list(t: pa.DataType) -> bool:
@@ -93,8 +94,6 @@ def _card_codes(col: pa.ChunkedArray, per: int, width: int, words: bool) -> tupl
             if vals.dtype != np.uint8:
                 vals = np.where((vals < 0) | (vals > 255), 254, vals).astype(np.uint8)
             return vals, starts, lengths
-    from cardbatch.batch.settle.poker import cards_matrix
-
     padded, counts = cards_matrix(arr, per, width, seats_in_words=words)
     return padded.reshape(-1), np.arange(len(arr), dtype=np.int64) * width, counts
 
@@ -146,7 +145,7 @@ def _settle_deferred(
         no_flop_no_drop=nfnd,
         dead=dead_chips,
         raise_on_error=False,
-        detail=False,
+        detail=True,  # every table through the rows kernel alone: nothing else compiles for them
     )
     codes[rows] = d.status
     ok = d.status == 0
@@ -175,7 +174,6 @@ def settle_one_pass(
     folded = _folded(table.column("folded"))
     if folded is None:
         return None
-    from cardbatch.batch.settle.poker import cards_given_mask
     from cardbatch.kernels import onepass
 
     T = table.num_rows

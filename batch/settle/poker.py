@@ -13,7 +13,6 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from cardbatch.batch.io.lists import (
     combined,
@@ -23,14 +22,13 @@ from cardbatch.batch.io.lists import (
     int_column,
     int_list_parts,
     list_array,
-    list_layout,
     list_offsets,
     list_parts,
     missing_rows,
     scatter,
     sums_overflow,
 )
-from cardbatch.batch.settle.cardtext import parse_column
+from cardbatch.batch.settle.cardcols import cards_given_mask, cards_matrix
 from cardbatch.batch.settle.counters import Counters
 from cardbatch.batch.settle.options import ORIGIN, SettleOptions
 from cardbatch.batch.settle.recorded import recorded_columns
@@ -51,97 +49,6 @@ def _count_true(mask: np.ndarray) -> np.ndarray:
     for s in range(mask.shape[1]):
         total += cols[:, s]
     return total
-
-
-def _words_not_seats(norm: pa.Array, per: int) -> np.ndarray:
-    """Rows of one string per hand whose words (split at spaces) are not each one seat's ``per``
-    cards: such a row's cards cannot be read without moving a card from one seat to another."""
-    words = pc.split_pattern(norm, " ")
-    lengths = pc.utf8_length(pc.list_flatten(words)).to_numpy(zero_copy_only=False)
-    rows = pc.list_parent_indices(words).to_numpy(zero_copy_only=False)
-    multi = pc.list_value_length(words).to_numpy(zero_copy_only=False) > 1  # a string with spaces
-    bad = np.zeros(len(norm), bool)
-    bad[rows[(lengths != 0) & (lengths != 2 * per)]] = True
-    return np.asarray(bad & multi)
-
-
-def cards_matrix(
-    col: pa.ChunkedArray | pa.Array, per: int, width: int, seats_in_words: bool = True
-) -> tuple[np.ndarray, np.ndarray]:
-    """Cards of each row as ``uint8[T, width]`` (255 padding) and how many cards each row gave.
-
-    Accepts list<integer> or fixed_size_list<integer>, list<string> (one
-    string of ``per`` cards per seat), or one string per row. Unreadable text
-    and codes outside 0..255 become 254 (a bad card).
-    """
-    arr = combined(col)
-    if pa.types.is_dictionary(arr.type):  # text cards written dictionary-encoded
-        arr = arr.dictionary_decode()
-    T = len(arr)
-    if pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type):
-        norm = _normalised(arr, keep_spaces=True)
-        spaced = _words_not_seats(norm, per) if seats_in_words else np.zeros(T, bool)
-        lengths = _text_cards(pc.replace_substring(norm, " ", ""))  # spaces are nothing, once words are checked
-        lengths[spaced] = -1  # never a seat count: the row is seat_count, its cards never moved between seats
-        out = np.full((T, width), 255, np.uint8)
-        for k in np.unique(lengths):
-            rows = np.flatnonzero(lengths == k)
-            if 0 < k <= width:
-                out[rows, :k] = parse_column(arr.take(pa.array(rows)), int(k))
-        return out, lengths
-    vals, starts, lengths = list_parts(arr)
-    if vals.dtype.kind in "OU":
-        parsed = parse_column(pa.array(vals, pa.string()), per).reshape(-1)
-        return scatter(parsed, starts * per, lengths * per, width, 255, np.uint8), lengths * per
-    if vals.dtype != np.uint8:
-        vals = np.where((vals < 0) | (vals > 255), 254, vals).astype(np.uint8)
-    return scatter(vals, starts, lengths, width, 255, np.uint8), lengths
-
-
-def _normalised(texts: pa.Array, keep_spaces: bool = False) -> pa.Array:
-    """Card text as the parser reads it: "10" one rank, suit symbols as letters, nulls empty, and
-    spaces gone unless ``keep_spaces`` (to read a hand's words first)."""
-    norm = pc.fill_null(texts, "")
-    for old, new in kcards.TEXT_REPLACEMENTS:
-        if not (keep_spaces and old == " "):
-            norm = pc.replace_substring(norm, old, new)
-    return norm
-
-
-def _text_cards(texts: pa.Array) -> np.ndarray:
-    """How many cards each string holds, read as the parser reads it (two characters a card)."""
-    return np.asarray(pc.utf8_length(_normalised(texts)).to_numpy(zero_copy_only=False).astype(np.int64) // 2)
-
-
-def _cards_given(col: pa.ChunkedArray | pa.Array, counted: np.ndarray) -> np.ndarray:
-    """How many cards each row gives: ``counted`` (by :func:`cards_matrix`) for card codes and one
-    string per row; for one string per seat, the strings' cards (two characters each) summed, which
-    :func:`cards_matrix`, reading a seat's string as the game's count, does not count."""
-    arr = combined(col)
-    if pa.types.is_dictionary(arr.type):
-        arr = arr.dictionary_decode()
-    if pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type):  # one string per hand: its cards
-        return _text_cards(arr)
-    if not any(kind(arr.type) for kind in (pa.types.is_list, pa.types.is_large_list, pa.types.is_fixed_size_list)):
-        return counted
-    child, starts, lengths = list_layout(arr)
-    if pa.types.is_dictionary(child.type):
-        child = child.dictionary_decode()
-    if not (pa.types.is_string(child.type) or pa.types.is_large_string(child.type)):
-        return counted
-    per_string = _text_cards(child)
-    ends = np.concatenate([[0], np.cumsum(per_string)])
-    return np.asarray(ends[starts + lengths] - ends[starts])
-
-
-def cards_given_mask(col: pa.ChunkedArray | pa.Array, counted: np.ndarray, seats: np.ndarray, per: int) -> np.ndarray:
-    """``bool[T]``: rows whose cards are another board game's count a seat (Omaha's 4, 5 or 6 where the
-    game, told from the columns, deals ``per``): such a hand is never guessed (``game_not_given``)."""
-    given = _cards_given(col, counted)
-    out = np.zeros(len(seats), np.bool_)
-    for other in {g.hole_cards for g in REGISTRY.values() if g.board_cards} - {per}:
-        out |= (seats > 0) & (given == seats * other)
-    return out
 
 
 def _dead_matrix(table: pa.Table, codes: np.ndarray, seats: np.ndarray, S: int) -> np.ndarray | None:

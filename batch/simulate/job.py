@@ -43,7 +43,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from cardbatch.batch.io import lists
+from cardbatch.batch.io import lists, storage
 from cardbatch.batch.io.jobs import RunOptions, Summary
 from cardbatch.batch.io.progress import progress
 from cardbatch.batch.simulate import behaviour as bh
@@ -307,8 +307,9 @@ def simulate(
         summary["hands_written"] = hands_path
     if out_dir:
         out = _clear(out_dir)
-        pq.write_table(series, out / "rounds.parquet")
-        pq.write_table(pa.table({"player": np.arange(room.players), "balance": balance}), out / "players.parquet")
+        pq.write_table(series, out / "rounds.parquet", **storage.WRITE_OPTIONS)
+        players = pa.table({"player": np.arange(room.players), "balance": balance})
+        pq.write_table(players, out / "players.parquet", **storage.WRITE_OPTIONS)
         summary["plots"] = _plots(series, balance, out, room, room.players * room.start_balance)
         (out / "summary.json").write_text(json.dumps(summary, indent=1))
     summary["_balance"] = balance
@@ -372,7 +373,7 @@ def simulate_rooms(
         summary["behaviour"] = (model or behaviour_of(rooms[0][1])).describe()
     if out_dir:
         out = _clear(out_dir)
-        pq.write_table(series, out / "rounds.parquet")
+        pq.write_table(series, out / "rounds.parquet", **storage.WRITE_OPTIONS)
         balances = pa.table(
             {
                 "room": pa.array([n for n, _, b in finals for _ in range(b.size)], pa.string()).dictionary_encode(),
@@ -381,7 +382,7 @@ def simulate_rooms(
                 "balance": pa.array(np.concatenate([b for _, _, b in finals])),
             }
         )
-        pq.write_table(balances, out / "players.parquet")
+        pq.write_table(balances, out / "players.parquet", **storage.WRITE_OPTIONS)
         summary["plots"] = _comparison_plot(series, rooms, replicates, out)
         (out / "summary.json").write_text(json.dumps(summary, indent=1))
     summary["_series"] = series
