@@ -47,7 +47,7 @@ def applies(spec: Game, opts: SettleOptions) -> bool:
 
 
 def _is_list(t: pa.DataType) -> bool:
-    return pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t)
+    return bool(pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t))
 
 
 def _missing(table: pa.Table, names: tuple[str, ...]) -> np.ndarray | None:
