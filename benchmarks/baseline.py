@@ -13,6 +13,7 @@ timed is the work (worker start-up included, as in ours), never its import.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import tarfile
@@ -20,7 +21,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-COMMIT = "c9257e0"  # main before #33: the reference settle path and pyarrow's zstd writer
+COMMIT = os.environ.get("CARDBATCH_BASELINE", "c9257e0")  # main before #33 (the issue measured c2f7f33)
 TREE = ROOT / "data" / "generated" / f"baseline-{COMMIT}"
 
 _SERVER = r"""
