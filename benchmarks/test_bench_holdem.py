@@ -174,3 +174,32 @@ def test_compile_and_cache_start(benchmark, throughput):
         f"\nholdem.evaluate first result: cold (compiling) {cold:.2f} s; "
         f"second process with numba cache {min(warm_runs):.2f} s (whole process)"
     )
+
+
+TABLES = int(os.environ.get("CARDBATCH_BENCH_TABLES", 1_000_000))
+
+
+def _tables(seats: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``TABLES`` dealt tables of ``seats`` seats: hole ``[T, S, 2]``, board ``[T, 5]``, every seat
+    shown, and the same hands as one 7-card row a seat ``[T * S, 7]`` (the per-seat evaluation)."""
+    rng = np.random.default_rng(seats)
+    deals = np.argsort(rng.random((TABLES, 52)), axis=1)[:, : 2 * seats + 5].astype(np.uint8)
+    hole = np.ascontiguousarray(deals[:, : 2 * seats].reshape(TABLES, seats, 2))
+    board = np.ascontiguousarray(deals[:, 2 * seats :])
+    rows = np.concatenate([hole, np.broadcast_to(board[:, None, :], (TABLES, seats, 5))], axis=2)
+    return hole, board, np.ones((TABLES, seats), bool), np.ascontiguousarray(rows.reshape(-1, 7))
+
+
+@pytest.mark.parametrize("seats", [2, 6, 9])
+@pytest.mark.parametrize("how", ["board shared (evaluate_seats)", "seat by seat (evaluate, 7 cards)"])
+def test_board_shared_seats_against_per_seat(benchmark, throughput, seats, how):
+    """Issue #33, item 3: a table's seats share its board, summed once a table and two hole cards
+    added a seat (what settle's one pass and ``evaluate_seats`` do), against the same seats as
+    seven-card hands one by one; seats a second, one thread, the same hands (checked equal)."""
+    hole, board, mask, rows = _tables(seats)
+    shared = how.startswith("board")
+    if shared:
+        assert np.array_equal(holdem.evaluate_seats(hole, board, mask).reshape(-1), holdem.evaluate(rows))
+    run = (lambda: holdem.evaluate_seats(hole, board, mask)) if shared else (lambda: holdem.evaluate(rows))
+    group = f"holdem seats at tables of {seats}"
+    throughput(benchmark, group, how, TABLES * seats, run, threads=1, ours=shared, unit="seats")

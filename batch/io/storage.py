@@ -191,8 +191,11 @@ ROW_GROUP_MAX = 1 << 20
 
 
 class RowGroups:
-    """Tables written to a ``pq.ParquetWriter`` in row groups of ROW_GROUP_MIN..ROW_GROUP_MAX rows
-    (the last one may be smaller): :meth:`write` gathers, :meth:`flush` writes what is gathered."""
+    """Tables written to a ``pq.ParquetWriter`` in row groups of a whole multiple of ROW_GROUP_MIN
+    rows, at most ROW_GROUP_MAX (the last one may be smaller): :meth:`write` gathers, :meth:`flush`
+    writes what is gathered. Whole multiples, so that a file settled with the default
+    ``--batch-rows`` (ROW_GROUP_MIN) splits into full batches: a row group of 65,536 rows and a few
+    more was settled as a full part and a part of a few rows."""
 
     def __init__(self, writer: pq.ParquetWriter):
         self.writer = writer
@@ -203,14 +206,18 @@ class RowGroups:
         self.pending.append(table)
         self.rows += table.num_rows
         if self.rows >= ROW_GROUP_MIN:
-            self.flush()
+            self._write(self.rows - self.rows % ROW_GROUP_MIN)
 
     def flush(self) -> None:
-        if not self.pending:
-            return
+        if self.pending:
+            self._write(self.rows)
+
+    def _write(self, rows: int) -> None:
+        """The first ``rows`` gathered rows; the rest stays gathered."""
         table = self.pending[0] if len(self.pending) == 1 else pa.concat_tables(self.pending)
-        self.pending, self.rows = [], 0
-        self.writer.write_table(table, row_group_size=ROW_GROUP_MAX)
+        self.writer.write_table(table.slice(0, rows), row_group_size=ROW_GROUP_MAX)
+        rest = table.slice(rows)
+        self.pending, self.rows = ([rest] if rest.num_rows else []), rest.num_rows
 
 
 # Every Parquet file cardbatch writes: lz4, no dictionary encoding, no statistics (docs/decisions.md,

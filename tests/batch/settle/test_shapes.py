@@ -225,6 +225,22 @@ def test_writers_gather_small_tables_into_reader_sized_row_groups(tmp_path):
     assert pq.read_table(path).column("x").to_numpy().tolist() == list(range(70_000))
 
 
+def test_row_groups_are_whole_batches_so_a_settle_cuts_no_sliver_parts(tmp_path):
+    """Tables of 700 rows gather into row groups of exactly 65,536 rows (a whole multiple of the
+    default batch), not 65,536 and a few: settled, each is one part, never a full part and a sliver."""
+    path = str(tmp_path / "w.parquet")
+    w = storage.PublishedParquet(path)
+    table = hands(700, seed=2)
+    for _ in range(200):
+        w.write(table)
+    w.close()
+    meta = pq.ParquetFile(path).metadata
+    sizes = [meta.row_group(g).num_rows for g in range(meta.num_row_groups)]
+    assert sizes == [storage.ROW_GROUP_MIN, storage.ROW_GROUP_MIN, 140_000 - 2 * storage.ROW_GROUP_MIN]
+    s = settle_files([path], str(tmp_path / "out"), OPTS, workers=1, quiet=True)
+    assert s["parts"] == 3 and s["rows_read"] == 140_000
+
+
 def test_the_plan_refuses_nothing_it_used_to_read(tmp_path):
     """A file with no row group gives no unit; an empty folder of outputs is no input."""
     pq.write_table(hands(0), tmp_path / "empty.parquet")
