@@ -56,9 +56,9 @@ def _duckdb(codec: str) -> Callable[[pa.Table, str], None]:
 
 TODAY = {"compression": "zstd", "use_dictionary": False, "write_statistics": False}
 WRITERS: dict[str, Callable[[pa.Table, str], None]] = {
-    "pyarrow zstd (today's settle parts)": _pyarrow(**TODAY),
+    "pyarrow zstd (settle parts before #33)": _pyarrow(**TODAY),
     "pyarrow zstd level 1": _pyarrow(**TODAY, compression_level=1),
-    "pyarrow lz4": _pyarrow(**{**TODAY, "compression": "lz4"}),
+    "pyarrow lz4 (every file now)": _pyarrow(**{**TODAY, "compression": "lz4"}),
     "pyarrow snappy": _pyarrow(**{**TODAY, "compression": "snappy"}),
     "pyarrow none": _pyarrow(**{**TODAY, "compression": "none"}),
     "pyarrow zstd, data page v2": _pyarrow(**TODAY, data_page_version="2.0"),
