@@ -5,7 +5,7 @@ numba's cache). Each module exposes thin checked wrappers (public names) over
 private ``_kernel`` functions compiled with ``cache=True``. What one module
 shares with another is public in the module that owns it and named in its
 docstring: the internal API (``decks.next_word``, ``decks.check_count``,
-``holdem.board_words``/``seat_value``, ``threecard.trips_floor``, ``threecard.lookup_value``,
+``holdem.board_words``/``seat_value``, ``cards.card_step``, ``threecard.trips_floor``, ``threecard.lookup_value``,
 the ``bits`` helpers, the modules of ``pots``); the docs' Python API page lists what
 users call.
 """

@@ -194,8 +194,9 @@ CARD_OK, CARD_BAD, CARD_DUPLICATE, CARD_MISSING = 0, 1, 2, 3
 
 
 @njit(cache=True, inline="always")
-def _card_step(c, required, seen, code):
-    """One card of a row: returns the updated (seen bitmask, code); code 1 stops the row."""
+def card_step(c, required, seen, code):
+    """One card of a row: returns the updated (seen bitmask, code): 1 a code above 51 (it wins over
+    every other), 2 a card twice, 3 a required card missing (255), else the code so far."""
     if c == 255:
         return seen, 3 if required and code == 0 else code
     if c > 51:
@@ -213,7 +214,7 @@ def _card_status_kernel(cards, required, out):
         seen = np.uint64(0)
         code = 0
         for j in range(cards.shape[1]):
-            seen, code = _card_step(cards[i, j], required[i, j], seen, code)
+            seen, code = card_step(cards[i, j], required[i, j], seen, code)
             if code == 1:
                 break
         out[i] = code
@@ -228,9 +229,9 @@ def _seat_card_status_kernel(hole, board, need_seat, need_board, out):
         code = 0
         for s in range(S):
             for j in range(k):
-                seen, code = _card_step(hole[t, s, j], need_seat[t, s], seen, code)
+                seen, code = card_step(hole[t, s, j], need_seat[t, s], seen, code)
         for j in range(board.shape[1]):
-            seen, code = _card_step(board[t, j], need_board[t], seen, code)
+            seen, code = card_step(board[t, j], need_board[t], seen, code)
         out[t] = code
 
 

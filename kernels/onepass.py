@@ -44,6 +44,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from .cards import card_step
 from .holdem import board_words, seat_value
 from .pots.policies import standard
 from .reasons import (
@@ -102,20 +103,6 @@ def _front_checks(t, n, rows, chips, dead, hole, board, game):
 
 
 @njit(cache=True, inline="always")
-def _card_step(c, required, seen, code):
-    """One card: the updated (seen bitmask, code); as :func:`cardbatch.kernels.cards.seat_card_status`:
-    code 1 a card above 51 (it wins over every other), 2 a card twice, 3 a required card missing."""
-    if c == _NO_CARD:
-        return seen, 3 if required and code == 0 else code
-    if c > 51:
-        return seen, 1
-    bit = np.uint64(1) << np.uint64(c)
-    if seen & bit:
-        return seen, 2 if code == 0 else code
-    return seen | bit, code
-
-
-@njit(cache=True, inline="always")
 def _card_code(t, n, lv, showdown, hole, board, lowest_card):
     """BAD_CARD, DUPLICATE_CARD or OK for the table's cards: a live seat's at a showdown and the
     board's are required; no card twice at the table; none below ``lowest_card`` (the short deck)."""
@@ -129,13 +116,13 @@ def _card_code(t, n, lv, showdown, hole, board, lowest_card):
         required = lv[s] and showdown
         for j in range(2):
             c = hvals[h0 + 2 * s + j]
-            seen, status = _card_step(c, required, seen, status)
+            seen, status = card_step(c, required, seen, status)
             low |= c < lowest_card
     b0 = bstarts[t]
     nb = bcount[t]
     for j in range(5):
         c = bvals[b0 + j] if j < nb else np.uint8(_NO_CARD)
-        seen, status = _card_step(c, showdown, seen, status)
+        seen, status = card_step(c, showdown, seen, status)
         low |= c < lowest_card
     if status == 2:
         return DUPLICATE_CARD
@@ -156,13 +143,17 @@ def _chips_code(t, n, chips, flat):
     positive = np.int64(0)
     over = cbig[t] != 0
     negative = False
-    for i in range(cl):
+    s = 0
+    for i in range(cl):  # street by street: element i is seat i % n (no division: a wrapping counter)
         v = cvals[c0 + i]
         if v > 0:
             over |= positive > _MAX64 - v
             positive += v
         negative |= v < 0
-        flat[i % n] += v
+        flat[s] += v
+        s += 1
+        if s == n:
+            s = 0
     if over:
         return OVERFLOW
     return NEGATIVE_CONTRIB if negative else OK

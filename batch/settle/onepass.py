@@ -19,8 +19,6 @@ import pyarrow.compute as pc
 from cardbatch.batch.io.lists import (
     combined,
     differs_from_list,
-    elements_of,
-    exact_sum,
     int_column,
     int_list_parts,
     list_array,
@@ -30,10 +28,10 @@ from cardbatch.batch.io.lists import (
     recorded_list,
     take_list,
 )
+from cardbatch.batch.settle.assemble import finish
 from cardbatch.batch.settle.cardcols import cards_given_mask, cards_matrix
-from cardbatch.batch.settle.counters import Counters
 from cardbatch.batch.settle.options import ORIGIN, SettleOptions
-from cardbatch.batch.settle.rejects import CODE, error_rows, reason_counts
+from cardbatch.batch.settle.rejects import CODE
 from cardbatch.games import REGISTRY, Game
 from cardbatch.kernels import pots
 
@@ -258,7 +256,6 @@ def settle_one_pass(
             button,
         )
     good = np.flatnonzero(codes == 0)
-    bad = np.flatnonzero(codes != 0)
     offsets = np.empty(good.size + 1, np.int64)
     kept = onepass.compact(codes, place, score, payout, seat_chips, offsets)
     score, payout, seat_chips = score[:kept], payout[:kept], seat_chips[:kept]
@@ -293,24 +290,7 @@ def settle_one_pass(
         mismatches = int((differs & given).sum())
     if ORIGIN in table.column_names:
         cols[ORIGIN] = combined(table.column(ORIGIN)) if g is None else combined(table.column(ORIGIN)).take(good)
-    results = pa.table(cols)
-    errors = error_rows(table, bad, codes[bad])
-    chips_in = exact_sum(seat_chips)
-    paid, raked = exact_sum(payout), exact_sum(kept_rake)
-    if chips_in != paid + raked:  # a kernel bug, never a data problem: stop loudly
-        raise AssertionError(f"chips not conserved: in {chips_in}, paid {paid}, raked {raked}")
-    counters = Counters(
-        rows_read=T,
-        rows_settled=int(good.size),
-        rows_rejected=int(bad.size),
-        rejected_by_reason=reason_counts(codes[bad]),
-        chips_in=chips_in,
-        chips_paid=paid,
-        chips_raked=raked,
-        chips_in_rejected=exact_sum(cvals[elements_of(cstarts, clen, bad)]),
-        mismatches=mismatches,
-    )
-    return results, errors, counters.as_dict()
+    return finish(table, pa.table(cols), codes, (cvals, cstarts, clen), seat_chips, payout, kept_rake, mismatches)
 
 
 __all__ = ["applies", "settle_one_pass"]

@@ -16,8 +16,6 @@ import pyarrow as pa
 
 from cardbatch.batch.io.lists import (
     combined,
-    elements_of,
-    exact_sum,
     gather_flat,
     int_column,
     int_list_parts,
@@ -28,11 +26,11 @@ from cardbatch.batch.io.lists import (
     scatter,
     sums_overflow,
 )
+from cardbatch.batch.settle.assemble import finish
 from cardbatch.batch.settle.cardcols import cards_given_mask, cards_matrix
-from cardbatch.batch.settle.counters import Counters
 from cardbatch.batch.settle.options import ORIGIN, SettleOptions
 from cardbatch.batch.settle.recorded import recorded_columns
-from cardbatch.batch.settle.rejects import CODE, error_rows, mark, mark_status, reason_counts
+from cardbatch.batch.settle.rejects import CODE, mark, mark_status
 from cardbatch.games import REGISTRY, Game, games_with_hands
 from cardbatch.kernels import cards as kcards
 from cardbatch.kernels import pots, showdown, threecard
@@ -280,7 +278,6 @@ def _assemble(
     the settled chips do not add up (a bug of ours, never the data's)."""
     T, codes = h.T, h.codes
     good = np.flatnonzero(codes == 0)
-    bad = np.flatnonzero(codes != 0)
     g = None if good.size == T else good
     offsets = list_offsets(h.seats, g)
     flat_score = gather_flat(score, offsets, g)  # already 0 where folded or no showdown
@@ -313,21 +310,6 @@ def _assemble(
         cols.update(recorded)
     if ORIGIN in table.column_names:
         cols[ORIGIN] = combined(table.column(ORIGIN)) if g is None else combined(table.column(ORIGIN)).take(good)
-    results = pa.table(cols)
-    errors = error_rows(table, bad, codes[bad])
-    chips_in = exact_sum(flat_contrib)
-    paid, raked = exact_sum(flat_payout), exact_sum(kept_rake)
-    if chips_in != paid + raked:  # a kernel bug, never a data problem: stop loudly
-        raise AssertionError(f"chips not conserved: in {chips_in}, paid {paid}, raked {raked}")
-    counters = Counters(
-        rows_read=T,
-        rows_settled=int(good.size),
-        rows_rejected=int(bad.size),
-        rejected_by_reason=reason_counts(codes[bad]),
-        chips_in=chips_in,
-        chips_paid=paid,
-        chips_raked=raked,
-        chips_in_rejected=exact_sum(h.cvals[elements_of(h.cstarts, h.clen, bad)]),  # every seat, any width
-        mismatches=mismatches,
+    return finish(
+        table, pa.table(cols), codes, (h.cvals, h.cstarts, h.clen), flat_contrib, flat_payout, kept_rake, mismatches
     )
-    return results, errors, counters.as_dict()

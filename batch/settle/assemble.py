@@ -1,0 +1,47 @@
+"""The end of settling a batch, the same for both settle paths: the errors table, the chips'
+check, and the batch's counters."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+from cardbatch.batch.io.lists import elements_of, exact_sum
+from cardbatch.batch.settle.counters import Counters
+from cardbatch.batch.settle.rejects import error_rows, reason_counts
+
+
+def finish(
+    table: pa.Table,
+    results: pa.Table,
+    codes: np.ndarray,
+    chips: tuple[np.ndarray, np.ndarray, np.ndarray],
+    contributed: np.ndarray,
+    paid: np.ndarray,
+    raked: np.ndarray,
+    mismatches: int,
+) -> tuple[pa.Table, pa.Table, dict[str, Any]]:
+    """(results, errors, counters) of a batch whose rows got ``codes`` (0: settled): ``contributed``,
+    ``paid`` and ``raked`` are the settled rows' chips (flat), ``chips`` the chips column as read
+    (``values, starts, lengths``, to count a rejected row's chips whatever its width). Stops loudly
+    if the settled chips do not add up (a bug of ours, never the data's)."""
+    bad = np.flatnonzero(codes != 0)
+    chips_in = exact_sum(contributed)
+    chips_paid, chips_raked = exact_sum(paid), exact_sum(raked)
+    if chips_in != chips_paid + chips_raked:
+        raise AssertionError(f"chips not conserved: in {chips_in}, paid {chips_paid}, raked {chips_raked}")
+    values, starts, lengths = chips
+    counters = Counters(
+        rows_read=len(codes),
+        rows_settled=len(codes) - int(bad.size),
+        rows_rejected=int(bad.size),
+        rejected_by_reason=reason_counts(codes[bad]),
+        chips_in=chips_in,
+        chips_paid=chips_paid,
+        chips_raked=chips_raked,
+        chips_in_rejected=exact_sum(values[elements_of(starts, lengths, bad)]),
+        mismatches=mismatches,
+    )
+    return results, error_rows(table, bad, codes[bad]), counters.as_dict()
