@@ -174,6 +174,8 @@ def settle_board_batch(rows, folded, chips, dead, hole, board, recorded, game, t
     hvals, hstarts, _ = hole
     T = pre.shape[0]
     for c0 in prange((T + CHUNK - 1) // CHUNK):
+        # scratch one array at a time, as the pot kernels allocate theirs (.pots.driver: a tuple of
+        # arrays built inside a parallel loop was miscompiled by numba 0.68)
         flat = np.empty(S, np.int64)
         total = np.empty(S, np.int64)
         lv = np.empty(S, np.bool_)
