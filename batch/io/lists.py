@@ -361,6 +361,15 @@ def scatter(
     return out
 
 
+def padded_rows(values: np.ndarray, starts: np.ndarray, lengths: np.ndarray, width: int) -> np.ndarray:
+    """``[R, width]``: each row's first ``lengths`` values from ``starts`` (0 beyond), in numpy alone:
+    for a few rows (no kernel to compile or load, as :func:`scatter` has)."""
+    seat = np.arange(width)[None, :]
+    inside = seat < np.asarray(lengths)[:, None]
+    idx = np.where(inside, np.asarray(starts)[:, None] + seat, 0)
+    return np.where(inside, values[idx] if values.size else 0, 0).astype(values.dtype, copy=False)
+
+
 def list_offsets(lengths: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
     """``int32`` offsets of a list column holding ``lengths[rows]`` elements per row (all rows if None)."""
     kept = lengths if rows is None else lengths[rows]

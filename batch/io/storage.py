@@ -240,7 +240,7 @@ class PublishedParquet:
         self.writer: pq.ParquetWriter | None = None
         self.groups: RowGroups | None = None
         if schema is not None:
-            self.writer = parquet_writer(self.tmp, schema, **options)
+            self.writer = parquet_writer(self.tmp, schema, **self.options)
             self.groups = RowGroups(self.writer)
 
     def write(self, table: pa.Table) -> None:

@@ -25,6 +25,7 @@ from cardbatch.batch.io.lists import (
     list_layout,
     list_offsets,
     missing_rows,
+    padded_rows,
     recorded_list,
     take_list,
 )
@@ -96,14 +97,6 @@ def _card_codes(col: pa.ChunkedArray, per: int, width: int, words: bool) -> tupl
     return padded.reshape(-1), np.arange(len(arr), dtype=np.int64) * width, counts
 
 
-def _padded(values: np.ndarray, starts: np.ndarray, lengths: np.ndarray, S: int) -> np.ndarray:
-    """``[R, S]`` of each row's first ``lengths`` values from ``starts`` (0 beyond)."""
-    seat = np.arange(S)[None, :]
-    inside = seat < lengths[:, None]
-    idx = np.where(inside, starts[:, None] + seat, 0)
-    return np.where(inside, values[idx] if values.size else 0, 0)
-
-
 def _settle_deferred(
     table: pa.Table,
     rows: np.ndarray,
@@ -125,13 +118,13 @@ def _settle_deferred(
     inside = seat < n[:, None]
     bit = np.where(inside, first_bit + fstarts[rows][:, None] + seat, 0)
     live = inside & (((bits[bit >> 3] >> (bit & 7)) & 1) == 0)
-    contrib = _padded(seat_chips, place[rows], n, S)[:, None, :]
-    values = _padded(score, place[rows], n, S).astype(np.int64)
-    dead_chips = _padded(dead[0], dead[1][rows], n, S)
+    contrib = padded_rows(seat_chips, place[rows], n, S)[:, None, :]
+    values = padded_rows(score, place[rows], n, S).astype(np.int64)
+    dead_chips = padded_rows(dead[0], dead[1][rows], n, S)
     nfnd = None
     if opts.no_flop_no_drop:
         bvals, bstarts, bcount = board
-        cards = _padded(bvals, bstarts[rows], np.minimum(bcount[rows], 5), 5)
+        cards = padded_rows(bvals, bstarts[rows], np.minimum(bcount[rows], 5), 5)
         present = np.arange(5)[None, :] < np.minimum(bcount[rows], 5)[:, None]
         nfnd = (~present | (cards == 255)).all(axis=1)
     d = pots.settle_detailed(

@@ -260,17 +260,29 @@ def unit_tables(unit: Unit, batch_rows: int) -> Iterator[pa.Table]:
                 size = pf.metadata.row_group(g).num_rows
                 if pending_rows + size > batch_rows and (run or pending):
                     if run:
-                        pending.append(_tag(pf.read_row_groups(run, use_threads=threads), i, tagged))
+                        pending.append(_tag(_read_groups(pf, run, threads), i, tagged))
                         run = []
                     yield joined()
                 run.append(g)
                 pending_rows += size
             if run:
-                pending.append(_tag(pf.read_row_groups(run, use_threads=threads), i, tagged))
+                pending.append(_tag(_read_groups(pf, run, threads), i, tagged))
         except (OSError, pa.ArrowException) as exc:
             raise InputError(f"{piece.path}: cannot read row group: {exc}") from None
     if pending:
         yield joined()
+
+
+def _read_groups(pf: pq.ParquetFile, groups: list[int], threads: bool) -> pa.Table:
+    """Row groups ``groups`` as one table. Arrow cannot read a nested dictionary column (a list of
+    dictionary-encoded strings: cards as text a seat) from several row groups at once ("nested data
+    conversions not implemented for chunked array outputs"): those are read a group at a time."""
+    try:
+        return pf.read_row_groups(groups, use_threads=threads)
+    except pa.ArrowNotImplementedError:
+        if len(groups) == 1:
+            raise
+        return pa.concat_tables([pf.read_row_groups([g], use_threads=threads) for g in groups])
 
 
 def _exact_batches(batches: Iterable[pa.RecordBatch], size: int) -> Iterator[pa.Table]:

@@ -107,6 +107,7 @@ _LISTS = {
     "team": ("balance", "multiplier", "afk", "payout"),
 }
 _TEXT_TOO = ("cards", "board")
+_FLAGS = ("folded", "afk")  # lists of true/false a seat
 
 
 def _is_list(t: pa.DataType) -> bool:
@@ -143,6 +144,9 @@ def check_columns(label: str, schema: pa.Schema, game: str) -> None:
             raise InputError(f"{at}column {name} must be a list of values, got {t}")
         if name in _TEXT_TOO and not (pa.types.is_integer(t.value_type) or _is_text_or_dictionary(t.value_type)):
             raise InputError(f"{at}column {name} must hold card codes or card text, got {t}")
+        if name in _FLAGS and not (pa.types.is_boolean(t.value_type) or pa.types.is_integer(t.value_type)):
+            # text or fractions are never read as flags: "False" is a non-empty string, 0.5 is not 0
+            raise InputError(f"{at}column {name} must hold booleans (or integers, 0 for false), got {t}")
 
 
 def check_schema(path: str, schema: pa.Schema, opts: SettleOptions) -> None:
