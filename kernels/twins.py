@@ -78,4 +78,9 @@ def serial(on: bool = True) -> Iterator[None]:
         _serial_depth[0] -= bool(on)
 
 
-__all__ = ["Twin", "serial", "twin"]
+def in_serial() -> bool:
+    """A :func:`serial` context is open: this run is one a compile would dominate."""
+    return _serial_depth[0] > 0
+
+
+__all__ = ["Twin", "in_serial", "serial", "twin"]

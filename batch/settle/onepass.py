@@ -41,8 +41,13 @@ _EMPTY_I64 = np.zeros(0, np.int64)
 
 
 def applies(spec: Game, opts: SettleOptions) -> bool:
-    """The one-pass kernel settles this game under these options."""
-    return bool(spec.one_pass and opts.pots.policy == pots.Policy.STANDARD)
+    """The one-pass kernel settles this game under these options, in this run: not in a run of one
+    batch or less (the kernels' serial builds, :mod:`cardbatch.kernels.twins`), which compiling
+    dominates: the reference path's kernels, which every card game shares, compile once for all of
+    them (the README's first run took 24 s with the pass compiled beside them, 12 s without)."""
+    from cardbatch.kernels import twins
+
+    return bool(spec.one_pass and opts.pots.policy == pots.Policy.STANDARD and not twins.in_serial())
 
 
 def _is_list(t: pa.DataType) -> bool:
