@@ -242,3 +242,23 @@ def tables(draw):
 @given(tables(), st.sampled_from(["0", "0.05"]), st.sampled_from(["button", "first_winner"]))
 def test_random_tables_settle_alike(table, rake, odd):
     same(table, opts=SettleOptions.of(rake_pct=rake, odd_chips=odd))
+
+
+def test_real_recorded_hands_settle_alike_and_as_recorded(tmp_path):
+    """The Pluribus and WSOP Hold'em hands of the test corpus (dead big-blind antes included), through
+    ``import``: both paths give the recorded result of every hand."""
+    from pathlib import Path
+
+    import pyarrow.parquet as pq
+
+    from cardbatch.batch.io.jobs import RunOptions
+    from cardbatch.batch.phh.job import ImportOptions, run_import
+
+    corpus = Path(__file__).resolve().parents[2] / "data" / "phh"
+    out = tmp_path / "hands.parquet"
+    run_import([str(corpus)], str(out), ImportOptions(run=RunOptions(workers=1, quiet=True)))
+    hands = pq.read_table(out)
+    holdem = hands.filter(pc.equal(hands.column("game"), "holdem"))
+    assert holdem.num_rows == 18 and "dead" in holdem.column_names  # 13 Pluribus, 5 WSOP
+    c = same(holdem)
+    assert c["rows_rejected"] == 0 and c["mismatches"] == 0
