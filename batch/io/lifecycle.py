@@ -66,9 +66,8 @@ def init_pool_worker(threads: int | None, own_process: bool = True) -> None:
         init_worker()
     if threads is None:
         return
-    # every library's threads to the worker's share: two pools of two threads on two cores ran each
-    # unit slower than one thread each (set before Polars is imported: it reads this once)
-    os.environ.setdefault("POLARS_MAX_THREADS", str(max(1, threads)))
+    # pyarrow's threads to the worker's share too: two pools of two threads on two cores ran each
+    # unit slower than one thread each
     import pyarrow as pa
 
     pa.set_cpu_count(max(1, threads))

@@ -226,7 +226,7 @@ def settle_one_pass(
     )
     options = {"trips_beat_straight": opts.trips_beat_straight} if spec.straight_order_option else {}
     onepass.settle_board_batch(
-        (pre, button.astype(np.int64, copy=False), gng),
+        (pre, button, gng),
         (bits, np.int64(first_bit), fstarts, seats),
         (cvals, cstarts, clen, cbig.view(np.uint8), has_street),
         dead,
