@@ -37,6 +37,28 @@ def install_parent_handlers() -> None:
     signal.signal(signal.SIGTERM, _raise_terminated)
 
 
+@contextlib.contextmanager
+def signals_held() -> Iterator[None]:
+    """Ctrl-C and SIGTERM wait until the block ends, then raise as usual. For starting what cannot
+    be stopped half-started: a Dask LocalCluster interrupted while its workers start can no longer
+    be closed (Dask's exit hook then prints a traceback)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[int] = []
+    held = (signal.SIGINT, signal.SIGTERM)
+    before = {s: signal.getsignal(s) for s in held}
+    for s in held:
+        signal.signal(s, lambda signum, frame: caught.append(signum))
+    try:
+        yield
+    finally:
+        for s, handler in before.items():
+            signal.signal(s, handler)
+    if caught:
+        raise Terminated() if caught[0] == signal.SIGTERM else KeyboardInterrupt()
+
+
 def _watch_parent(parent: int) -> None:
     while True:
         time.sleep(0.5)
@@ -87,11 +109,20 @@ def kill_pool(pool: cf.ProcessPoolExecutor) -> None:
         p.join(timeout=5)
 
 
+class _Pool(cf.ProcessPoolExecutor):
+    """A process pool whose ``submit`` holds Ctrl-C and SIGTERM: a submit may start a worker, and
+    one interrupted while it receives its start-up data prints a traceback of its own."""
+
+    def submit(self, fn, /, *args, **kwargs):  # type: ignore[no-untyped-def]
+        with signals_held():
+            return super().submit(fn, *args, **kwargs)
+
+
 @contextlib.contextmanager
 def process_pool(workers: int, threads: int | None) -> Iterator[cf.ProcessPoolExecutor]:
     """A pool of fresh (spawned) worker processes, each with ``threads`` numba threads (None: no
     numba); on Ctrl-C, SIGTERM or an error they are killed, not waited for."""
-    pool = cf.ProcessPoolExecutor(
+    pool = _Pool(
         max_workers=workers, mp_context=mp.get_context("spawn"), initializer=init_pool_worker, initargs=(threads,)
     )
     try:

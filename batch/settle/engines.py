@@ -21,7 +21,7 @@ from typing import Any
 
 from cardbatch.batch.io.errors import InputError
 from cardbatch.batch.io.jobs import RunOptions
-from cardbatch.batch.io.lifecycle import init_pool_worker, process_pool
+from cardbatch.batch.io.lifecycle import init_pool_worker, process_pool, signals_held
 from cardbatch.batch.settle.by_game import settle_table
 from cardbatch.batch.settle.parts import UnitContext, run_unit
 from cardbatch.batch.settle.plan import Unit
@@ -80,22 +80,24 @@ def _dask(
     except ImportError:
         raise InputError("--engine dask needs Dask: pip install 'cardbatch[dask]'") from None
 
-    cluster = None
-    if scheduler:
-        try:
-            client = Client(scheduler, timeout="15s")
-        except (OSError, TimeoutError) as exc:
-            raise InputError(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from None
-    else:
-        cluster = LocalCluster(
-            n_workers=workers,
-            threads_per_worker=1,
-            processes=True,
-            dashboard_address=":0",  # any free port: a second cluster on this machine warns about 8787 otherwise
-            silence_logs=logging.ERROR,
-        )
-        client = Client(cluster)
+    cluster = client = None
     try:
+        with signals_held():  # a cluster is either not started or started whole, so it can be closed
+            if scheduler:
+                try:
+                    client = Client(scheduler, timeout="15s")
+                except (OSError, TimeoutError) as exc:
+                    raise InputError(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from None
+            else:
+                cluster = LocalCluster(
+                    n_workers=workers,
+                    threads_per_worker=1,
+                    processes=True,
+                    dashboard_address=":0",  # any free port: a second cluster here warns about 8787 otherwise
+                    silence_logs=logging.ERROR,
+                )
+                client = Client(cluster)
+        assert client is not None
         threads = max(1, (os.cpu_count() or 1) // workers)
         client.run(init_pool_worker, threads, False)
         if scheduler and warm_paths:
@@ -119,6 +121,7 @@ def _dask(
             logging.getLogger(name).setLevel(logging.CRITICAL)
         raise
     finally:
-        client.close()
+        if client is not None:
+            client.close()
         if cluster is not None:
             cluster.close()

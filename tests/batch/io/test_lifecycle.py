@@ -135,8 +135,19 @@ def _tree(pid: int) -> list[int]:
 
 @pytest.mark.slow  # signals, a Dask LocalCluster, an empty cache
 @pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="reads /proc to find the workers")
-@pytest.mark.parametrize("sig, status", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
-def test_a_stopped_dask_run_takes_its_local_cluster_along(tmp_path, sig, status):
+@pytest.mark.parametrize(
+    "sig, status, when",
+    [
+        (signal.SIGINT, 130, "running"),
+        (signal.SIGTERM, 143, "running"),
+        (signal.SIGINT, 130, "compiling"),
+        (signal.SIGINT, 130, "starting"),
+    ],
+)
+def test_a_stopped_dask_run_takes_its_local_cluster_along(tmp_path, sig, status, when):
+    """Stopped while its units run; as the compiling pool's first process starts (empty cache); or
+    as the cluster's first worker starts (warm cache). A process stopped while it receives its
+    start-up data, or a cluster stopped half-started, printed a traceback: both are held until up."""
     pytest.importorskip("distributed")
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache")}  # the workers stay busy compiling
     inputs = [str(DATA / "holdem_sample.parquet"), str(DATA / "zjh_sample.parquet")]
@@ -153,11 +164,16 @@ def test_a_stopped_dask_run_takes_its_local_cluster_along(tmp_path, sig, status)
         "--workers",
         "2",
     ]
+    if when == "starting":
+        warm_cmd = [str(tmp_path / "warm") if c == str(tmp_path / "out") else c for c in cmd]
+        warm = subprocess.run(warm_cmd, env=env, capture_output=True, text=True)
+        assert warm.returncode == 0, warm.stderr
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.time() + 60
-    while len(_tree(proc.pid)) < 3 and time.time() < deadline:
-        time.sleep(0.2)
-    time.sleep(5)  # the cluster is up and its workers are in their units
+    while len(_tree(proc.pid)) < (3 if when == "running" else 1) and time.time() < deadline:
+        time.sleep(0.05)
+    if when == "running":
+        time.sleep(5)  # the cluster is up and its workers are in their units
     processes = _tree(proc.pid)
     proc.send_signal(sig)
     _, err = proc.communicate(timeout=60)
