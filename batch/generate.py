@@ -114,7 +114,9 @@ def _generate_chunk(
     S = max_seats
     seats = rng.integers(2, max_seats + 1, n)
     streets = spec.generated_rounds
-    contrib, live, button, ended_at = betting.bets(seed, start, n, S, seats, streets, spec.generated_fold_rate, 20)
+    contrib, live, button, ended_at, stack = betting.bets(
+        seed, start, n, S, seats, streets, spec.generated_fold_rate, 20
+    )
     deck = kdecks.from_rank(kdecks.deal_decks(n, seed, start), spec.lowest_rank)
     hole = np.full((n, S, per), 255, np.uint8)
     board = np.full((n, 5), 255, np.uint8)
@@ -205,6 +207,7 @@ def _generate_chunk(
         offsets = np.zeros(n + 1, np.int32)
         np.cumsum(seats * streets, out=offsets[1:])
         cols["contrib_street"] = pa.ListArray.from_arrays(pa.array(offsets), pa.array(vals))
+        cols["stack"] = padded_to_list(stack, seats, pa.int64())  # with the streets, it places an all-in in time
     else:
         cols["contrib"] = padded_to_list(contrib.sum(axis=1), contrib_len, pa.int64())
     cols["folded"] = padded_to_list(~live, seats, pa.bool_())

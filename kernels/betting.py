@@ -30,18 +30,18 @@ def _uniform(word):
 
 
 @njit(cache=True, parallel=True)
-def _bets_kernel(seed, start, seats, streets, fold_p, blind, contrib, live, button, ended_at):
+def _bets_kernel(seed, start, seats, streets, fold_p, blind, contrib, live, button, ended_at, stack):
     """The betting model, one hand per iteration, each from its own stream keyed by (seed, hand id)."""
     n, K, S = contrib.shape
     for c0 in prange((n + 1023) // 1024):
         left = np.zeros(S, np.int64)
         for i in range(c0 * 1024, min(n, (c0 + 1) * 1024)):
-            _bet_hand(i, seed, start, seats, fold_p, blind, contrib, live, button, ended_at, left)
+            _bet_hand(i, seed, start, seats, fold_p, blind, contrib, live, button, ended_at, stack, left)
 
 
 @njit(cache=True, inline="always")
-def _bet_hand(i, seed, start, seats, fold_p, blind, contrib, live, button, ended_at, left):
-    """One hand of the betting model (``left`` is scratch for the stacks)."""
+def _bet_hand(i, seed, start, seats, fold_p, blind, contrib, live, button, ended_at, stack, left):
+    """One hand of the betting model (``left`` is scratch for the stacks; ``stack`` gets them as dealt)."""
     n, K, S = contrib.shape
     state = deck_state(np.uint64(seed) ^ _SALT, start + i)
     p = seats[i]
@@ -53,6 +53,7 @@ def _bet_hand(i, seed, start, seats, fold_p, blind, contrib, live, button, ended
         if s < p:
             state, w = next_word(state)
             left[s] = _STACKS[w % np.uint64(7)] * blind // 2
+        stack[i, s] = left[s]
     state, w = next_word(state)
     b = np.int64(w % np.uint64(p))
     button[i] = b
@@ -123,11 +124,15 @@ def _bet_hand(i, seed, start, seats, fold_p, blind, contrib, live, button, ended
 
 def bets(
     seed: int, start: int, n: int, S: int, seats: np.ndarray, streets: int, fold_p: float, blind: int
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Contributions ``[n, K, S]``, live flags, button and the street each hand ended on."""
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Contributions ``[n, K, S]``, live flags, button, the street each hand ended on and the seats'
+    stacks at the start of the hand ``[n, S]``."""
     contrib = np.empty((n, streets, S), np.int64)
+    stack = np.empty((n, S), np.int64)
     live = np.empty((n, S), np.bool_)
     button = np.empty(n, np.int64)
     ended_at = np.empty(n, np.int64)
-    _bets_kernel(seed, np.int64(start), seats.astype(np.int64), streets, fold_p, blind, contrib, live, button, ended_at)
-    return contrib, live, button, ended_at
+    _bets_kernel(
+        seed, np.int64(start), seats.astype(np.int64), streets, fold_p, blind, contrib, live, button, ended_at, stack
+    )
+    return contrib, live, button, ended_at, stack

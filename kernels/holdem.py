@@ -199,6 +199,13 @@ def seat_value(board_key, board_total, board_bits, c0, c1, displace7, values7, f
     return _value_of_key(key, bits, _M7, _B7, _S7, _K7, displace7, values7, flush_values), invalid
 
 
+@njit(cache=True, inline="always")
+def value7(key, bits, displace7, values7, flush_values):
+    """The value of seven cards from their summed key (from :data:`KEY_INIT`) and OR-ed card bits:
+    for callers that sum the cards themselves, a board's once for many seats (the equity walk)."""
+    return _value_of_key(key, bits, _M7, _B7, _S7, _K7, displace7, values7, flush_values)
+
+
 @njit(cache=True, parallel=True)
 def _evaluate_kernel(flat, k, out, score_tables):
     """Scores of the hands of ``flat`` (``cards[N, k]`` flattened) into ``out`` (INVALID where

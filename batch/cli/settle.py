@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import sys
 from fractions import Fraction
+from typing import Any
 
 from cardbatch.batch.cli.common import (
     EXIT_USAGE,
@@ -74,6 +75,20 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
             action="store_true",
             help="short deck: three of a kind ranks above a straight (default: a straight above trips)",
         )
+        p.add_argument(
+            "--equity",
+            action="store_true",
+            help="Hold'em and short deck: each all-in's street, expected payouts and equities (needs stack "
+            "and contrib_street columns; see the docs' Equity)",
+        )
+        p.add_argument(
+            "--equity-budget",
+            type=non_negative_int,
+            default=2_000_000,
+            help="walk every completion of an all-in's board when there are at most this many, else sample",
+        )
+        p.add_argument("--equity-samples", type=positive_int, default=20_000, help="completions drawn above the budget")
+        p.add_argument("--equity-seed", type=non_negative_int, default=0, help="seed of the drawn completions")
         p.add_argument("--team-model", choices=("seed", "proportional"), default="seed", help="2v2 settlement model")
         p.add_argument(
             "--workers",
@@ -98,6 +113,15 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         p.set_defaults(func=_run, audit=name == "audit")
 
 
+def _walk(args: argparse.Namespace) -> Any:
+    """The equity walk the flags ask for, or None without ``--equity``."""
+    if not args.equity:
+        return None
+    from cardbatch.kernels.equity import Walk
+
+    return Walk(budget=args.equity_budget, samples=args.equity_samples, seed=args.equity_seed)
+
+
 def _run(args: argparse.Namespace) -> int:
     from cardbatch.batch.io.errors import InputError
     from cardbatch.batch.io.jobs import RunOptions
@@ -115,7 +139,7 @@ def _run(args: argparse.Namespace) -> int:
     job = SettleJob(
         tuple(args.inputs),
         args.out,
-        options_from(SettleOptions, args, pots=options_from(Options, args)),
+        options_from(SettleOptions, args, pots=options_from(Options, args), equity=_walk(args)),
         args.batch_rows,
         options_from(RunOptions, args),
         args.mode,

@@ -10,7 +10,9 @@ import pyarrow as pa
 
 from cardbatch.batch.io.lists import elements_of, exact_sum
 from cardbatch.batch.settle.counters import Counters
+from cardbatch.batch.settle.options import SettleOptions
 from cardbatch.batch.settle.rejects import error_rows, reason_counts
+from cardbatch.games import Game
 
 
 def finish(
@@ -22,11 +24,14 @@ def finish(
     paid: np.ndarray,
     raked: np.ndarray,
     mismatches: int,
+    spec: Game | None = None,
+    opts: SettleOptions | None = None,
 ) -> tuple[pa.Table, pa.Table, dict[str, Any]]:
     """(results, errors, counters) of a batch whose rows got ``codes`` (0: settled): ``contributed``,
     ``paid`` and ``raked`` are the settled rows' chips (flat), ``chips`` the chips column as read
     (``values, starts, lengths``, to count a rejected row's chips whatever its width). Stops loudly
-    if the settled chips do not add up (a bug of ours, never the data's)."""
+    if the settled chips do not add up (a bug of ours, never the data's). A run with ``opts.equity``
+    adds the settled rows' equity columns and counters (:mod:`.allin`)."""
     bad = np.flatnonzero(codes != 0)
     chips_in = exact_sum(contributed)
     chips_paid, chips_raked = exact_sum(paid), exact_sum(raked)
@@ -44,4 +49,11 @@ def finish(
         chips_in_rejected=exact_sum(values[elements_of(starts, lengths, bad)]),
         mismatches=mismatches,
     )
-    return results, error_rows(table, bad, codes[bad]), counters.as_dict()
+    summary = counters.as_dict()
+    if opts is not None and opts.equity is not None and spec is not None:
+        from cardbatch.batch.settle.allin import equity_columns
+
+        cols, summary["equity"] = equity_columns(table, np.flatnonzero(codes == 0), paid, spec, opts)
+        for name, col in cols.items():
+            results = results.append_column(name, col)
+    return results, error_rows(table, bad, codes[bad]), summary

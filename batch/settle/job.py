@@ -32,7 +32,7 @@ from cardbatch.batch.settle.by_game import settle_by_game, settle_table
 from cardbatch.batch.settle.counters import INPUT_COUNTERS, merge_counters
 from cardbatch.batch.settle.engines import Engine, map_units
 from cardbatch.batch.settle.options import Mode, SettleJob, SettleOptions
-from cardbatch.batch.settle.outputs import ERROR_SCHEMA, RESULT_SCHEMA
+from cardbatch.batch.settle.outputs import ERROR_SCHEMA, result_schema
 from cardbatch.batch.settle.parts import MemorySink, UnitContext, settle_into, unit_tables
 from cardbatch.batch.settle.plan import Unit, plan, plan_table
 
@@ -320,7 +320,11 @@ def settle_in_memory(
             done.append((unit, [(unit.name, settle_into(unit_tables(unit, batch_rows), unit, opts, sink))]))
     figures = summarise(done, inputs, opts, t0, time.perf_counter())
     figures.update({"engine": "in-process", "workers": 1, "options": {**opts.as_dict(), "batch_rows": batch_rows}})
-    return _gathered(sink.results, RESULT_SCHEMA), _gathered(sink.errors, ERROR_SCHEMA), figures
+    return (
+        _gathered(sink.results, result_schema(opts.equity is not None)),
+        _gathered(sink.errors, ERROR_SCHEMA),
+        figures,
+    )
 
 
 def _gathered(by_game: dict[str, list[pa.Table]], schema: pa.Schema) -> pa.Table:

@@ -288,7 +288,9 @@ def settle_one_pass(
         mismatches = int((differs & given).sum())
     if ORIGIN in table.column_names:
         cols[ORIGIN] = combined(table.column(ORIGIN)) if g is None else combined(table.column(ORIGIN)).take(good)
-    return finish(table, pa.table(cols), codes, (cvals, cstarts, clen), seat_chips, payout, kept_rake, mismatches)
+    return finish(
+        table, pa.table(cols), codes, (cvals, cstarts, clen), seat_chips, payout, kept_rake, mismatches, spec, opts
+    )
 
 
 __all__ = ["applies", "settle_one_pass"]

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import dataclasses
 from fractions import Fraction
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import pyarrow as pa
 
 from cardbatch.batch.io.jobs import RunOptions, input_paths, require_whole
 from cardbatch.games import game as game_spec
 from cardbatch.kernels.pots.api import Options
+
+if TYPE_CHECKING:
+    from cardbatch.kernels.equity import Walk
 
 Mode = Literal["resume", "overwrite", "error"]
 # what a run does with a folder that already holds cardbatch output: reuse its current parts, settle
@@ -51,7 +54,8 @@ class SettleOptions:
     without a ``game`` column (None: Hold'em when there is a ``board``, else Zha Jin Hua);
     ``team_model``: the 2v2 settlement model; ``audit``: an audit run (a mismatch makes its exit
     status 3; the results are the same); ``trips_beat_straight``: in short deck, three of a kind
-    ranks above a straight (default: a straight above trips).
+    ranks above a straight (default: a straight above trips); ``equity``: how each all-in's
+    equity is walked (a :class:`cardbatch.kernels.equity.Walk`; None: no equity columns).
     """
 
     pots: Options = Options()
@@ -61,9 +65,16 @@ class SettleOptions:
     team_model: TeamModel = "seed"
     audit: bool = False
     trips_beat_straight: bool = False
+    equity: Walk | None = None
 
     def __post_init__(self) -> None:
         from cardbatch.kernels.threecard import rules_of
+
+        if self.equity is not None:
+            from cardbatch.kernels.equity import Walk
+
+            if not isinstance(self.equity, Walk):
+                raise ValueError(f"equity must be a cardbatch.kernels.equity.Walk or None, got {self.equity!r}")
 
         if not isinstance(self.pots, Options):
             raise ValueError(f"pots must be a cardbatch.kernels.pots.Options, got {type(self.pots).__name__}")
@@ -105,6 +116,7 @@ class SettleOptions:
             "team_model": self.team_model,
             "audit": self.audit,
             "trips_beat_straight": self.trips_beat_straight,
+            "equity": None if self.equity is None else dataclasses.asdict(self.equity),
         }
 
 

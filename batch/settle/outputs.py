@@ -172,9 +172,19 @@ def _with_keys(table: pa.Table, keys: tuple[tuple[str, str], ...]) -> pa.Table:
     return table
 
 
-def conform_results(table: pa.Table, keys: tuple[tuple[str, str], ...] = ()) -> pa.Table:
-    """``table`` in :data:`RESULT_SCHEMA` (the columns of other games null), then the key columns."""
-    schema = RESULT_SCHEMA
+def result_schema(equity: bool) -> pa.Schema:
+    """:data:`RESULT_SCHEMA`, with the equity columns (after ``low``) in a run with ``--equity``: every
+    part of a run has the same columns, whichever its game."""
+    if not equity:
+        return RESULT_SCHEMA
+    from cardbatch.batch.settle.allin import EQUITY_FIELDS
+
+    return pa.schema([*RESULT_SCHEMA, *(pa.field(n, t) for n, t in EQUITY_FIELDS)])
+
+
+def conform_results(table: pa.Table, keys: tuple[tuple[str, str], ...] = (), equity: bool = False) -> pa.Table:
+    """``table`` in :func:`result_schema` (the columns of other games null), then the key columns."""
+    schema = result_schema(equity)
     columns = []
     for field in schema:
         if field.name in table.column_names:

@@ -153,7 +153,7 @@ def settle_into(tables: Iterable[pa.Table], unit: Unit, opts: SettleOptions, sin
                 r, e = _untagged(r), _untagged(e)
             for game, part in r.items():
                 if part.num_columns:
-                    sink.add_results(game, conform_results(part, unit.hive))
+                    sink.add_results(game, conform_results(part, unit.hive, opts.equity is not None))
             for game, part in e.items():
                 if part.num_rows:
                     sink.add_errors(game, conform_errors(part, unit.hive))

@@ -311,5 +311,14 @@ def _assemble(
     if ORIGIN in table.column_names:
         cols[ORIGIN] = combined(table.column(ORIGIN)) if g is None else combined(table.column(ORIGIN)).take(good)
     return finish(
-        table, pa.table(cols), codes, (h.cvals, h.cstarts, h.clen), flat_contrib, flat_payout, kept_rake, mismatches
+        table,
+        pa.table(cols),
+        codes,
+        (h.cvals, h.cstarts, h.clen),
+        flat_contrib,
+        flat_payout,
+        kept_rake,
+        mismatches,
+        spec,
+        opts,
     )

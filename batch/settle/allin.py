@@ -1,0 +1,157 @@
+"""``--equity``: each settled row's all-in street, expected payouts and equities (docs: Equity).
+
+A row is placed in time by its ``stack`` (each seat's chips at the start of the hand) and its
+``contrib_street``: it was all-in after the first street (preflop, flop or turn) at whose end at
+most one live seat still had chips behind, with two or more live seats. Its expected payouts come
+from walking the rest of the board (:func:`cardbatch.kernels.equity.all_in_equity`) under the
+run's pot rules. A settled row that was not all-in keeps its payout as its expected payout; a row
+that cannot be placed (no ``stack``, no ``contrib_street``, or a stack the row's chips contradict)
+gets nulls, counted by cause in the summary.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+from cardbatch.batch.io.lists import int_list_parts, list_array, list_offsets, missing_rows, scatter
+from cardbatch.batch.settle.options import SettleOptions
+from cardbatch.games import Game
+
+_F64_LIST = pa.list_(pa.float64())
+EQUITY_FIELDS = (
+    ("all_in_street", pa.int8()),
+    ("ev_payout", _F64_LIST),
+    ("equity", _F64_LIST),
+    ("equity_se", _F64_LIST),
+)
+KNOWN_BOARD = (0, 3, 4)  # board cards dealt after the betting of street 0, 1, 2
+NOT_PLACED = ("no_stack_column", "no_contrib_street", "stack_missing", "stack_count", "stack_short")
+
+
+def all_in_streets(stack: np.ndarray, contrib: np.ndarray, live: np.ndarray) -> np.ndarray:
+    """``int8[T]``: the first street (0 preflop, 1 flop, 2 turn) after which at most one live seat had
+    chips behind, at a table of two or more live seats; -1 where there is none. ``stack[T, S]``,
+    ``contrib[T, K, S]`` (chips per street), ``live[T, S]``.
+
+    >>> st = np.array([[100, 100, 50]])
+    >>> c = np.array([[[10, 20, 50], [90, 80, 0], [0, 0, 0], [0, 0, 0]]])
+    >>> int(all_in_streets(st, c, np.array([[True, True, True]]))[0])  # seat 2 all-in preflop, 0 and 1 bet on
+    1
+    >>> int(all_in_streets(st, c, np.array([[False, True, True]]))[0])  # seat 0 folded: no one left to bet
+    0
+    """
+    T, K, _ = contrib.shape
+    behind = stack[:, None, :] - np.cumsum(contrib, axis=1)
+    can_bet = ((behind > 0) & live[:, None, :]).sum(axis=2) <= 1  # [T, K]
+    showdown = live.sum(axis=1) >= 2
+    out = np.full(T, -1, np.int8)
+    for k in range(min(K, len(KNOWN_BOARD)) - 1, -1, -1):  # the first street wins: walk back
+        out[can_bet[:, k] & showdown] = k
+    return out
+
+
+def _stacks(table: pa.Table, seats: np.ndarray, contrib_total: np.ndarray, S: int) -> tuple[np.ndarray, np.ndarray]:
+    """``stack[T, S]`` and each row's cause for not being placed (an index into NOT_PLACED, -1: placed)."""
+    T = table.num_rows
+    cause = np.full(T, -1, np.int8)
+    col = table.column("stack")
+    vals, starts, lengths, big = int_list_parts(col, "stack")
+    stack = scatter(vals, starts, lengths, S, 0, np.int64)
+    short = (stack < contrib_total).any(axis=1) | big
+    for name, rows in (
+        ("stack_short", short),
+        ("stack_count", lengths != seats),
+        ("stack_missing", missing_rows(col)),
+    ):  # the first cause of the list wins: set the last first
+        cause[rows] = NOT_PLACED.index(name)
+    return stack, cause
+
+
+def equity_columns(
+    table: pa.Table, good: np.ndarray, payout: np.ndarray, spec: Game, opts: SettleOptions
+) -> tuple[dict[str, pa.Array], dict[str, Any]]:
+    """The equity columns of the settled rows ``good`` of ``table`` (``payout`` their flat payouts, in
+    seat order) and their counters."""
+    from cardbatch.batch.settle.poker import _decode
+    from cardbatch.kernels.equity import all_in_equity
+
+    n = good.size
+    counts: dict[str, Any] = {"rows": n, "all_in": 0, "exact": 0, "sampled": 0, "by_street": {}, "not_placed": {}}
+    sub = table.take(pa.array(good)) if n != table.num_rows else table
+    if not spec.one_pass:
+        counts["not_placed"] = {f"game_{spec.name}": n}
+        return _null_columns(n), counts
+    cause = np.full(n, -1, np.int8)
+    if "stack" not in table.column_names:
+        cause[:] = NOT_PLACED.index("no_stack_column")
+    elif "contrib_street" not in table.column_names:
+        cause[:] = NOT_PLACED.index("no_contrib_street")
+    if n == 0 or (cause >= 0).all():
+        counts["not_placed"] = _tally(cause)
+        return _null_columns(n), counts
+    h = _decode(sub, spec)
+    stack, stack_cause = _stacks(sub, h.seats, h.contrib_total, h.S)
+    cause = np.where(cause >= 0, cause, stack_cause)
+    street = all_in_streets(stack, h.contrib, h.live)
+    street[cause >= 0] = -1
+    offsets = list_offsets(h.seats)
+    ev = payout.astype(np.float64)
+    se = np.zeros(payout.shape, np.float64)
+    rows = np.flatnonzero(street >= 0)
+    if rows.size:
+        assert opts.equity is not None
+        order = {"trips_beat_straight": opts.trips_beat_straight} if spec.straight_order_option else {}
+        tables = spec.kernel().value_tables(**order)
+        e = all_in_equity(
+            h.contrib_total[rows],
+            h.live[rows],
+            h.hole[rows],
+            h.board[rows] if h.board is not None else np.full((rows.size, 5), 255, np.uint8),
+            np.array(KNOWN_BOARD, np.int64)[street[rows]],
+            h.button[rows],
+            dead=None if h.dead is None else h.dead[rows],
+            options=opts.pots,
+            walk=opts.equity,
+            hand_ids=h.hand_id[rows],
+            tables=tables,
+            lowest_card=4 * spec.lowest_rank,
+        )
+        seat = np.arange(h.S)[None, :] < h.seats[rows, None]
+        at = (offsets[rows][:, None] + np.arange(h.S)[None, :])[seat]
+        ev[at] = e.ev_payout[seat]
+        se[at] = e.equity_se[seat]
+        counts["all_in"] = int(rows.size)
+        counts["exact"] = int(e.exact.sum())
+        counts["sampled"] = int(rows.size - e.exact.sum())
+        counts["by_street"] = {str(k): int((street[rows] == k).sum()) for k in range(3) if (street[rows] == k).any()}
+    placed = cause < 0
+    paid = np.add.reduceat(ev, offsets[:-1]) if ev.size else np.zeros(n)
+    paid = np.where(h.seats > 0, paid, 0.0)
+    share = ev / np.repeat(np.where(paid > 0, paid, 1.0), h.seats)
+    counts["not_placed"] = _tally(cause)
+    cols = {
+        "all_in_street": pa.array(street, mask=street < 0),
+        "ev_payout": _masked(list_array(offsets, ev, pa.float64()), placed),
+        "equity": _masked(list_array(offsets, share, pa.float64()), placed & (paid > 0)),
+        "equity_se": _masked(list_array(offsets, se, pa.float64()), placed),
+    }
+    return cols, counts
+
+
+def _masked(arr: pa.ListArray, valid: np.ndarray) -> pa.Array:
+    """``arr`` with the rows where ``valid`` is False null."""
+    if valid.all():
+        return arr
+    return pa.ListArray.from_arrays(arr.offsets, arr.values, mask=pa.array(~valid))
+
+
+def _tally(cause: np.ndarray) -> dict[str, int]:
+    found, n = np.unique(cause[cause >= 0], return_counts=True)
+    return {NOT_PLACED[int(c)]: int(k) for c, k in zip(found, n)}
+
+
+def _null_columns(n: int) -> dict[str, pa.Array]:
+    return {name: pa.nulls(n, t) for name, t in EQUITY_FIELDS}

@@ -1,0 +1,379 @@
+"""All-in equity of board games with two hole cards a seat (Hold'em, short deck).
+
+For a table at the moment it was all-in, every completion of the board (or, above a budget,
+a seeded sample of them) is dealt from the cards no live seat holds and the board does not
+show; the live seats are valued on it and the pots are paid by the settlement's own routine
+(:func:`cardbatch.kernels.pots.policies.standard_dead`: side pots, ties, odd chips, rake, dead
+money). Each seat's expected payout is the average of its payouts.
+
+The walk does not call the pot routine per completion. Who wins what depends only on the order
+of the live seats' values (ties included), so a completion only adds one to the count of its
+order, an index ``sum(r_i * n**i)`` where ``r_i`` is how many live seats beat seat ``i``. The
+pots are then paid once per order that occurred, with stand-in values that rank the seats the
+same way, and weighted by its count: the same payouts, exactly. Above :data:`MAX_COUNTED` live
+seats (``n**n`` orders) each completion is paid as it comes.
+
+The board's part of a hand (its cards' key sum and bit mask) is built incrementally, one card a
+level, as the enumeration advances; each live seat adds its own two cards' words: one hash
+lookup a seat a completion.
+
+Arguments, padded per table (the batch layer passes only the all-in tables):
+``chips int64[T, S]`` each seat's chips in (dead chips included), ``dead int64[T, S]`` its dead
+chips, ``live bool[T, S]``, ``hole uint8[T, S, 2]``, ``board uint8[T, 5]`` (255: no card),
+``known int64[T]`` the board cards known at the all-in (0, 3 or 4), ``button int64[T]``,
+``seeds uint64[T]``; ``game = (lowest_card, budget, samples)``: the deck's lowest card code,
+the most completions walked exactly and the samples drawn above that.
+Outputs: ``ev float64[T, S]`` expected payout, ``sq float64[T, S]`` its standard error (0 when
+exact), ``drawn int64[T]`` completions walked or sampled, ``exact bool[T]``, ``status int16[T]``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+from numba import njit, prange
+from numpy.typing import ArrayLike
+
+from .holdem import KEY_INIT, SCORE_TABLES, value7
+from .pots.api import Options
+from .pots.policies import standard_dead
+from .reasons import OK
+
+MAX_COUNTED = 6  # up to 6 live seats (6**6 = 46,656 orders) a completion counts its order
+_NO_CARD = 255
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+
+
+@njit(cache=True, inline="always")
+def _mix(state):
+    """splitmix64: the next state and a 64-bit draw (a generator of our own: a table's draws depend
+    on its seed alone, whichever thread walks it)."""
+    state = state + _GOLDEN
+    z = state
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return state, z ^ (z >> np.uint64(31))
+
+
+@njit(cache=True, inline="always")
+def _order(vals, n):
+    """The index of the live seats' order: ``sum(r_i * n**i)``, ``r_i`` the seats above seat i."""
+    code = 0
+    mult = 1
+    for i in range(n):
+        vi = vals[i]
+        r = 0
+        for j in range(n):
+            r += vals[j] > vi
+        code += r * mult
+        mult *= n
+    return code
+
+
+@njit(cache=True)
+def combinations(m, k):
+    """C(m, k), or -1 beyond int64."""
+    if k < 0 or k > m:
+        return 0
+    k = min(k, m - k)
+    c = 1
+    for i in range(k):
+        c = c * (m - i) // (i + 1)
+        if c > 1 << 61:
+            return -1
+    return c
+
+
+@njit(cache=True, inline="always")
+def _pay_into(c, dead, low, lv, sc, sp, button, rules, lo, hi, amt, mask, won, kind, prk, pay, tmp):
+    """One payment of the table's pots for values ``sc`` into ``pay`` (``tmp``: a copy of the chips,
+    which the routine turns into the live chips). Returns the pot routine's status."""
+    for s in range(c.shape[0]):
+        tmp[s] = c[s]
+        pay[s] = 0
+    code, _, _ = standard_dead(tmp, dead, low, lv, sc, sp, button, False, rules, lo, hi, amt, mask, won, kind, prk, pay)
+    return code
+
+
+@njit(cache=True)
+def _table(t, chips, dead, live, hole, board, known, button, seeds, game, tables, rules, ev, sq, drawn, exact, status):
+    """One table's equity (see the module's docstring)."""
+    lowest_card, budget, samples = game
+    displace7, values7, _, _, flush_values, card_key, card_bit = tables
+    S = chips.shape[1]
+    c = chips[t].copy()
+    dd = dead[t].copy()
+    lv = live[t].copy()
+    low = np.empty(0, np.int64)
+    seats = np.empty(S, np.int64)
+    n = 0
+    used = np.zeros(52, np.bool_)
+    for s in range(S):
+        if lv[s]:
+            seats[n] = s
+            n += 1
+            used[hole[t, s, 0]] = True
+            used[hole[t, s, 1]] = True
+    bkey = KEY_INIT
+    bbits = np.uint64(0)
+    for j in range(known[t]):
+        b = board[t, j]
+        used[b] = True
+        bkey += card_key[b]
+        bbits |= card_bit[b]
+    rest = np.empty(52, np.uint8)
+    m = 0
+    for card in range(lowest_card, 52):
+        if not used[card]:
+            rest[m] = card
+            m += 1
+    k = 5 - known[t]
+    skey = np.empty(n, np.uint64)
+    sbits = np.empty(n, np.uint64)
+    for i in range(n):
+        s = seats[i]
+        skey[i] = card_key[hole[t, s, 0]] + card_key[hole[t, s, 1]]
+        sbits[i] = card_bit[hole[t, s, 0]] | card_bit[hole[t, s, 1]]
+    total = combinations(m, k)
+    walk = total >= 0 and total <= budget
+    draws = total if walk else samples
+    counted = n <= MAX_COUNTED
+    norders = n**n if counted else 1
+    counts = np.zeros(norders, np.int64)
+    vals = np.empty(n, np.int64)
+    sc = np.zeros(S, np.int64)
+    sp = np.zeros(S, np.bool_)
+    lo = np.empty(S + 1, np.int64)
+    hi = np.empty(S + 1, np.int64)
+    amt = np.empty(S + 1, np.int64)
+    prk = np.zeros(S + 1, np.int64)
+    mask = np.empty(S + 1, np.uint64)
+    won = np.empty(S + 1, np.uint64)
+    kind = np.empty(S + 1, np.int8)
+    pay = np.zeros(S, np.int64)
+    tmp = np.empty(S, np.int64)
+    sum1 = np.zeros(S, np.float64)
+    sum2 = np.zeros(S, np.float64)
+    pk = np.empty(k + 1, np.uint64)
+    pb = np.empty(k + 1, np.uint64)
+    idx = np.empty(max(k, 1), np.int64)
+    pk[0] = bkey
+    pb[0] = bbits
+    for j in range(k):
+        idx[j] = j
+        pk[j + 1] = pk[j] + card_key[rest[j]]
+        pb[j + 1] = pb[j] | card_bit[rest[j]]
+    state = seeds[t]
+    code = OK
+    for d in range(draws):
+        if not walk:  # k cards drawn without replacement: a partial shuffle of ``rest``
+            for j in range(k):
+                state, z = _mix(state)
+                r = j + np.int64(((z >> np.uint64(32)) * np.uint64(m - j)) >> np.uint64(32))
+                x = rest[j]
+                rest[j] = rest[r]
+                rest[r] = x
+                pk[j + 1] = pk[j] + card_key[rest[j]]
+                pb[j + 1] = pb[j] | card_bit[rest[j]]
+        key = pk[k]
+        bits = pb[k]
+        for i in range(n):
+            vals[i] = value7(key + skey[i], bits | sbits[i], displace7, values7, flush_values)
+        if counted:
+            counts[_order(vals, n)] += 1
+        else:
+            for i in range(n):
+                sc[seats[i]] = vals[i]
+            code = _pay_into(c, dd, low, lv, sc, sp, button[t], rules, lo, hi, amt, mask, won, kind, prk, pay, tmp)
+            if code != OK:
+                break
+            for s in range(S):
+                sum1[s] += pay[s]
+                sum2[s] += pay[s] * np.float64(pay[s])
+        if walk and k > 0 and d + 1 < draws:  # the next combination of k of the m cards
+            i = k - 1
+            while idx[i] == m - k + i:
+                i -= 1
+            idx[i] += 1
+            for j in range(i + 1, k):
+                idx[j] = idx[j - 1] + 1
+            for j in range(i, k):
+                pk[j + 1] = pk[j] + card_key[rest[idx[j]]]
+                pb[j + 1] = pb[j] | card_bit[rest[idx[j]]]
+    if counted and code == OK:
+        for o in range(norders):
+            w = counts[o]
+            if w == 0:
+                continue
+            x = o
+            for i in range(n):  # stand-in values that rank the seats as the order does
+                sc[seats[i]] = n - x % n
+                x //= n
+            code = _pay_into(c, dd, low, lv, sc, sp, button[t], rules, lo, hi, amt, mask, won, kind, prk, pay, tmp)
+            if code != OK:
+                break
+            for s in range(S):
+                sum1[s] += w * pay[s]
+                sum2[s] += w * (pay[s] * np.float64(pay[s]))
+    status[t] = code
+    drawn[t] = draws
+    exact[t] = walk
+    for s in range(S):
+        mean = sum1[s] / draws if draws > 0 else 0.0
+        ev[t, s] = mean
+        if walk or draws < 2:
+            sq[t, s] = 0.0
+        else:
+            var = max(sum2[s] / draws - mean * mean, 0.0) * draws / (draws - 1)
+            sq[t, s] = math.sqrt(var / draws)
+
+
+@njit(cache=True, parallel=True)
+def equity_kernel(chips, dead, live, hole, board, known, button, seeds, game, tables, rules, out):
+    """Every table's equity, tables in parallel (see the module's docstring)."""
+    ev, sq, drawn, exact, status = out
+    for t in prange(chips.shape[0]):
+        _table(
+            t, chips, dead, live, hole, board, known, button, seeds, game, tables, rules, ev, sq, drawn, exact, status
+        )
+
+
+@dataclasses.dataclass(frozen=True)
+class Walk:
+    """How far the equity walk goes: every completion of the board when there are at most
+    ``budget`` of them, else ``samples`` completions drawn with ``seed`` (with each table's own
+    seed, see :func:`all_in_equity`).
+
+    >>> Walk().budget, Walk(budget=0).samples
+    (2000000, 20000)
+    >>> Walk(samples=0)
+    Traceback (most recent call last):
+    ValueError: samples must be at least 1, got 0
+    """
+
+    budget: int = 2_000_000
+    samples: int = 20_000
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        if self.budget < 0:
+            raise ValueError(f"budget must be at least 0, got {self.budget}")
+        if self.samples < 1:
+            raise ValueError(f"samples must be at least 1, got {self.samples}")
+
+
+@dataclasses.dataclass(frozen=True)
+class Equity:
+    """Each table's all-in equity: ``ev_payout[T, S]`` (expected chips paid to each seat),
+    ``equity_se[T, S]`` (its standard error, 0 when every completion was walked), ``drawn[T]``
+    (completions walked or drawn), ``exact[T]``."""
+
+    ev_payout: np.ndarray
+    equity_se: np.ndarray
+    drawn: np.ndarray
+    exact: np.ndarray
+
+    @property
+    def equity(self) -> np.ndarray:
+        """Each seat's share of what the table pays out (rows sum to one; NaN where it pays nothing)."""
+        paid = self.ev_payout.sum(axis=1, keepdims=True)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return self.ev_payout / paid
+
+
+def _seeds(seed: int, hand_ids: np.ndarray) -> np.ndarray:
+    """A table's seed from the walk's and the hand's: its draws do not depend on the batch around it."""
+    mixed = hand_ids.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(seed & 0xFFFFFFFFFFFFFFFF)
+    return mixed ^ (mixed >> np.uint64(29))
+
+
+def all_in_equity(
+    chips: ArrayLike,
+    live: ArrayLike,
+    hole: ArrayLike,
+    board: ArrayLike,
+    known: ArrayLike,
+    button: ArrayLike,
+    *,
+    dead: ArrayLike | None = None,
+    options: Options | None = None,
+    walk: Walk = Walk(),
+    hand_ids: ArrayLike | None = None,
+    tables: tuple[np.ndarray, ...] = SCORE_TABLES,
+    lowest_card: int = 0,
+) -> Equity:
+    """Expected payouts of tables all-in with ``known[t]`` board cards dealt (0, 3, 4 or 5): the
+    rest of the board is walked (or drawn, per ``walk``) from the cards no live seat holds, and
+    each completion's pots paid under ``options`` (the standard policy's rules). ``chips[T, S]``
+    each seat's chips in, ``live[T, S]``, ``hole[T, S, 2]`` and ``board[T, 5]`` card codes (a
+    live seat's and the known board's must be real and distinct), ``button[T]``; ``dead`` the
+    seats' dead chips (part of ``chips``); ``hand_ids`` seed each table's draws (default: its
+    index); ``tables``/``lowest_card``: another evaluator's tables and deck (the short deck's).
+
+    >>> from cardbatch.kernels.cards import parse
+    >>> hole = parse(["AsAh", "KsKh"]).reshape(1, 2, 2)
+    >>> board = parse(["2c7d9hTs4c"])
+    >>> e = all_in_equity([[100, 100]], [[True, True]], hole, board, [3], [0])
+    >>> e.exact[0], e.drawn[0], [round(x, 4) for x in e.ev_payout[0]]
+    (True, 990, [183.2323, 16.7677])
+    """
+    opts = options or Options()
+    c = np.ascontiguousarray(chips, dtype=np.int64)
+    if c.ndim != 2:
+        raise ValueError(f"chips must be [tables, seats], got shape {c.shape}")
+    T, S = c.shape
+    lv = np.ascontiguousarray(live, dtype=np.bool_)
+    h = np.ascontiguousarray(hole, dtype=np.uint8)
+    b = np.ascontiguousarray(board, dtype=np.uint8)
+    kn = np.ascontiguousarray(known, dtype=np.int64)
+    bt = np.ascontiguousarray(button, dtype=np.int64)
+    d = np.zeros((T, S), np.int64) if dead is None else np.ascontiguousarray(dead, dtype=np.int64)
+    for name, arr, shape in (
+        ("live", lv, (T, S)),
+        ("hole", h, (T, S, 2)),
+        ("board", b, (T, 5)),
+        ("known", kn, (T,)),
+        ("button", bt, (T,)),
+        ("dead", d, (T, S)),
+    ):
+        if arr.shape != shape:
+            raise ValueError(f"{name} must have shape {shape}, got {arr.shape}")
+    _check(c, d, lv, h, b, kn, bt, lowest_card)
+    ids = np.arange(T, dtype=np.int64) if hand_ids is None else np.asarray(hand_ids, dtype=np.int64)
+    out = (
+        np.zeros((T, S), np.float64),
+        np.zeros((T, S), np.float64),
+        np.zeros(T, np.int64),
+        np.zeros(T, np.bool_),
+        np.zeros(T, np.int16),
+    )
+    game = (np.int64(lowest_card), np.int64(walk.budget), np.int64(walk.samples))
+    rules = opts.lower(False, 0, False)
+    equity_kernel(c, d, lv, h, b, kn, bt, _seeds(walk.seed, ids), game, tables, rules, out)
+    bad = np.flatnonzero(out[4])
+    if bad.size:
+        raise ValueError(f"table {int(bad[0])}: its pots cannot be paid (orphan chips, and the rules keep them)")
+    return Equity(out[0], out[1], out[2], out[3])
+
+
+def _check(
+    c: np.ndarray, d: np.ndarray, lv: np.ndarray, h: np.ndarray, b: np.ndarray, kn: np.ndarray, bt: np.ndarray, low: int
+) -> None:
+    """ValueError naming the first table whose input the walk cannot take."""
+    T, S = c.shape
+    for t in range(T):
+        if kn[t] not in (0, 3, 4, 5):
+            raise ValueError(f"table {t}: known board cards must be 0, 3, 4 or 5, got {int(kn[t])}")
+        if not lv[t].any():
+            raise ValueError(f"table {t}: no live seat")
+        if (c[t] < 0).any() or (d[t] < 0).any() or (d[t] > c[t]).any():
+            raise ValueError(f"table {t}: chips below zero, or dead chips beyond a seat's chips")
+        if not 0 <= bt[t] < S:
+            raise ValueError(f"table {t}: button {int(bt[t])} is not a seat")
+        cards = np.concatenate([h[t][lv[t]].ravel(), b[t, : kn[t]]])
+        if ((cards < low) | (cards > 51)).any() or np.unique(cards).size != cards.size:
+            raise ValueError(
+                f"table {t}: a live seat's or the known board's card is missing, repeated or not in the deck"
+            )

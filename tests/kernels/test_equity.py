@@ -1,0 +1,270 @@
+"""All-in equity: against a brute force (every board, the tested evaluators, the pots' reference,
+exact fractions), against poker-equity's exact mode, and the properties (equities sum to one,
+expected payouts to the pots, a sample within its error of the exact answer)."""
+
+from __future__ import annotations
+
+import itertools
+from fractions import Fraction
+
+import numpy as np
+import pots_reference as ref
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from cardbatch.kernels import holdem, shortdeck
+from cardbatch.kernels.cards import parse
+from cardbatch.kernels.equity import Walk, all_in_equity, combinations
+from cardbatch.kernels.pots import Options
+
+
+def _brute(chips, live, hole, board, known, button, dead=None, rake=(0, 1), cap=None, unit=1, first=False, low=0):
+    """Every completion of the board, valued by the evaluator, paid by the pots' reference: exact."""
+    S = len(chips)
+    used = {int(c) for s in range(S) if live[s] for c in hole[s]} | {int(c) for c in board[:known]}
+    rest = [c for c in range(low, 52) if c not in used]
+    boards = [tuple(int(c) for c in board[:known]) + extra for extra in itertools.combinations(rest, 5 - known)]
+    seats = [s for s in range(S) if live[s]]
+    hands = np.array([[*hole[s], *b] for b in boards for s in seats], np.uint8)
+    if low:
+        values = shortdeck.evaluate(hands).reshape(len(boards), len(seats))
+    else:
+        values = holdem.evaluate(hands).reshape(len(boards), len(seats))
+    total = [Fraction(0)] * S
+    for row in values:
+        score = [0] * S
+        for i, s in enumerate(seats):
+            score[s] = int(row[i])
+        pay, _ = ref.standard(
+            list(chips),
+            list(live),
+            score,
+            button,
+            rake_num=rake[0],
+            rake_den=rake[1],
+            rake_cap=cap,
+            unit=unit,
+            first_winner=first,
+            dead=None if dead is None else list(dead),
+        )
+        total = [a + p for a, p in zip(total, pay)]
+    return [float(t / len(boards)) for t in total], len(boards)
+
+
+def _spot(rng, S, known, low=0):
+    """A random all-in: S seats, some folded, random chips (side pots), distinct cards."""
+    deck = rng.permutation(np.arange(low, 52)).astype(np.uint8)
+    hole = deck[: 2 * S].reshape(S, 2)
+    board = np.full(5, 255, np.uint8)
+    board[:5] = deck[2 * S : 2 * S + 5]
+    live = rng.random(S) < 0.75
+    if live.sum() < 2:
+        live[rng.permutation(S)[:2]] = True
+    chips = rng.integers(1, 8, S) * 10
+    top = chips[live].max()
+    chips[~live] = np.minimum(chips[~live], top)  # a folded seat never above every live seat
+    return chips, live, hole, board, known, int(rng.integers(S))
+
+
+@pytest.mark.parametrize("known", [3, 4])
+@pytest.mark.parametrize("S", [2, 3, 5])
+def test_every_completion_paid_as_the_reference_pays_it(S, known):
+    rng = np.random.default_rng([S, known])
+    for _ in range(4):
+        chips, live, hole, board, kn, button = _spot(rng, S, known)
+        want, n = _brute(chips, live, hole, board, kn, button)
+        e = all_in_equity([chips], [live], [hole], [board], [kn], [button])
+        assert e.exact[0] and e.drawn[0] == n
+        assert e.ev_payout[0].tolist() == want  # exact: the same float of the same fraction
+        assert (e.equity_se == 0).all()
+
+
+def test_rake_caps_odd_chips_and_chip_units_are_the_settlements():
+    rng = np.random.default_rng(7)
+    for rake, cap, unit, first in [((1, 20), None, 1, False), ((1, 3), 7, 5, True), ((1, 10), 0, 1, False)]:
+        for _ in range(3):
+            chips, live, hole, board, kn, button = _spot(rng, 4, 4)
+            chips = chips * unit
+            want, _ = _brute(chips, live, hole, board, kn, button, rake=rake, cap=cap, unit=unit, first=first)
+            opts = Options(
+                rake_pct=Fraction(*rake), rake_cap=cap, chip_unit=unit, odd_chips="first_winner" if first else "button"
+            )
+            e = all_in_equity([chips], [live], [hole], [board], [kn], [button], options=opts)
+            assert e.ev_payout[0].tolist() == want
+
+
+def test_dead_money_goes_to_its_own_pot_in_every_completion():
+    hole = parse(["AsAh", "KsKh", "7c2d"]).reshape(3, 2)
+    board = parse(["QdJc3h8s4c"])[0]
+    chips = np.array([120, 120, 30])
+    dead = np.array([20, 0, 0])  # seat 0's big-blind ante
+    live = np.array([True, True, False])
+    want, _ = _brute(chips, live, hole, board, 3, 1, dead=dead)
+    e = all_in_equity([chips], [live], [hole], [board], [3], [1], dead=[dead])
+    assert e.ev_payout[0].tolist() == want
+
+
+def test_short_deck_walks_its_own_deck():
+    rng = np.random.default_rng(11)
+    for _ in range(3):
+        chips, live, hole, board, kn, button = _spot(rng, 3, 3, low=16)
+        want, n = _brute(chips, live, hole, board, kn, button, low=16)
+        e = all_in_equity(
+            [chips], [live], [hole], [board], [kn], [button], tables=shortdeck.value_tables(), lowest_card=16
+        )
+        assert e.drawn[0] == n == combinations(36 - 2 * live.sum() - 3, 2)
+        assert e.ev_payout[0].tolist() == want
+
+
+def test_more_live_seats_than_counted_orders_are_paid_one_completion_at_a_time():
+    rng = np.random.default_rng(3)
+    chips, live, hole, board, kn, button = _spot(rng, 8, 4)
+    live[:] = True
+    chips = rng.integers(1, 9, 8) * 10
+    want, _ = _brute(chips, live, hole, board, kn, button)
+    e = all_in_equity([chips], [live], [hole], [board], [kn], [button])
+    assert e.ev_payout[0].tolist() == want
+
+
+pe = pytest.importorskip("poker_equity")
+
+
+def holdem_text(cards):
+    ranks, suits = "23456789TJQKA", "dchs"
+    return [ranks[c >> 2] + suits[c & 3] for c in cards]
+
+
+def _names(cards):
+    return "".join(holdem_text(cards))
+
+
+@pytest.mark.parametrize("game, low", [("holdem", 0), ("short_deck", 16)])
+@pytest.mark.parametrize("known", [3, 4])
+@pytest.mark.parametrize("n", [2, 3])
+def test_agrees_with_poker_equity_exactly(game, low, known, n):
+    """One pot a spot (equal chips, divisible by every tie): our payout shares are its equities."""
+    rng = np.random.default_rng([n, known, low])
+    tables = shortdeck.value_tables() if low else holdem.SCORE_TABLES  # poker-equity: a straight above trips too
+    spots = 300 if known == 3 else 1000
+    chips = np.full((spots, n), 6 * (5 - n) * 2)
+    live = np.ones((spots, n), bool)
+    hole = np.empty((spots, n, 2), np.uint8)
+    board = np.empty((spots, 5), np.uint8)
+    for i in range(spots):
+        deck = rng.permutation(np.arange(low, 52)).astype(np.uint8)
+        hole[i] = deck[: 2 * n].reshape(n, 2)
+        board[i] = deck[2 * n : 2 * n + 5]
+    e = all_in_equity(chips, live, hole, board, np.full(spots, known), np.zeros(spots), tables=tables, lowest_card=low)
+    for i in range(spots):
+        r = pe.exact_from_text(game, [_names(h) for h in hole[i]], " ".join(holdem_text(board[i, :known])))
+        theirs = [p["equity"] for p in r["players"]]
+        assert r["exact"] and r["samples"] == e.drawn[i]
+        assert np.allclose(e.equity[i], theirs, rtol=0, atol=1e-12), (i, hole[i], board[i])
+
+
+def test_agrees_with_poker_equity_preflop():
+    """The whole board walked: 1,712,304 completions heads-up, 1,370,754 three-way."""
+    rng = np.random.default_rng(5)
+    for n in (2, 3):
+        deck = rng.permutation(52).astype(np.uint8)
+        hole = deck[: 2 * n].reshape(1, n, 2)
+        e = all_in_equity(np.full((1, n), 12), np.ones((1, n), bool), hole, np.full((1, 5), 255), [0], [0])
+        r = pe.exact_from_text("holdem", [_names(h) for h in hole[0]], "")
+        assert e.drawn[0] == combinations(52 - 2 * n, 5) == r["samples"]
+        assert np.allclose(e.equity[0], [p["equity"] for p in r["players"]], rtol=0, atol=1e-12)
+
+
+def test_above_the_budget_a_seeded_sample_within_its_error():
+    rng = np.random.default_rng(9)
+    chips, live, hole, board, kn, button = _spot(rng, 4, 3)
+    exact = all_in_equity([chips], [live], [hole], [board], [kn], [button])
+    args = ([chips], [live], [hole], [board], [kn], [button])
+    a = all_in_equity(*args, walk=Walk(budget=10, samples=4000, seed=1), hand_ids=[77])
+    b = all_in_equity(*args, walk=Walk(budget=10, samples=4000, seed=1), hand_ids=[77])
+    c = all_in_equity(*args, walk=Walk(budget=10, samples=4000, seed=2), hand_ids=[77])
+    assert not a.exact[0] and a.drawn[0] == 4000
+    assert a.ev_payout.tolist() == b.ev_payout.tolist()  # the same seed and hand: the same draws
+    assert a.ev_payout.tolist() != c.ev_payout.tolist()
+    assert (a.equity_se[0] > 0).sum() >= 2  # (a seat paid the same in every completion has none)
+    z = (a.ev_payout[0] - exact.ev_payout[0])[a.equity_se[0] > 0] / a.equity_se[0][a.equity_se[0] > 0]
+    assert (np.abs(z) < 5).all(), z
+
+
+def test_sampled_errors_are_calibrated_over_many_seeds():
+    """Over 200 seeds, |z| < 1.96 about 95 % of the time: the standard error means what it says."""
+    rng = np.random.default_rng(21)
+    chips, live, hole, board, kn, button = _spot(rng, 2, 3)
+    live[:] = True
+    exact = all_in_equity([chips], [live], [hole], [board], [kn], [button]).ev_payout[0, 0]
+    T = 200
+    e = all_in_equity(
+        np.repeat([chips], T, 0),
+        np.repeat([live], T, 0),
+        np.repeat([hole], T, 0),
+        np.repeat([board], T, 0),
+        np.full(T, kn),
+        np.full(T, button),
+        walk=Walk(budget=0, samples=300),
+        hand_ids=np.arange(T),
+    )
+    z = (e.ev_payout[:, 0] - exact) / e.equity_se[:, 0]
+    inside = float((np.abs(z) < 1.96).mean())
+    assert 0.89 <= inside <= 0.99, inside
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.integers(2, 6),
+    st.sampled_from([3, 4, 5]),
+    st.integers(0, 2**32),
+    st.booleans(),
+)
+def test_expected_payouts_sum_to_the_pots_and_equities_to_one(S, known, seed, rake):
+    rng = np.random.default_rng(seed)
+    chips, live, hole, board, kn, button = _spot(rng, S, known)
+    opts = Options(rake_pct=Fraction(1, 20)) if rake else Options()
+    e = all_in_equity([chips], [live], [hole], [board], [kn], [button], options=opts)
+    paid_each = [sum(ref.standard(list(chips), list(live), [0] * S, button, 1 if rake else 0, 20)[0])]
+    assert abs(e.ev_payout[0].sum() - paid_each[0]) < 1e-9 * max(1, paid_each[0])
+    assert abs(e.equity[0].sum() - 1) < 1e-12
+    assert (e.ev_payout >= 0).all()
+    assert (e.ev_payout[0][~live] == 0).all()
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(2, 5), st.integers(0, 2**32))
+def test_relabelling_seats_moves_their_equities_with_them(S, seed):
+    rng = np.random.default_rng(seed)
+    chips, live, hole, board, kn, button = _spot(rng, S, 4)
+    chips = chips * 0 + 60  # one pot, no odd chips: seats are interchangeable
+    perm = rng.permutation(S)
+    a = all_in_equity([chips], [live], [hole], [board], [kn], [button])
+    b = all_in_equity(
+        [chips[perm]], [live[perm]], [hole[perm]], [board], [kn], [int(np.flatnonzero(perm == button)[0])]
+    )
+    assert np.allclose(a.ev_payout[0][perm], b.ev_payout[0], rtol=0, atol=1e-9)
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (lambda a: a.update(known=[2]), "known board cards must be 0, 3, 4 or 5"),
+        (lambda a: a.update(live=[[False, False]]), "no live seat"),
+        (lambda a: a.update(button=[5]), "button 5 is not a seat"),
+        (lambda a: a.update(hole=parse(["AsAh", "AsKh"]).reshape(1, 2, 2)), "missing, repeated"),
+        (lambda a: a.update(chips=[[-1, 5]]), "below zero"),
+    ],
+)
+def test_bad_input_is_named(change, message):
+    args = {
+        "chips": [[10, 10]],
+        "live": [[True, True]],
+        "hole": parse(["AsAh", "KsKh"]).reshape(1, 2, 2),
+        "board": parse(["2c7d9hTs4c"]),
+        "known": [3],
+        "button": [0],
+    }
+    change(args)
+    with pytest.raises(ValueError, match=message):
+        all_in_equity(**args)
