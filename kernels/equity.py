@@ -21,21 +21,27 @@ Arguments, padded per table (the batch layer passes only the all-in tables):
 ``chips int64[T, S]`` each seat's chips in (dead chips included), ``dead int64[T, S]`` its dead
 chips, ``live bool[T, S]``, ``hole uint8[T, S, 2]``, ``board uint8[T, 5]`` (255: no card),
 ``known int64[T]`` the board cards known at the all-in (0, 3 or 4), ``button int64[T]``,
-``seeds uint64[T]``; ``game = (lowest_card, budget, samples)``: the deck's lowest card code,
-the most completions walked exactly and the samples drawn above that.
-Outputs: ``ev float64[T, S]`` expected payout, ``sq float64[T, S]`` its standard error (0 when
-exact), ``drawn int64[T]`` completions walked or sampled, ``exact bool[T]``, ``status int16[T]``.
+``seeds uint64[T]``; ``game = (lowest_card, budget, samples, keys, counts)``: the deck's lowest
+card code, the most completions walked exactly, the samples drawn above that, and the heads-up
+preflop table (:mod:`.headsup`; empty arrays: none, as for the short deck), whose counts serve a
+heads-up preflop all-in whatever the budget.
+Outputs: ``ev float64[T, S]`` expected payout, ``sq float64[T, S, 2]`` its standard error (0 when
+exact) and the payout's variance over the completions, ``drawn int64[T]`` completions walked or sampled, ``exact bool[T]``, ``status int16[T]``.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 
 import numpy as np
 from numba import njit, prange
 from numpy.typing import ArrayLike
 
+from .boardwalk import order_index, walk_counts
+from .headsup import load as load_headsup
+from .headsup import lookup
 from .holdem import KEY_INIT, SCORE_TABLES, value7
 from .pots.api import Options
 from .pots.policies import standard_dead
@@ -55,21 +61,6 @@ def _mix(state):
     z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
     z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
     return state, z ^ (z >> np.uint64(31))
-
-
-@njit(cache=True, inline="always")
-def _order(vals, n):
-    """The index of the live seats' order: ``sum(r_i * n**i)``, ``r_i`` the seats above seat i."""
-    code = 0
-    mult = 1
-    for i in range(n):
-        vi = vals[i]
-        r = 0
-        for j in range(n):
-            r += vals[j] > vi
-        code += r * mult
-        mult *= n
-    return code
 
 
 @njit(cache=True)
@@ -100,7 +91,7 @@ def _pay_into(c, dead, low, lv, sc, sp, button, rules, lo, hi, amt, mask, won, k
 @njit(cache=True)
 def _table(t, chips, dead, live, hole, board, known, button, seeds, game, tables, rules, ev, sq, drawn, exact, status):
     """One table's equity (see the module's docstring)."""
-    lowest_card, budget, samples = game
+    lowest_card, budget, samples, hu_keys, hu_counts = game
     displace7, values7, _, _, flush_values, card_key, card_bit = tables
     S = chips.shape[1]
     c = chips[t].copy()
@@ -137,11 +128,15 @@ def _table(t, chips, dead, live, hole, board, known, button, seeds, game, tables
         skey[i] = card_key[hole[t, s, 0]] + card_key[hole[t, s, 1]]
         sbits[i] = card_bit[hole[t, s, 0]] | card_bit[hole[t, s, 1]]
     total = combinations(m, k)
-    walk = total >= 0 and total <= budget
-    draws = total if walk else samples
     counted = n <= MAX_COUNTED
     norders = n**n if counted else 1
-    counts = np.zeros(norders, np.int64)
+    counts = np.zeros(max(norders, 4), np.int64)
+    tabled = False
+    if n == 2 and k == 5 and hu_keys.shape[0] > 0:  # heads-up preflop: the table's counts, whatever the budget
+        a, b = seats[0], seats[1]
+        tabled = lookup(hu_keys, hu_counts, hole[t, a, 0], hole[t, a, 1], hole[t, b, 0], hole[t, b, 1], counts)
+    walk = tabled or (total >= 0 and total <= budget)
+    draws = total if walk else samples
     vals = np.empty(n, np.int64)
     sc = np.zeros(S, np.int64)
     sp = np.zeros(S, np.bool_)
@@ -167,7 +162,17 @@ def _table(t, chips, dead, live, hole, board, known, button, seeds, game, tables
         pb[j + 1] = pb[j] | card_bit[rest[j]]
     state = seeds[t]
     code = OK
-    for d in range(draws):
+    fast = tabled
+    if walk and counted and not tabled:
+        ck = np.empty(m, np.uint64)
+        cb = np.empty(m, np.uint64)
+        for j in range(m):
+            ck[j] = card_key[rest[j]]
+            cb[j] = card_bit[rest[j]]
+        fast = walk_counts(
+            k, rest[:m], ck, cb, bkey, bbits, n, skey, sbits, vals, displace7, values7, flush_values, counts
+        )
+    for d in range(0 if fast else draws):
         if not walk:  # k cards drawn without replacement: a partial shuffle of ``rest``
             for j in range(k):
                 state, z = _mix(state)
@@ -182,7 +187,7 @@ def _table(t, chips, dead, live, hole, board, known, button, seeds, game, tables
         for i in range(n):
             vals[i] = value7(key + skey[i], bits | sbits[i], displace7, values7, flush_values)
         if counted:
-            counts[_order(vals, n)] += 1
+            counts[order_index(vals, n)] += 1
         else:
             for i in range(n):
                 sc[seats[i]] = vals[i]
@@ -223,11 +228,13 @@ def _table(t, chips, dead, live, hole, board, known, button, seeds, game, tables
     for s in range(S):
         mean = sum1[s] / draws if draws > 0 else 0.0
         ev[t, s] = mean
+        spread = max(sum2[s] / draws - mean * mean, 0.0) if draws > 0 else 0.0
         if walk or draws < 2:
-            sq[t, s] = 0.0
+            sq[t, s, 0] = 0.0
+            sq[t, s, 1] = spread
         else:
-            var = max(sum2[s] / draws - mean * mean, 0.0) * draws / (draws - 1)
-            sq[t, s] = math.sqrt(var / draws)
+            sq[t, s, 1] = spread * draws / (draws - 1)
+            sq[t, s, 0] = math.sqrt(sq[t, s, 1] / draws)
 
 
 @njit(cache=True, parallel=True)
@@ -268,12 +275,14 @@ class Walk:
 class Equity:
     """Each table's all-in equity: ``ev_payout[T, S]`` (expected chips paid to each seat),
     ``equity_se[T, S]`` (its standard error, 0 when every completion was walked), ``drawn[T]``
-    (completions walked or drawn), ``exact[T]``."""
+    (completions walked or drawn), ``exact[T]``, ``payout_var[T, S]`` (the variance of the seat's
+    payout over the completions: what a fairness test weighs an all-in's outcome by)."""
 
     ev_payout: np.ndarray
     equity_se: np.ndarray
     drawn: np.ndarray
     exact: np.ndarray
+    payout_var: np.ndarray
 
     @property
     def equity(self) -> np.ndarray:
@@ -281,6 +290,15 @@ class Equity:
         paid = self.ev_payout.sum(axis=1, keepdims=True)
         with np.errstate(invalid="ignore", divide="ignore"):
             return self.ev_payout / paid
+
+
+_NO_TABLE = (np.zeros(0, np.int64), np.zeros((0, 3), np.uint32))
+
+
+@functools.cache
+def _headsup() -> tuple[np.ndarray, np.ndarray]:
+    """The heads-up preflop table (:mod:`.headsup`), loaded once a process."""
+    return load_headsup()
 
 
 def _seeds(seed: int, hand_ids: np.ndarray) -> np.ndarray:
@@ -344,36 +362,38 @@ def all_in_equity(
     ids = np.arange(T, dtype=np.int64) if hand_ids is None else np.asarray(hand_ids, dtype=np.int64)
     out = (
         np.zeros((T, S), np.float64),
-        np.zeros((T, S), np.float64),
+        np.zeros((T, S, 2), np.float64),
         np.zeros(T, np.int64),
         np.zeros(T, np.bool_),
         np.zeros(T, np.int16),
     )
-    game = (np.int64(lowest_card), np.int64(walk.budget), np.int64(walk.samples))
+    hu_keys, hu_counts = _headsup() if tables is SCORE_TABLES and lowest_card == 0 else _NO_TABLE
+    game = (np.int64(lowest_card), np.int64(walk.budget), np.int64(walk.samples), hu_keys, hu_counts)
     rules = opts.lower(False, 0, False)
     equity_kernel(c, d, lv, h, b, kn, bt, _seeds(walk.seed, ids), game, tables, rules, out)
     bad = np.flatnonzero(out[4])
     if bad.size:
         raise ValueError(f"table {int(bad[0])}: its pots cannot be paid (orphan chips, and the rules keep them)")
-    return Equity(out[0], out[1], out[2], out[3])
+    return Equity(out[0], out[1][:, :, 0], out[2], out[3], out[1][:, :, 1])
 
 
 def _check(
     c: np.ndarray, d: np.ndarray, lv: np.ndarray, h: np.ndarray, b: np.ndarray, kn: np.ndarray, bt: np.ndarray, low: int
 ) -> None:
-    """ValueError naming the first table whose input the walk cannot take."""
+    """ValueError naming the first table whose input the walk cannot take (whole arrays at once)."""
     T, S = c.shape
-    for t in range(T):
-        if kn[t] not in (0, 3, 4, 5):
-            raise ValueError(f"table {t}: known board cards must be 0, 3, 4 or 5, got {int(kn[t])}")
-        if not lv[t].any():
-            raise ValueError(f"table {t}: no live seat")
-        if (c[t] < 0).any() or (d[t] < 0).any() or (d[t] > c[t]).any():
-            raise ValueError(f"table {t}: chips below zero, or dead chips beyond a seat's chips")
-        if not 0 <= bt[t] < S:
-            raise ValueError(f"table {t}: button {int(bt[t])} is not a seat")
-        cards = np.concatenate([h[t][lv[t]].ravel(), b[t, : kn[t]]])
-        if ((cards < low) | (cards > 51)).any() or np.unique(cards).size != cards.size:
-            raise ValueError(
-                f"table {t}: a live seat's or the known board's card is missing, repeated or not in the deck"
-            )
+    cards = np.concatenate([h.reshape(T, 2 * S).astype(np.int64), b.astype(np.int64)], axis=1)
+    given = np.concatenate([np.repeat(lv, 2, axis=1), np.arange(5)[None, :] < kn[:, None]], axis=1)
+    stand_in = 1000 + np.arange(cards.shape[1])[None, :]  # distinct, for the cards not in play
+    ordered = np.sort(np.where(given, cards, stand_in), axis=1)
+    bad_card = (given & ((cards < low) | (cards > 51))).any(axis=1) | (ordered[:, 1:] == ordered[:, :-1]).any(axis=1)
+    for problem, rows in (
+        ("known board cards must be 0, 3, 4 or 5", ~np.isin(kn, (0, 3, 4, 5))),
+        ("no live seat", ~lv.any(axis=1)),
+        ("chips below zero, or dead chips beyond a seat's chips", ((c < 0) | (d < 0) | (d > c)).any(axis=1)),
+        ("the button is not a seat", (bt < 0) | (bt >= S)),
+        ("a live seat's or the known board's card is missing, repeated or not in the deck", bad_card),
+    ):
+        if rows.any():
+            t = int(np.flatnonzero(rows)[0])
+            raise ValueError(f"table {t}: {problem}" + (f" (got {int(kn[t])})" if problem.startswith("known") else ""))

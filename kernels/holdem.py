@@ -124,6 +124,8 @@ def _value_of_key(key, bits, mult, bucket_shift, slot_shift, slot_mask, displace
 
 
 KEY_INIT = _KEY_INIT  # a hand's key before its cards are added
+FLUSH_BITS = _FLUSH_BITS  # a key's flush bits: set when a suit holds five
+ONE_PER_SUIT = _ONE_PER_SUIT  # added to a key: flush bits set iff a suit holds four (a flush one card away)
 BAD_BITS = _BAD_BITS  # card bits no valid card sets
 RANK_MASK = _RANK_MASK  # a key's rank counts (its suit counts masked off)
 

@@ -32,6 +32,7 @@ def _brute(chips, live, hole, board, known, button, dead=None, rake=(0, 1), cap=
     else:
         values = holdem.evaluate(hands).reshape(len(boards), len(seats))
     total = [Fraction(0)] * S
+    square = [Fraction(0)] * S
     for row in values:
         score = [0] * S
         for i, s in enumerate(seats):
@@ -49,7 +50,10 @@ def _brute(chips, live, hole, board, known, button, dead=None, rake=(0, 1), cap=
             dead=None if dead is None else list(dead),
         )
         total = [a + p for a, p in zip(total, pay)]
-    return [float(t / len(boards)) for t in total], len(boards)
+        square = [a + p * p for a, p in zip(square, pay)]
+    n = len(boards)
+    _brute.var = [float(q / n - (t / n) ** 2) for t, q in zip(total, square)]  # type: ignore[attr-defined]
+    return [float(t / n) for t in total], n
 
 
 def _spot(rng, S, known, low=0):
@@ -78,6 +82,7 @@ def test_every_completion_paid_as_the_reference_pays_it(S, known):
         assert e.exact[0] and e.drawn[0] == n
         assert e.ev_payout[0].tolist() == want  # exact: the same float of the same fraction
         assert (e.equity_se == 0).all()
+        assert np.allclose(e.payout_var[0], _brute.var, rtol=1e-9, atol=1e-9)
 
 
 def test_rake_caps_odd_chips_and_chip_units_are_the_settlements():
@@ -251,7 +256,7 @@ def test_relabelling_seats_moves_their_equities_with_them(S, seed):
     [
         (lambda a: a.update(known=[2]), "known board cards must be 0, 3, 4 or 5"),
         (lambda a: a.update(live=[[False, False]]), "no live seat"),
-        (lambda a: a.update(button=[5]), "button 5 is not a seat"),
+        (lambda a: a.update(button=[5]), "the button is not a seat"),
         (lambda a: a.update(hole=parse(["AsAh", "AsKh"]).reshape(1, 2, 2)), "missing, repeated"),
         (lambda a: a.update(chips=[[-1, 5]]), "below zero"),
     ],
