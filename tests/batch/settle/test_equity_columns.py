@@ -1,0 +1,169 @@
+"""settle --equity: each row's all-in street and expected payouts, on generated and real hands,
+both settle paths, rows that cannot be placed in time, and the command line's dataset."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+import pytest
+
+from cardbatch.batch.generate import generate_hands
+from cardbatch.batch.settle.allin import all_in_streets
+from cardbatch.batch.settle.by_game import settle_table
+from cardbatch.batch.settle.options import SettleOptions
+from cardbatch.batch.settle.poker import settle_hands
+from cardbatch.kernels.equity import Walk, all_in_equity
+
+EQ = SettleOptions(equity=Walk())
+
+
+@pytest.fixture(scope="module")
+def hands() -> pa.Table:
+    return generate_hands("holdem", 4000, seed=12, streets_column=True).table
+
+
+def _lists(col: pa.ChunkedArray) -> list:
+    return col.to_pylist()
+
+
+def test_all_in_streets_from_stacks_and_streets():
+    live = np.ones((4, 2), bool)
+    stack = np.array([[100, 100]] * 4)
+    c = np.zeros((4, 4, 2), np.int64)
+    c[0, 0] = [100, 100]  # both all-in preflop
+    c[1, 0], c[1, 1] = [20, 20], [80, 80]  # on the flop
+    c[2, :, :] = 10  # chips behind to the river: no all-in
+    c[3, 0], c[3, 2] = [20, 20], [80, 30]  # seat 0 all-in on the turn; seat 1's chips behind face no one
+    assert all_in_streets(stack, c, live).tolist() == [0, 1, -1, 2]
+    live[0, 1] = False  # one live seat: nothing to walk
+    assert all_in_streets(stack, c, live).tolist()[0] == -1
+
+
+def test_settled_rows_get_their_equity_and_the_rest_their_payout(hands):
+    results, errors, counters = settle_hands(hands, "holdem", EQ)
+    eq = counters["equity"]
+    assert eq["rows"] == results.num_rows and eq["all_in"] > 100 and eq["not_placed"] == {}
+    assert eq["all_in"] == sum(eq["by_street"].values()) == eq["exact"] + eq["sampled"]
+    street = results.column("all_in_street").to_numpy(zero_copy_only=False)
+    payout, ev, share = _lists(results["payout"]), _lists(results["ev_payout"]), _lists(results["equity"])
+    for i in range(results.num_rows):
+        assert abs(sum(ev[i]) - sum(payout[i])) < 1e-6  # the pots, in expectation as paid
+        if share[i] is not None:
+            assert abs(sum(share[i]) - 1) < 1e-9
+        if np.isnan(street[i]):
+            assert ev[i] == [float(p) for p in payout[i]]
+    assert int((~np.isnan(street)).sum()) == eq["all_in"]
+
+
+def test_the_columns_are_the_kernels_for_the_all_in_rows(hands):
+    results, _, _ = settle_hands(hands, "holdem", EQ)
+    allin = results.filter(pc.is_valid(results.column("all_in_street")))
+    by_id = {r["hand_id"]: r for r in hands.to_pylist()}
+    from cardbatch.batch.settle.allin import KNOWN_BOARD
+
+    for row in allin.slice(0, 60).to_pylist():
+        src = by_id[row["hand_id"]]
+        n = len(src["folded"])
+        chips = np.array(src["contrib_street"]).reshape(-1, n).sum(axis=0)
+        e = all_in_equity(
+            [chips],
+            [[not f for f in src["folded"]]],
+            np.array(src["cards"], np.uint8).reshape(1, n, 2),
+            [src["board"]],
+            [KNOWN_BOARD[row["all_in_street"]]],
+            [src["button"]],
+            hand_ids=[row["hand_id"]],
+        )
+        assert row["ev_payout"] == e.ev_payout[0].tolist()
+
+
+def test_both_settle_paths_give_the_same_equity(hands):
+    a, _, ca = settle_hands(hands, "holdem", EQ, one_pass=True)
+    b, _, cb = settle_hands(hands, "holdem", EQ, one_pass=False)
+    for name in ("all_in_street", "ev_payout", "equity", "equity_se"):
+        assert a.column(name).equals(b.column(name)), name
+    assert ca["equity"] == cb["equity"]
+
+
+def test_rows_that_cannot_be_placed_are_null_and_counted(hands):
+    no_stack = hands.drop_columns(["stack"])
+    results, _, counters = settle_hands(no_stack, "holdem", EQ)
+    assert results.column("ev_payout").null_count == results.num_rows
+    assert counters["equity"]["not_placed"] == {"no_stack_column": results.num_rows}
+
+    stacks = hands.column("stack").to_pylist()
+    stacks[0] = None  # missing
+    stacks[1] = stacks[1][:-1]  # a seat short
+    stacks[2] = [0] * len(stacks[2])  # below the chips put in
+    t = hands.set_column(hands.schema.get_field_index("stack"), "stack", pa.array(stacks, pa.list_(pa.int64())))
+    results, errors, counters = settle_hands(t, "holdem", EQ)
+    got = dict(zip(results.column("hand_id").to_pylist(), results.column("ev_payout").to_pylist()))
+    rejected = set(errors.column("hand_id").to_pylist())
+    for i, cause in enumerate(("stack_missing", "stack_count", "stack_short")):
+        hid = hands.column("hand_id")[i].as_py()
+        if hid not in rejected:
+            assert got[hid] is None
+            assert counters["equity"]["not_placed"][cause] >= 1
+
+
+def test_games_without_equity_say_so():
+    t = generate_hands("omaha", 300, seed=1, streets_column=True).table
+    results, _, counters = settle_hands(t, "omaha", EQ)
+    assert results.column("ev_payout").null_count == results.num_rows
+    assert counters["equity"]["not_placed"] == {"game_omaha": results.num_rows}
+
+
+def test_short_deck_walks_its_own_deck():
+    t = generate_hands("shortdeck", 2000, seed=4, streets_column=True).table
+    results, _, counters = settle_hands(t, "shortdeck", EQ)
+    assert counters["equity"]["all_in"] > 20
+    for p, ev in zip(_lists(results["payout"]), _lists(results["ev_payout"])):
+        assert abs(sum(ev) - sum(p)) < 1e-6
+
+
+def test_a_sample_above_the_budget_is_seeded_and_has_an_error(hands):
+    opts = SettleOptions(equity=Walk(budget=0, samples=500, seed=3))
+    a, _, ca = settle_table(hands, opts)
+    b, _, _ = settle_table(hands, opts)
+    assert a.column("ev_payout").equals(b.column("ev_payout"))
+    assert ca["equity"]["sampled"] == ca["equity"]["all_in"] > 0
+    se = [x for row in _lists(a["equity_se"]) if row for x in row]
+    assert max(se) > 0
+
+
+def test_real_corpus_all_ins_get_their_equity(tmp_path):
+    """The corpus's Hold'em hands through import (which writes stack): every all-in is placed and its
+    expected payouts add up to what was paid."""
+    from cardbatch.batch.io.jobs import RunOptions
+    from cardbatch.batch.phh.job import ImportOptions, run_import
+
+    corpus = Path(__file__).resolve().parents[2] / "data" / "phh"
+    out = tmp_path / "hands.parquet"
+    run_import([str(corpus)], str(out), ImportOptions(run=RunOptions(workers=1, quiet=True)))
+    hands = pq.read_table(out)
+    holdem = hands.filter(pc.equal(hands.column("game"), "holdem"))
+    results, errors, counters = settle_hands(holdem, "holdem", EQ)
+    assert errors.num_rows == 0 and counters["equity"]["not_placed"] == {}
+    for p, ev in zip(_lists(results["payout"]), _lists(results["ev_payout"])):
+        assert abs(sum(ev) - sum(p)) < 1e-6
+
+
+def test_the_command_writes_equity_columns_for_every_game(tmp_path, hands):
+    pq.write_table(hands, tmp_path / "h.parquet")
+    pq.write_table(generate_hands("zjh", 500, seed=2).table, tmp_path / "z.parquet")
+    out = tmp_path / "out"
+    cmd = [sys.executable, "-m", "cardbatch", "settle", str(tmp_path / "h.parquet"), str(tmp_path / "z.parquet")]
+    res = subprocess.run([*cmd, "--out", str(out), "--equity", "-q"], capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    data = pq.read_table(out / "results")  # one dataset: every part has the same columns
+    assert {"all_in_street", "ev_payout", "equity", "equity_se"} <= set(data.column_names)
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["equity"]["all_in"] > 0
+    assert summary["by_game"]["zjh"]["equity"]["not_placed"] == {"game_zjh": 500 - summary["by_game"]["zjh"]["rows_rejected"]}
