@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from cardbatch.batch.cli import generate, phh_import, precompile, rank_decks, settle, simulate
+from cardbatch.batch.cli import fairness, generate, phh_import, precompile, rank_decks, settle, simulate
 from cardbatch.batch.cli.common import EXIT_CODES, EXIT_USAGE, Formatter, internal_error
 from cardbatch.batch.io.errors import InputError
 from cardbatch.batch.io.lifecycle import Terminated, install_parent_handlers, stop_message
@@ -20,6 +20,7 @@ DESCRIPTION = """Settle, audit and rank card-game logs in bulk.
 
   cardbatch settle 'logs/*.parquet' --out DIR   settle recorded hands, set bad rows aside
   cardbatch audit  'logs/*.parquet' --out DIR   the same, exit 3 if a recorded payout differs
+  cardbatch fairness 'logs/*.parquet' --out DIR is the deal fair? exit 4 if a test says no
   cardbatch import 'hands/*.phhs' --out F       PHH hand histories to a Parquet file of hands
   cardbatch generate --game holdem --out F      synthetic logs to try it on
   cardbatch rank-decks --decks N --out F        deal and rank decks
@@ -39,7 +40,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"cardbatch {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for command in (settle, phh_import, generate, rank_decks, simulate, precompile):
+    for command in (settle, fairness, phh_import, generate, rank_decks, simulate, precompile):
         command.register(sub)
     return parser
 

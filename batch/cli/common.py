@@ -19,6 +19,7 @@ EXIT_CODES = """exit codes:
   1    internal error: a bug of ours; the message names a log file with the traceback
   2    the command or its input cannot be used as given (bad option, unreadable file, column type)
   3    audit only: some recomputed payout differs from the recorded one
+  4    fairness only: a test rejected the deal at the stated level
   130  interrupted (Ctrl-C); 143 terminated (SIGTERM): run the same command again to resume"""
 
 

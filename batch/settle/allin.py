@@ -11,6 +11,7 @@ gets nulls, counted by cause in the summary.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import numpy as np
@@ -70,41 +71,55 @@ def _stacks(table: pa.Table, seats: np.ndarray, contrib_total: np.ndarray, S: in
     return stack, cause
 
 
-def equity_columns(
-    table: pa.Table, good: np.ndarray, payout: np.ndarray, spec: Game, opts: SettleOptions
-) -> tuple[dict[str, pa.Array], dict[str, Any]]:
-    """The equity columns of the settled rows ``good`` of ``table`` (``payout`` their flat payouts, in
-    seat order) and their counters."""
-    from cardbatch.batch.settle.poker import _decode
-    from cardbatch.kernels.equity import all_in_equity
+@dataclasses.dataclass
+class AllIns:
+    """The settled rows of a batch as the equity step saw them: the decoded rows (``h``, see
+    :mod:`.poker`; None when nothing was decoded), each row's all-in street (-1: none or not
+    placed), why a row was not placed (an index into :data:`NOT_PLACED`, -1: placed), and per seat
+    (flat, in seat order, ``offsets``) the expected payout and the payout's variance."""
 
-    n = good.size
+    h: Any
+    street: np.ndarray
+    cause: np.ndarray
+    offsets: np.ndarray
+    ev: np.ndarray
+    se: np.ndarray
+    var: np.ndarray
+
+
+def walk_rows(sub: pa.Table, payout: np.ndarray, spec: Game, opts: SettleOptions) -> tuple[AllIns, dict[str, Any]]:
+    """Place every (settled) row of ``sub`` in time and walk its all-in, if any; ``payout``: the rows'
+    flat payouts. Returns the rows and the equity counters."""
+    from cardbatch.batch.settle.poker import _decode
+    from cardbatch.kernels.equity import Walk, all_in_equity
+
+    n = sub.num_rows
     counts: dict[str, Any] = {"rows": n, "all_in": 0, "exact": 0, "sampled": 0, "by_street": {}, "not_placed": {}}
-    sub = table.take(pa.array(good)) if n != table.num_rows else table
-    if not spec.one_pass:
-        counts["not_placed"] = {f"game_{spec.name}": n}
-        return _null_columns(n), counts
+    h = _decode(sub, spec) if n else None
+    seats = h.seats if h is not None else np.zeros(0, np.int64)
+    offsets = list_offsets(seats)
     cause = np.full(n, -1, np.int8)
-    if "stack" not in table.column_names:
-        cause[:] = NOT_PLACED.index("no_stack_column")
-    elif "contrib_street" not in table.column_names:
-        cause[:] = NOT_PLACED.index("no_contrib_street")
-    if n == 0 or (cause >= 0).all():
-        counts["not_placed"] = _tally(cause)
-        return _null_columns(n), counts
-    h = _decode(sub, spec)
-    stack, stack_cause = _stacks(sub, h.seats, h.contrib_total, h.S)
-    cause = np.where(cause >= 0, cause, stack_cause)
-    street = all_in_streets(stack, h.contrib, h.live)
-    street[cause >= 0] = -1
-    offsets = list_offsets(h.seats)
+    street = np.full(n, -1, np.int8)
     ev = payout.astype(np.float64)
     se = np.zeros(payout.shape, np.float64)
+    var = np.zeros(payout.shape, np.float64)
+    if not spec.one_pass:
+        counts["not_placed"] = {f"game_{spec.name}": n} if n else {}
+        cause[:] = len(NOT_PLACED)
+        return AllIns(h, street, cause, offsets, ev, se, var), counts
+    if "stack" not in sub.column_names:
+        cause[:] = NOT_PLACED.index("no_stack_column")
+    elif "contrib_street" not in sub.column_names:
+        cause[:] = NOT_PLACED.index("no_contrib_street")
+    if h is not None and (cause < 0).any():
+        stack, stack_cause = _stacks(sub, h.seats, h.contrib_total, h.S)
+        cause = np.where(cause >= 0, cause, stack_cause)
+        street = all_in_streets(stack, h.contrib, h.live)
+        street[cause >= 0] = -1
     rows = np.flatnonzero(street >= 0)
     if rows.size:
-        assert opts.equity is not None
+        assert h is not None
         order = {"trips_beat_straight": opts.trips_beat_straight} if spec.straight_order_option else {}
-        tables = spec.kernel().value_tables(**order)
         e = all_in_equity(
             h.contrib_total[rows],
             h.live[rows],
@@ -114,31 +129,58 @@ def equity_columns(
             h.button[rows],
             dead=None if h.dead is None else h.dead[rows],
             options=opts.pots,
-            walk=opts.equity,
+            walk=opts.equity or Walk(),
             hand_ids=h.hand_id[rows],
-            tables=tables,
+            tables=spec.kernel().value_tables(**order),
             lowest_card=4 * spec.lowest_rank,
         )
         seat = np.arange(h.S)[None, :] < h.seats[rows, None]
         at = (offsets[rows][:, None] + np.arange(h.S)[None, :])[seat]
         ev[at] = e.ev_payout[seat]
         se[at] = e.equity_se[seat]
+        var[at] = e.payout_var[seat]
         counts["all_in"] = int(rows.size)
         counts["exact"] = int(e.exact.sum())
         counts["sampled"] = int(rows.size - e.exact.sum())
         counts["by_street"] = {str(k): int((street[rows] == k).sum()) for k in range(3) if (street[rows] == k).any()}
-    placed = cause < 0
-    paid = np.add.reduceat(ev, offsets[:-1]) if ev.size else np.zeros(n)
-    paid = np.where(h.seats > 0, paid, 0.0)
-    share = ev / np.repeat(np.where(paid > 0, paid, 1.0), h.seats)
     counts["not_placed"] = _tally(cause)
-    cols = {
-        "all_in_street": pa.array(street, mask=street < 0),
-        "ev_payout": _masked(list_array(offsets, ev, pa.float64()), placed),
-        "equity": _masked(list_array(offsets, share, pa.float64()), placed & (paid > 0)),
-        "equity_se": _masked(list_array(offsets, se, pa.float64()), placed),
+    return AllIns(h, street, cause, offsets, ev, se, var), counts
+
+
+def row_sums(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """Each row's sum of a flat per-seat array (rows of at least one seat)."""
+    if values.size == 0:
+        return np.zeros(len(offsets) - 1)
+    return np.add.reduceat(values, offsets[:-1].astype(np.int64))
+
+
+def equity_columns(rows: AllIns) -> dict[str, pa.Array]:
+    """The results' equity columns of the rows (null where a row was not placed)."""
+    placed = rows.cause < 0
+    paid = row_sums(rows.ev, rows.offsets)
+    seats = np.diff(rows.offsets)
+    share = rows.ev / np.repeat(np.where(paid > 0, paid, 1.0), seats)
+    return {
+        "all_in_street": pa.array(rows.street, mask=rows.street < 0),
+        "ev_payout": _masked(list_array(rows.offsets, rows.ev, pa.float64()), placed),
+        "equity": _masked(list_array(rows.offsets, share, pa.float64()), placed & (paid > 0)),
+        "equity_se": _masked(list_array(rows.offsets, rows.se, pa.float64()), placed),
     }
-    return cols, counts
+
+
+def after_settle(
+    table: pa.Table, good: np.ndarray, payout: np.ndarray, spec: Game, opts: SettleOptions
+) -> tuple[dict[str, pa.Array], dict[str, Any]]:
+    """What a run with ``--equity`` (or a fairness run) adds to a batch's settled rows ``good``: the
+    equity columns (with ``opts.equity``) and the counters (``equity``, and ``fairness``'s tallies)."""
+    sub = table.take(pa.array(good)) if good.size != table.num_rows else table
+    rows, counts = walk_rows(sub, payout, spec, opts)
+    added: dict[str, Any] = {"equity": counts}
+    if opts.fairness is not None:
+        from cardbatch.batch.fairness.tally import tally
+
+        added["fairness"] = tally(sub, rows, payout, spec, opts)
+    return (equity_columns(rows) if opts.equity is not None else {}), added
 
 
 def _masked(arr: pa.ListArray, valid: np.ndarray) -> pa.Array:
@@ -149,9 +191,5 @@ def _masked(arr: pa.ListArray, valid: np.ndarray) -> pa.Array:
 
 
 def _tally(cause: np.ndarray) -> dict[str, int]:
-    found, n = np.unique(cause[cause >= 0], return_counts=True)
+    found, n = np.unique(cause[(cause >= 0) & (cause < len(NOT_PLACED))], return_counts=True)
     return {NOT_PLACED[int(c)]: int(k) for c, k in zip(found, n)}
-
-
-def _null_columns(n: int) -> dict[str, pa.Array]:
-    return {name: pa.nulls(n, t) for name, t in EQUITY_FIELDS}

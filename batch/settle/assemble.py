@@ -50,10 +50,11 @@ def finish(
         mismatches=mismatches,
     )
     summary = counters.as_dict()
-    if opts is not None and opts.equity is not None and spec is not None:
-        from cardbatch.batch.settle.allin import equity_columns
+    if opts is not None and spec is not None and (opts.equity is not None or opts.fairness is not None):
+        from cardbatch.batch.settle.allin import after_settle
 
-        cols, summary["equity"] = equity_columns(table, np.flatnonzero(codes == 0), paid, spec, opts)
+        cols, added = after_settle(table, np.flatnonzero(codes == 0), paid, spec, opts)
+        summary.update(added)
         for name, col in cols.items():
             results = results.append_column(name, col)
     return results, error_rows(table, bad, codes[bad]), summary

@@ -69,7 +69,9 @@ def run(job: SettleJob) -> Summary:
 
 
 def status_of(opts: SettleOptions, figures: dict[str, Any]) -> int:
-    """3 for an audit that found a mismatch, else 0."""
+    """4 for a fairness run that rejected a test, 3 for an audit that found a mismatch, else 0."""
+    if opts.fairness is not None and (figures.get("fairness") or {}).get("rejected"):
+        return 4
     return 3 if opts.audit and figures.get("mismatches", 0) else 0
 
 
@@ -221,6 +223,10 @@ def _run_locked(planned: RunPlan, ctx: UnitContext, run_opts: RunOptions, mode: 
         total["report"] = None
         total["report_error"] = str(exc)
         print(f"cardbatch: report.html not written ({exc}); the results and summary are complete", file=sys.stderr)
+    if opts.fairness is not None:  # before _SUCCESS: a finished fairness folder holds its verdict
+        from cardbatch.batch.fairness.job import write_fairness
+
+        total["fairness"] = write_fairness(out, total, opts)
     if foreign:
         total["not_ours"] = foreign
     total["wall_seconds"] = round(time.perf_counter() - t0, 3)

@@ -125,7 +125,7 @@ class Lock:
 
 PART_NAME = re.compile(r"^\.?(part-[0-9a-f]{12}-[0-9]{5}(?:-[0-9]{5})?)\.(parquet|json)(\.tmp)?$")
 # files a run writes at the folder's top (each also under its temporary name, ``.NAME.tmp``)
-TOP_FILES = ("summary.json", "report.html", "_SUCCESS", MANIFEST)
+TOP_FILES = ("summary.json", "report.html", "fairness.json", "fairness.html", "_SUCCESS", MANIFEST)
 LOCK = ".lock"
 
 
@@ -239,7 +239,13 @@ def prepare(
             foreign.append(path)
             if part is not None:
                 at_places.append(full)
-    for name in ("_SUCCESS", "summary.json", "report.html"):  # ours: check_folder saw to it
+    for name in (
+        "_SUCCESS",
+        "summary.json",
+        "report.html",
+        "fairness.json",
+        "fairness.html",
+    ):  # ours: check_folder saw to it
         if storage.exists(storage.join(out, name)):
             storage.delete(storage.join(out, name))
     finished: dict[str, Any] = {}

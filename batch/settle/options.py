@@ -45,6 +45,27 @@ def _decimal(frac: Fraction) -> str:
 
 
 @dataclasses.dataclass(frozen=True)
+class FairnessOptions:
+    """A fairness run: what each batch counts besides settling it, and how its tests are judged.
+    ``by``: an input column whose values each get every test again (``--by room``; None: the whole
+    run only); ``level``: the family-wise false-alarm rate the tests are held to, together.
+
+    >>> FairnessOptions(level=2)
+    Traceback (most recent call last):
+    ValueError: level must be between 0 and 1, got 2
+    """
+
+    by: str | None = None
+    level: float = 0.01
+
+    def __post_init__(self) -> None:
+        if self.by is not None and (not isinstance(self.by, str) or not self.by):
+            raise ValueError(f"by must be a column name, got {self.by!r}")
+        if not isinstance(self.level, (int, float)) or not 0 < self.level < 1:
+            raise ValueError(f"level must be between 0 and 1, got {self.level!r}")
+
+
+@dataclasses.dataclass(frozen=True)
 class SettleOptions:
     """The rules a row is settled by, validated when made and shipped to every worker as is.
 
@@ -55,7 +76,8 @@ class SettleOptions:
     ``team_model``: the 2v2 settlement model; ``audit``: an audit run (a mismatch makes its exit
     status 3; the results are the same); ``trips_beat_straight``: in short deck, three of a kind
     ranks above a straight (default: a straight above trips); ``equity``: how each all-in's
-    equity is walked (a :class:`cardbatch.kernels.equity.Walk`; None: no equity columns).
+    equity is walked (a :class:`cardbatch.kernels.equity.Walk`; None: no equity columns);
+    ``fairness``: what a fairness run counts in each batch (a :class:`FairnessOptions`; None: nothing).
     """
 
     pots: Options = Options()
@@ -66,6 +88,7 @@ class SettleOptions:
     audit: bool = False
     trips_beat_straight: bool = False
     equity: Walk | None = None
+    fairness: FairnessOptions | None = None
 
     def __post_init__(self) -> None:
         from cardbatch.kernels.threecard import rules_of
@@ -117,6 +140,7 @@ class SettleOptions:
             "audit": self.audit,
             "trips_beat_straight": self.trips_beat_straight,
             "equity": None if self.equity is None else dataclasses.asdict(self.equity),
+            "fairness": None if self.fairness is None else dataclasses.asdict(self.fairness),
         }
 
 

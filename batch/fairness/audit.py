@@ -1,0 +1,149 @@
+"""The fairness tests, from a run's tallies (:mod:`.tally`): one list of named tests, each with its
+statistic, p-value and whether it is rejected at the run's level after Holm's correction for the
+number of tests.
+
+- **All-ins** (Hold'em, short deck): a group's shares of the pots won against its summed equity,
+  ``z = (won - expected) / sqrt(summed variance)``, the variance each all-in's own over its
+  board's completions. For the favourite, a street, a seat or a player, each all-in adds one
+  seat, so the all-ins are independent and z is standard normal when the deal is fair. An equity
+  tenth may hold two seats of one all-in, whose results move opposite ways: the summed variance
+  then overstates the true one, which makes that test cautious, never alarmist.
+- **Cards**: per slot, a chi-square of the cards' counts against their expected counts (uniform
+  for a hole slot; given the hole cards and earlier board cards for a board slot).
+- **Categories** (three-card games): per seat, a chi-square of the categories dealt against their
+  exact odds (every three-card hand of the deck counted). Categories expected fewer than
+  :data:`MIN_EXPECTED` times are pooled.
+
+A test needs :data:`MIN_ALLINS` all-ins, or an expected count of :data:`MIN_EXPECTED` in every
+cell; groups with less are listed as skipped, not tested.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from typing import Any
+
+import numpy as np
+
+from cardbatch.batch.fairness.stats import chi2_sf, holm, normal_two_sided
+from cardbatch.games import REGISTRY
+
+MIN_ALLINS = 30
+MIN_EXPECTED = 5.0
+
+
+@functools.cache
+def category_odds(rules: str) -> tuple[float, ...]:
+    """Each three-card category's exact probability under ``rules``: every hand of the deck counted."""
+    from itertools import combinations
+
+    from cardbatch.kernels import threecard
+
+    hands = np.array(list(combinations(range(52), 3)), np.uint8)
+    cats = threecard.category_of(threecard.evaluate(hands, rules), rules)
+    counts = np.bincount(cats.astype(np.int64))
+    return tuple(float(c) / len(hands) for c in counts)
+
+
+def _chi2(obs: np.ndarray, exp: np.ndarray) -> tuple[float, int] | None:
+    """(statistic, degrees of freedom), pooling the cells expected fewer than MIN_EXPECTED times;
+    None when fewer than two cells are left."""
+    keep = exp >= MIN_EXPECTED
+    o = list(obs[keep])
+    e = list(exp[keep])
+    if (~keep).any() and exp[~keep].sum() >= MIN_EXPECTED:
+        o.append(obs[~keep].sum())
+        e.append(exp[~keep].sum())
+    if len(e) < 2:
+        return None
+    oa, ea = np.array(o, float), np.array(e, float)
+    return float(((oa - ea) ** 2 / ea).sum()), len(e) - 1
+
+
+def _allin_tests(prefix: str, groups: dict[str, Any], tests: list[dict[str, Any]], skipped: list[str]) -> None:
+    for group, g in sorted(groups.items()):
+        name = f"{prefix} all-ins, {group}"
+        if g["n"] < MIN_ALLINS or g["v"] <= 0:
+            skipped.append(name)
+            continue
+        z = (g["x"] - g["e"]) / math.sqrt(g["v"])
+        tests.append(
+            {
+                "name": name,
+                "family": "allin",
+                "group": group,
+                "n": int(g["n"]),
+                "won": round(g["x"], 6),
+                "expected": round(g["e"], 6),
+                "statistic": z,
+                "p_value": normal_two_sided(z),
+            }
+        )
+
+
+def _card_tests(prefix: str, game: str, slots: dict[str, Any], tests: list[dict[str, Any]], skipped: list[str]) -> None:
+    low = 4 * REGISTRY[game].lowest_rank
+    deck = np.arange(low, 52)
+    for slot, c in sorted(slots.items()):
+        obs = np.array([c["obs"].get(str(k), 0) for k in deck], float)
+        n = obs.sum()
+        exp = np.array([c["exp"].get(str(k), 0.0) for k in deck]) if "exp" in c else np.full(deck.size, n / deck.size)
+        got = _chi2(obs, exp)
+        name = f"{prefix} cards, {slot}"
+        if got is None or exp.min() < MIN_EXPECTED:
+            skipped.append(name)
+            continue
+        stat, df = got
+        tests.append(
+            {"name": name, "family": "cards", "n": int(n), "statistic": stat, "df": df, "p_value": chi2_sf(stat, df)}
+        )
+
+
+def _category_tests(
+    prefix: str, rules: str, seats: dict[str, Any], tests: list[dict[str, Any]], skipped: list[str]
+) -> None:
+    odds = np.array(category_odds(rules))
+    for seat, counts in sorted(seats.items()):
+        obs = np.array([counts.get(str(k), 0) for k in range(odds.size)], float)
+        n = obs.sum()
+        got = _chi2(obs, n * odds)
+        name = f"{prefix} categories, {seat}"
+        if got is None:
+            skipped.append(name)
+            continue
+        stat, df = got
+        tests.append(
+            {
+                "name": name,
+                "family": "categories",
+                "n": int(n),
+                "statistic": stat,
+                "df": df,
+                "p_value": chi2_sf(stat, df),
+                "dealt": [int(v) for v in obs],
+                "expected": [round(float(v), 3) for v in n * odds],
+            }
+        )
+
+
+def run_tests(by_game: dict[str, Any], rules: str, level: float) -> dict[str, Any]:
+    """Every test of a run's per-game counters (``summary["by_game"]``), corrected together."""
+    tests: list[dict[str, Any]] = []
+    skipped: list[str] = []
+    for game, counters in sorted(by_game.items()):
+        for scope, t in sorted(counters.get("fairness", {}).items()):
+            prefix = f"{game} ({scope}):" if scope != "all" else f"{game}:"
+            _allin_tests(prefix, t.get("allin", {}), tests, skipped)
+            _card_tests(prefix, game, t.get("cards", {}), tests, skipped)
+            _category_tests(prefix, rules, t.get("categories", {}), tests, skipped)
+    for t, rejected in zip(tests, holm([t["p_value"] for t in tests], level)):
+        t["rejected"] = rejected
+    return {
+        "level": level,
+        "correction": "holm",
+        "tests": tests,
+        "rejected": [t["name"] for t in tests if t["rejected"]],
+        "skipped": len(skipped),
+        "skipped_examples": skipped[:20],
+    }

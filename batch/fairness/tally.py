@@ -1,0 +1,178 @@
+"""What one batch adds to a fairness run: sums that add up across batches, parts and workers.
+
+Every figure is a sum (a count, or a float total), kept in nested dicts that the run's counters
+add key by key (:func:`cardbatch.batch.settle.counters.merge_counters`), so a run's tallies are
+its parts' tallies added, whatever the engine. Under each scope (``all``, and ``COLUMN=value``
+for ``--by COLUMN``):
+
+- ``allin``: per group, ``n`` (seats), ``x`` (their share of what the hand paid), ``e`` (their
+  equity) and ``v`` (the variance of their share over the board's completions). Groups:
+  ``favourite`` (each all-in's seat of highest equity, the lowest seat on a tie),
+  ``street=K`` (the favourites by all-in street), ``equity=B`` (every live seat by tenth of
+  equity), ``seat=S`` and ``player=ID`` (every live seat);
+- ``cards``: per slot (``hole S.J``: seat S's J-th card; ``board J``) the times each card was
+  dealt there (``obs``) and, for board slots, the times it was expected (``exp``): each row adds
+  ``1 / (cards left)`` for every card left after the hole cards and the earlier board cards. Only
+  rows where every seat's cards are recorded count (a log that shows only the hands that reached
+  a showdown would favour strong cards);
+- ``categories`` (three-card games): per seat, how often each hand category was dealt.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+from cardbatch.batch.settle.allin import AllIns, row_sums
+from cardbatch.batch.settle.options import SettleOptions
+from cardbatch.games import Game
+
+BUCKETS = 10  # equity groups: tenths
+MAX_VALUES = 1000  # distinct values of a --by column
+
+
+def _add(groups: dict[str, dict[str, float]], names: np.ndarray, x: np.ndarray, e: np.ndarray, v: np.ndarray) -> None:
+    """Add each (name, x, e, v) to its group's sums."""
+    keys, inverse = np.unique(names, return_inverse=True)
+    for stat, values in (("x", x), ("e", e), ("v", v)):
+        sums = np.bincount(inverse, weights=values, minlength=keys.size)
+        for k, total in zip(keys, sums):
+            groups.setdefault(str(k), {"n": 0, "x": 0.0, "e": 0.0, "v": 0.0})[stat] += float(total)
+    for k, count in zip(keys, np.bincount(inverse, minlength=keys.size)):
+        groups[str(k)]["n"] += int(count)
+
+
+def _allin(rows: AllIns, payout: np.ndarray, pids: np.ndarray | None, keep: np.ndarray) -> dict[str, Any]:
+    """The all-in groups of the rows where ``keep`` (see the module's docstring)."""
+    h = rows.h
+    groups: dict[str, dict[str, float]] = {}
+    if h is None:
+        return groups
+    paid = row_sums(payout.astype(np.float64), rows.offsets)
+    chosen = np.flatnonzero((rows.street >= 0) & (paid > 0) & keep)
+    if chosen.size == 0:
+        return groups
+    S = h.S
+    seat = np.arange(S)[None, :]
+    live = h.live[chosen] & (seat < h.seats[chosen, None])
+    at = rows.offsets[chosen][:, None] + seat  # each seat's place in the flat arrays
+    at = np.where(live, at, 0)
+    p = paid[chosen][:, None]
+    x = np.where(live, payout[at] / p, 0.0)
+    e = np.where(live, rows.ev[at] / p, 0.0)
+    v = np.where(live, rows.var[at] / (p * p), 0.0)
+    fav = np.argmax(np.where(live, e, -1.0), axis=1)  # argmax: the first of equal ones
+    one = np.arange(chosen.size)
+    fx, fe, fv = x[one, fav], e[one, fav], v[one, fav]
+    _add(groups, np.full(chosen.size, "favourite"), fx, fe, fv)
+    _add(groups, np.char.add("street=", rows.street[chosen].astype(str)), fx, fe, fv)
+    r, s = np.nonzero(live)
+    bucket = np.minimum((e[r, s] * BUCKETS).astype(np.int64), BUCKETS - 1)
+    _add(groups, np.char.add("equity=", bucket.astype(str)), x[r, s], e[r, s], v[r, s])
+    _add(groups, np.char.add("seat=", s.astype(str)), x[r, s], e[r, s], v[r, s])
+    if pids is not None:
+        ids = pids[chosen][r, s]
+        known = ids >= 0
+        _add(groups, np.char.add("player=", ids[known].astype(str)), x[r, s][known], e[r, s][known], v[r, s][known])
+    return groups
+
+
+def _complete(h: Any, low: int) -> np.ndarray:
+    """Rows where every seat's cards are recorded (real cards of the game's deck)."""
+    seat = np.arange(h.S)[None, :, None] < h.seats[:, None, None]
+    real = (h.hole >= low) & (h.hole < 52)
+    complete: np.ndarray = (real | ~seat).all(axis=(1, 2))
+    return complete
+
+
+def _counts(cards: np.ndarray) -> dict[str, int]:
+    found, n = np.unique(cards, return_counts=True)
+    return {str(int(c)): int(k) for c, k in zip(found, n)}
+
+
+def _cards(h: Any, spec: Game, keep: np.ndarray) -> dict[str, Any]:
+    """The card slots' observed (and, for the board, expected) counts of the complete rows kept."""
+    low = 4 * spec.lowest_rank
+    ok = _complete(h, low) & keep
+    slots: dict[str, Any] = {}
+    for s in range(h.S):
+        rows = ok & (h.seats > s)
+        if rows.any():
+            for j in range(spec.hole_cards):
+                slots[f"hole {s}.{j}"] = {"obs": _counts(h.hole[rows, s, j])}
+    if h.board is None:
+        return slots
+    T = h.T
+    gone = np.zeros((T, 52), bool)
+    gone[:, :low] = True
+    seat = np.arange(h.S)[None, :] < h.seats[:, None]
+    r, at = np.nonzero(seat)
+    for j in range(spec.hole_cards):
+        gone[r, h.hole[r, at, j].astype(np.int64) % 52] = True
+    for j in range(spec.board_cards):
+        card = h.board[:, j].astype(np.int64)
+        rows = ok & (card >= low) & (card < 52)
+        if rows.any():
+            left = ~gone[rows]
+            exp = (left / left.sum(axis=1, keepdims=True)).sum(axis=0)
+            slots[f"board {j}"] = {
+                "obs": _counts(card[rows]),
+                "exp": {str(c): float(exp[c]) for c in range(low, 52)},
+            }
+        dealt = (card >= 0) & (card < 52)
+        gone[np.flatnonzero(dealt), card[dealt]] = True
+    return slots
+
+
+def _categories(h: Any, spec: Game, opts: SettleOptions, keep: np.ndarray) -> dict[str, Any]:
+    """Three-card games: each seat's hand categories, in the complete rows kept."""
+    from cardbatch.kernels import threecard
+
+    ok = _complete(h, 0) & keep
+    out: dict[str, Any] = {}
+    for s in range(h.S):
+        rows = ok & (h.seats > s)
+        if rows.any():
+            values = threecard.evaluate(h.hole[rows, s, :], opts.rules)
+            out[f"seat {s}"] = _counts(threecard.category_of(values, opts.rules))
+    return out
+
+
+def tally(sub: pa.Table, rows: AllIns, payout: np.ndarray, spec: Game, opts: SettleOptions) -> dict[str, Any]:
+    """The batch's fairness sums, by scope (see the module's docstring)."""
+    assert opts.fairness is not None
+    h = rows.h
+    if h is None:
+        return {}
+    pids = None
+    if "player_id" in sub.column_names:
+        from cardbatch.batch.io.lists import int_list_parts, scatter
+
+        vals, starts, lengths, _ = int_list_parts(sub.column("player_id"), "player_id")
+        ok = lengths == h.seats
+        pids = np.where(ok[:, None], scatter(vals, starts, lengths, h.S, -1, np.int64), -1)
+    scopes: list[tuple[str, np.ndarray]] = [("all", np.ones(h.T, bool))]
+    by = opts.fairness.by
+    if by is not None:
+        from cardbatch.batch.io.errors import InputError
+
+        if by not in sub.column_names:
+            raise InputError(f"--by {by}: no such column (columns: {', '.join(sub.column_names)})")
+        values = np.array([str(v) for v in sub.column(by).to_pylist()], dtype=object)
+        distinct = np.unique(values)
+        if distinct.size > MAX_VALUES:
+            raise InputError(f"--by {by}: more than {MAX_VALUES} distinct values; name a column of groups")
+        scopes += [(f"{by}={v}", values == v) for v in distinct]
+    out: dict[str, Any] = {}
+    for name, keep in scopes:
+        scope: dict[str, Any] = {"rows": int(keep.sum())}
+        if spec.one_pass:
+            scope["allin"] = _allin(rows, payout, pids, keep)
+        if spec.has_hands:
+            scope["cards"] = _cards(h, spec, keep)
+        if spec.rule_presets:
+            scope["categories"] = _categories(h, spec, opts, keep)
+        out[name] = scope
+    return out
