@@ -15,7 +15,7 @@ from __future__ import annotations
 import dataclasses
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import pyarrow as pa
@@ -29,6 +29,7 @@ from cardbatch.batch.io.progress import progress
 from cardbatch.games import HOLDEM, TEAM2V2, Game
 from cardbatch.games import game as game_spec
 from cardbatch.kernels import betting, pots, showdown, team, threecard
+from cardbatch.kernels import cards as kcards
 from cardbatch.kernels import decks as kdecks
 
 INJECTABLE = (
@@ -63,8 +64,10 @@ def generate_hands(
     streets_column: bool = False,
     text_cards: bool = False,
     rules: str = "zjh",
+    bias: tuple[Bias, ...] = (),
 ) -> Generated:
-    """``n`` hands of ``game`` (any game with hands), hand ids ``start..start+n-1``.
+    """``n`` hands of ``game`` (any game with hands), hand ids ``start..start+n-1``; ``bias``: dealt
+    by the dishonest dealers given (none: a fair deal).
 
     Made in chunks of :data:`CHUNK` rows, each from its own random stream
     keyed by ``(seed, chunk start)``: the same arguments give the same table.
@@ -84,6 +87,7 @@ def generate_hands(
                 streets_column,
                 text_cards,
                 rules,
+                bias,
             )
             for off in range(0, n, CHUNK)
         ]
@@ -92,7 +96,7 @@ def generate_hands(
             pa.concat_tables([p.table for p in parts]), injected, np.concatenate([p.tampered for p in parts])
         )
     return _generate_chunk(
-        game_spec(game), n, seed, start, max_seats, bad_rate, tamper_rate, streets_column, text_cards, rules
+        game_spec(game), n, seed, start, max_seats, bad_rate, tamper_rate, streets_column, text_cards, rules, bias
     )
 
 
@@ -107,8 +111,10 @@ def _generate_chunk(
     streets_column: bool,
     text_cards: bool,
     rules: str,
+    bias: tuple[Bias, ...] = (),
 ) -> Generated:
     rng = np.random.default_rng([seed, start, 1])
+    dealer = np.random.default_rng([seed, start, 2])  # the biases' own stream: a fair file stays as it was
     per = spec.hole_cards
     max_seats = min(max_seats, spec.dealt_seats)
     S = max_seats
@@ -118,6 +124,9 @@ def _generate_chunk(
         seed, start, n, S, seats, streets, spec.generated_fold_rate, 20
     )
     deck = kdecks.from_rank(kdecks.deal_decks(n, seed, start), spec.lowest_rank)
+    for b in bias:
+        if b.kind == "card":
+            _bias_deck(deck, seats, spec, b, dealer)
     hole = np.full((n, S, per), 255, np.uint8)
     board = np.full((n, 5), 255, np.uint8)
     for p in np.unique(seats):  # decks from deal_decks are permutations: index the positions directly
@@ -128,6 +137,9 @@ def _generate_chunk(
             board[rows] = deck[rows[:, None], board_pos[None]]
         else:
             hole[rows, :p] = deck[rows[:, None, None], kdecks.zjh_positions(int(p))[None]]
+    for b in bias:
+        if b.kind == "seat0":
+            _bias_seat0(deck, hole, board, seats, spec, rules, b, dealer)
     if spec.board_cards:  # streets never reached leave their board cards undealt
         board[ended_at <= 1, :3] = 255
         board[ended_at <= 2, 3] = 255
@@ -281,10 +293,89 @@ def generate_teams(n: int, seed: int, start: int = 0, bad_rate: float = 0.0) -> 
 
 
 @dataclasses.dataclass(frozen=True)
+class Bias:
+    """A dishonest dealer, to prove the fairness audit (``--bias``). ``seat0``: when seat 0's cards
+    lose to another seat's on the full board (all five cards; three-card games: the hands alone),
+    they are re-dealt from the undealt cards with probability ``rate``, once. ``card``: with
+    probability ``rate`` a row's ``card`` (a code) is moved into seat 0's first hole card (swapped
+    with whatever was there, so the deck stays a deck).
+
+    >>> Bias.parse("seat0=0.01"), Bias.parse("card=As:0.02").card
+    (Bias(kind='seat0', rate=0.01, card=None), 51)
+    >>> Bias.parse("seat1=0.5")
+    Traceback (most recent call last):
+    ValueError: --bias: 'seat1=0.5' is not seat0=RATE or card=CARD:RATE (a rate in 0..1, a card like As)
+    """
+
+    kind: Literal["seat0", "card"]
+    rate: float
+    card: int | None = None
+
+    @classmethod
+    def parse(cls, text: str) -> Bias:
+        """``seat0=RATE`` or ``card=CARD:RATE``."""
+        bad = ValueError(f"--bias: {text!r} is not seat0=RATE or card=CARD:RATE (a rate in 0..1, a card like As)")
+        kind, _, value = text.partition("=")
+        try:
+            if kind == "seat0":
+                return cls("seat0", float(value))
+            if kind == "card":
+                name, _, rate = value.partition(":")
+                codes = kcards.parse([name])
+                if codes.shape != (1, 1) or codes[0, 0] > 51:
+                    raise bad
+                return cls("card", float(rate), int(codes[0, 0]))
+        except ValueError:
+            raise bad from None
+        raise bad
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.rate <= 1:
+            raise ValueError(f"--bias: a rate in 0..1, got {self.rate}")
+
+
+def _bias_deck(deck: np.ndarray, seats: np.ndarray, spec: Game, bias: Bias, rng: np.random.Generator) -> None:
+    """``card`` bias: move the card into seat 0's first hole card in the chosen rows (a swap)."""
+    assert bias.card is not None
+    if bias.card < 4 * spec.lowest_rank:
+        raise ValueError(f"--bias: card {bias.card} is not in {spec.title}'s deck")
+    rows = np.flatnonzero(rng.random(len(deck)) < bias.rate)
+    at = np.argmax(deck[rows] == bias.card, axis=1)  # seat 0's first hole card is deck position 0
+    first = deck[rows, 0].copy()
+    deck[rows, 0] = bias.card
+    deck[rows, at] = first
+
+
+def _bias_seat0(
+    deck: np.ndarray,
+    hole: np.ndarray,
+    board: np.ndarray,
+    seats: np.ndarray,
+    spec: Game,
+    rules: str,
+    bias: Bias,
+    rng: np.random.Generator,
+) -> None:
+    """``seat0`` bias: re-deal seat 0's cards, from the deck's last cards (never dealt at a table this
+    size), in the chosen rows where they lose on the full board."""
+    per = spec.hole_cards
+    S = hole.shape[1]
+    mask = np.arange(S)[None, :] < seats[:, None]
+    score, _ = showdown.seat_values(
+        spec, hole, board if spec.board_cards else None, mask, rules=threecard.rules_of(rules)
+    )
+    dealt = seats * per + (8 if spec.board_cards else 0)  # hole cards, burns and board
+    loses = score[:, 0] < np.where(mask[:, 1:], score[:, 1:], -1).max(axis=1)
+    rows = np.flatnonzero(loses & (rng.random(len(hole)) < bias.rate) & (dealt + per <= deck.shape[1]))
+    hole[rows, 0, :] = deck[rows][:, deck.shape[1] - per :]
+
+
+@dataclasses.dataclass(frozen=True)
 class GenerateOptions:
     """What ``cardbatch generate`` writes: ``hands`` rows of ``game`` to ``out``, in row groups of
     ``row_group`` rows; ``bad_rate`` injects invalid rows, ``tamper_rate`` alters recorded payouts;
-    ``streets`` writes ``contrib_street`` instead of ``contrib``; ``text_cards`` writes cards as text."""
+    ``streets`` writes ``contrib_street`` (and ``stack``) instead of ``contrib``; ``text_cards`` writes
+    cards as text; ``bias``: dishonest dealers (:class:`Bias`), none by default."""
 
     out: str
     game: str = HOLDEM.name
@@ -297,6 +388,7 @@ class GenerateOptions:
     text_cards: bool = False
     row_group: int = 1 << 20
     run: RunOptions = RunOptions()
+    bias: tuple[Bias, ...] = ()
 
     def __post_init__(self) -> None:
         if not isinstance(self.out, str) or not self.out:
@@ -309,6 +401,8 @@ class GenerateOptions:
         for name in ("bad_rate", "tamper_rate"):
             if not 0 <= getattr(self, name) <= 1:
                 raise ValueError(f"{name} must be in 0..1, got {getattr(self, name)!r}")
+        if self.bias and not game_spec(self.game).has_hands:
+            raise ValueError(f"--bias: game {self.game} deals no cards")
 
 
 def run(opts: GenerateOptions) -> Summary:
@@ -343,6 +437,7 @@ def write(opts: GenerateOptions) -> dict[str, Any]:
                         opts.tamper_rate,
                         opts.streets,
                         opts.text_cards,
+                        bias=opts.bias,
                     )
                 if writer is None:
                     writer = pq.ParquetWriter(tmp, g.table.schema, **storage.WRITE_OPTIONS)

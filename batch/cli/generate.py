@@ -30,13 +30,22 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--tamper-rate", type=float, default=0.0, help="share of recorded payouts to alter")
     p.add_argument("--streets", action="store_true", help="write contrib_street (per street) instead of contrib")
     p.add_argument("--text-cards", action="store_true", help="cards as 'AsKd' strings")
+    p.add_argument(
+        "--bias",
+        action="append",
+        default=[],
+        metavar="KIND=RATE",
+        help="a dishonest dealer, to try the fairness audit: seat0=RATE (seat 0's losing cards re-dealt at that "
+        "rate) or card=CARD:RATE (the card moved into seat 0's hand at that rate); may be repeated",
+    )
     p.add_argument("--row-group", type=positive_int, default=1 << 20, help="rows per Parquet row group")
     p.add_argument("--out", required=True, metavar="FILE", help="the Parquet file to write")
     p.set_defaults(func=_run)
 
 
 def _run(args: argparse.Namespace) -> int:
-    from cardbatch.batch.generate import GenerateOptions, run
+    from cardbatch.batch.generate import Bias, GenerateOptions, run
     from cardbatch.batch.io.jobs import RunOptions
 
-    return show(run(options_from(GenerateOptions, args, run=options_from(RunOptions, args))), args.quiet)
+    bias = tuple(Bias.parse(b) for b in args.bias)  # a ValueError names the bad one (exit 2)
+    return show(run(options_from(GenerateOptions, args, run=options_from(RunOptions, args), bias=bias)), args.quiet)

@@ -1,0 +1,137 @@
+"""The fairness audit: its statistics, its false-alarm rate on fair logs over many seeds, its power
+against each dishonest dealer, --by, and the command (exit 0 / 4, its files, a rerun)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from cardbatch.batch.fairness.audit import category_odds, run_tests
+from cardbatch.batch.fairness.stats import chi2_sf, holm, normal_two_sided
+from cardbatch.batch.generate import Bias, generate_hands
+from cardbatch.batch.settle.job import settle_in_memory
+from cardbatch.batch.settle.options import FairnessOptions, SettleOptions
+from cardbatch.kernels.equity import Walk
+
+FAST = Walk(budget=100_000, samples=2_000)  # preflop multiway sampled: the tests stay quick
+
+
+def audit(table: pa.Table, level: float = 0.01, by: str | None = None, rules: str = "zjh") -> dict:
+    opts = SettleOptions(rules=rules, equity=FAST, fairness=FairnessOptions(by=by, level=level))
+    _, _, figures = settle_in_memory(table, "t", opts)
+    return run_tests(figures["by_game"], rules, level)
+
+
+def test_the_tails_match_mpmath():
+    mpmath = pytest.importorskip("mpmath")
+    for x, k in [(0.3, 1), (3.84, 1), (45.0, 51), (80.0, 51), (400.0, 35), (12.0, 7)]:
+        want = float(mpmath.gammainc(k / 2, x / 2, mpmath.inf, regularized=True))
+        assert abs(chi2_sf(x, k) - want) <= 1e-12 + 1e-9 * want
+    assert abs(normal_two_sided(2.575829304) - 0.01) < 1e-9
+
+
+def test_holm_rejects_in_step_down_order():
+    assert holm([0.01, 0.02, 0.03], 0.06) == [True, True, True]
+    assert holm([0.01, 0.04, 0.035], 0.06) == [True, False, False]  # 0.035 > 0.06 / 2 stops it
+    assert holm([], 0.05) == []
+
+
+def test_category_odds_are_the_decks():
+    odds = category_odds("zjh")
+    assert abs(sum(odds) - 1) < 1e-12
+    assert round(odds[-1] * 22100) == 52  # three of a kind: 13 ranks x 4 ways
+
+
+def test_fair_logs_are_rarely_rejected_and_p_values_are_uniform():
+    runs, p_values = 40, []
+    rejected_runs = 0
+    for seed in range(runs):
+        v = audit(generate_hands("holdem", 4000, seed=100 + seed, streets_column=True).table, level=0.05)
+        p_values += [t["p_value"] for t in v["tests"]]
+        rejected_runs += bool(v["rejected"])
+    # Holm holds the whole run at 5 %: 40 runs reject about twice (7 or more: 0.6 % by chance)
+    assert rejected_runs <= 6, rejected_runs
+    small = float(np.mean(np.array(p_values) < 0.05))
+    assert 0.02 <= small <= 0.09, small  # each test alone is wrong 5 % of the time
+    assert len(p_values) > runs * 30
+
+
+@pytest.mark.parametrize(
+    "game, bias, hands, caught",
+    [
+        ("holdem", "seat0=1", 30_000, "holdem: all-ins, seat=0"),
+        ("holdem", "card=As:0.05", 10_000, "holdem: cards, hole 0.0"),
+        ("zjh", "card=As:0.05", 10_000, "zjh: cards, hole 0.0"),
+        ("shortdeck", "card=Ah:0.05", 10_000, "shortdeck: cards, hole 0.0"),
+    ],
+)
+def test_each_dishonest_dealer_is_caught(game, bias, hands, caught):
+    fair = audit(generate_hands(game, hands, seed=7, streets_column=game != "zjh").table)
+    assert caught not in fair["rejected"]
+    table = generate_hands(game, hands, seed=7, streets_column=game != "zjh", bias=(Bias.parse(bias),)).table
+    assert caught in audit(table)["rejected"]
+
+
+def test_a_biased_deck_is_still_a_deck():
+    t = generate_hands("holdem", 3000, seed=2, bias=(Bias.parse("card=As:0.3"), Bias.parse("seat0=0.5"))).table
+    for row in t.slice(0, 500).to_pylist():
+        cards = [c for c in row["cards"] + row["board"] if c != 255]
+        assert len(cards) == len(set(cards))
+    card_only = generate_hands("holdem", 3000, seed=2, bias=(Bias.parse("card=As:0.3"),)).table
+    first = [row[0] for row in card_only.column("cards").to_pylist()]
+    assert 800 < first.count(51) < 1000  # the ace of spades: about 0.3 + 0.7 / 52 of the rows
+
+
+def test_no_bias_leaves_the_file_as_it_was():
+    a = generate_hands("holdem", 2000, seed=9, streets_column=True).table
+    b = generate_hands("holdem", 2000, seed=9, streets_column=True, bias=(Bias.parse("seat0=0"),)).table
+    assert a.equals(b)
+
+
+def test_by_a_column_tests_each_value():
+    t = generate_hands("holdem", 6000, seed=3, streets_column=True).table
+    t = t.append_column("room", pa.array(np.where(np.arange(t.num_rows) % 2, "a", "b")))
+    v = audit(t, by="room")
+    names = [x["name"] for x in v["tests"]]
+    assert any(n.startswith("holdem (room=a):") for n in names) and any(n.startswith("holdem (room=b):") for n in names)
+
+
+def _cmd(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "cardbatch", "fairness", *args], capture_output=True, text=True)
+
+
+def test_the_command_exits_0_on_a_fair_deal_and_4_on_a_biased_one(tmp_path):
+    pq.write_table(generate_hands("holdem", 10_000, seed=4, streets_column=True).table, tmp_path / "fair.parquet")
+    biased = generate_hands("holdem", 10_000, seed=4, streets_column=True, bias=(Bias.parse("card=Kd:0.05"),))
+    pq.write_table(biased.table, tmp_path / "biased.parquet")
+    fair = _cmd(str(tmp_path / "fair.parquet"), "--out", str(tmp_path / "f"), "--equity-budget", "100000")
+    assert fair.returncode == 0, fair.stderr
+    verdict = json.loads((tmp_path / "f" / "fairness.json").read_text())
+    assert verdict["rejected"] == [] and len(verdict["tests"]) > 20
+    assert {"name", "statistic", "p_value", "rejected"} <= set(verdict["tests"][0])
+    assert (tmp_path / "f" / "fairness.html").read_text().count("<tr>") == len(verdict["tests"]) + 1
+    assert (tmp_path / "f" / "_SUCCESS").exists() and (tmp_path / "f" / "results").is_dir()
+    again = _cmd(str(tmp_path / "fair.parquet"), "--out", str(tmp_path / "f"), "--equity-budget", "100000")
+    assert again.returncode == 0 and json.loads((tmp_path / "f" / "fairness.json").read_text()) == verdict
+    bad = _cmd(str(tmp_path / "biased.parquet"), "--out", str(tmp_path / "b"), "--equity-budget", "100000")
+    assert bad.returncode == 4, bad.stderr
+    assert "holdem: cards, hole 0.0" in json.loads((tmp_path / "b" / "fairness.json").read_text())["rejected"]
+    assert "1 REJECTED" in bad.stderr
+
+
+def test_the_command_names_what_it_cannot_use(tmp_path):
+    pq.write_table(generate_hands("holdem", 300, seed=4, streets_column=True).table, tmp_path / "h.parquet")
+    res = _cmd(str(tmp_path / "h.parquet"), "--out", str(tmp_path / "o"), "--by", "room")
+    assert res.returncode == 2 and "--by room: no such column" in res.stderr
+    res = _cmd(str(tmp_path / "h.parquet"), "--out", str(tmp_path / "o"), "--level", "1.5")
+    assert res.returncode == 2 and "--level" in res.stderr
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "fairness.json").write_text("my notes")
+    res = _cmd(str(tmp_path / "h.parquet"), "--out", str(tmp_path / "mine"))
+    assert res.returncode == 2 and (tmp_path / "mine" / "fairness.json").read_text() == "my notes"
