@@ -168,6 +168,34 @@ def equity_columns(rows: AllIns) -> dict[str, pa.Array]:
     }
 
 
+def by_player(sub: pa.Table, rows: AllIns, payout: np.ndarray) -> dict[str, dict[str, Any]]:
+    """Per ``player_id`` over the rows placed in time: ``hands``, ``net`` (payouts less chips put in)
+    and ``ev_net`` (expected payouts less chips put in): their difference is the cards' luck."""
+    from cardbatch.batch.io.lists import int_list_parts, scatter
+
+    h = rows.h
+    vals, starts, lengths, _ = int_list_parts(sub.column("player_id"), "player_id")
+    pids = scatter(vals, starts, lengths, h.S, -1, np.int64)
+    keep = (rows.cause < 0) & (lengths == h.seats)
+    seat = np.arange(h.S)[None, :] < h.seats[:, None]
+    r, s = np.nonzero(seat & keep[:, None])
+    at = rows.offsets[r] + s
+    ids = pids[r, s]
+    known = ids >= 0
+    ids, at, r, s = ids[known], at[known], r[known], s[known]
+    chips = h.contrib_total[r, s]
+    net = payout[at] - chips
+    ev_net = rows.ev[at] - chips
+    keys, inverse = np.unique(ids, return_inverse=True)
+    hands = np.bincount(inverse, minlength=keys.size)
+    nets = np.zeros(keys.size, np.int64)
+    np.add.at(nets, inverse, net)
+    ev_nets = np.bincount(inverse, weights=ev_net, minlength=keys.size)
+    return {
+        str(k): {"hands": int(n), "net": int(a), "ev_net": float(e)} for k, n, a, e in zip(keys, hands, nets, ev_nets)
+    }
+
+
 def after_settle(
     table: pa.Table, good: np.ndarray, payout: np.ndarray, spec: Game, opts: SettleOptions
 ) -> tuple[dict[str, pa.Array], dict[str, Any]]:
@@ -175,6 +203,8 @@ def after_settle(
     equity columns (with ``opts.equity``) and the counters (``equity``, and ``fairness``'s tallies)."""
     sub = table.take(pa.array(good)) if good.size != table.num_rows else table
     rows, counts = walk_rows(sub, payout, spec, opts)
+    if opts.equity is not None and "player_id" in sub.column_names and rows.h is not None:
+        counts["by_player"] = by_player(sub, rows, payout)
     added: dict[str, Any] = {"equity": counts}
     if opts.fairness is not None:
         from cardbatch.batch.fairness.tally import tally

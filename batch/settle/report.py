@@ -83,6 +83,7 @@ def render(
         _by_input(summary),
         _rejects(summary, examples),
         _mismatch_section(summary, mismatches),
+        _equity(summary),
         _timings(summary),
         "</body></html>",
     ]
@@ -134,6 +135,47 @@ def bars(items: list[tuple[str, float]], unit: str, title: str) -> str:
         + "".join(rows)
         + "</svg>"
     )
+
+
+LUCKIEST = 10  # players drawn each way in the report's luck charts
+
+
+def _equity(s: dict[str, Any]) -> str:
+    """A run with ``--equity``: its all-ins by street and, with ``player_id``, each way the players
+    whose results the cards moved most (actual net against all-in adjusted net)."""
+    eq = s.get("equity")
+    if not eq:
+        return ""
+    streets = {"0": "preflop", "1": "flop", "2": "turn"}
+    rows = [[streets.get(k, k), v] for k, v in sorted(eq.get("by_street", {}).items())]
+    not_placed = ", ".join(f"{k.replace('_', ' ')} {v:,}" for k, v in sorted(eq.get("not_placed", {}).items()))
+    out = [
+        "<h2>All-in equity</h2>",
+        f"<p>{eq.get('all_in', 0):,} of {eq.get('rows', 0):,} settled hands were all-in before the river "
+        f"({eq.get('exact', 0):,} walked exactly, {eq.get('sampled', 0):,} sampled)"
+        + (f"; not placed in time: {_e(not_placed)}" if not_placed else "")
+        + ".</p>",
+        _table(["all-in street", "hands"], rows, {1}) if rows else "",
+    ]
+    players = eq.get("by_player") or {}
+    if players:
+        luck = sorted(((p["net"] - p["ev_net"], pid, p) for pid, p in players.items()), key=lambda x: x[0])
+        lucky = [(f"player {pid}", float(v)) for v, pid, _ in reversed(luck[-LUCKIEST:]) if v > 0]
+        unlucky = [(f"player {pid}", float(-v)) for v, pid, _ in luck[:LUCKIEST] if v < 0]
+        out.append(
+            f"<p>{len(players):,} players. Luck is a player's net (payouts less chips put in) less their "
+            "all-in adjusted net (expected payouts less chips put in).</p>"
+        )
+        if lucky:
+            out.append("<h3>Luckiest: chips won above their equity</h3>" + bars(lucky, "chips", "luckiest players"))
+        if unlucky:
+            out.append("<h3>Unluckiest: chips lost below their equity</h3>" + bars(unlucky, "chips", "unluckiest"))
+        table = [
+            [pid, p["hands"], p["net"], round(p["ev_net"], 1), round(p["net"] - p["ev_net"], 1)]
+            for _, pid, p in (luck[:LUCKIEST] + luck[-LUCKIEST:] if len(luck) > 2 * LUCKIEST else luck)
+        ]
+        out.append(_table(["player", "hands", "net", "all-in adjusted net", "luck"], table, {1, 2, 3, 4}))
+    return "".join(out)
 
 
 def _check(ok: bool, text: str) -> str:

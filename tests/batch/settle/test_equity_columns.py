@@ -166,4 +166,39 @@ def test_the_command_writes_equity_columns_for_every_game(tmp_path, hands):
     assert {"all_in_street", "ev_payout", "equity", "equity_se"} <= set(data.column_names)
     summary = json.loads((out / "summary.json").read_text())
     assert summary["equity"]["all_in"] > 0
-    assert summary["by_game"]["zjh"]["equity"]["not_placed"] == {"game_zjh": 500 - summary["by_game"]["zjh"]["rows_rejected"]}
+    assert summary["by_game"]["zjh"]["equity"]["not_placed"] == {
+        "game_zjh": 500 - summary["by_game"]["zjh"]["rows_rejected"]
+    }
+
+
+def test_players_actual_against_expected_net_in_summary_and_report(tmp_path, hands):
+    t = hands.set_column(
+        hands.schema.get_field_index("player_id"),
+        "player_id",
+        pa.array(
+            [
+                [(hid + s) % 7 for s in range(len(f))]
+                for hid, f in zip(hands["hand_id"].to_pylist(), hands["folded"].to_pylist())
+            ]
+        ),
+    )
+    pq.write_table(t, tmp_path / "h.parquet")
+    out = tmp_path / "out"
+    res = subprocess.run(
+        [sys.executable, "-m", "cardbatch", "settle", str(tmp_path / "h.parquet"), "--out", str(out), "--equity", "-q"],
+        capture_output=True,
+        text=True,
+    )
+    assert res.returncode == 0, res.stderr
+    summary = json.loads((out / "summary.json").read_text())
+    players = summary["equity"]["by_player"]
+    assert set(players) == {str(k) for k in range(7)}
+    results = pq.read_table(out / "results")
+    nets = sum(sum(n) for n in results.column("net").to_pylist())
+    assert sum(p["net"] for p in players.values()) == nets  # every settled seat, placed in time
+    ev = sum(sum(e) for e in results.column("ev_payout").to_pylist()) - sum(
+        sum(p) - sum(n) for p, n in zip(results.column("payout").to_pylist(), results.column("net").to_pylist())
+    )
+    assert abs(sum(p["ev_net"] for p in players.values()) - ev) < 1e-3
+    page = (out / "report.html").read_text()
+    assert "All-in equity" in page and "Luckiest" in page and "Unluckiest" in page

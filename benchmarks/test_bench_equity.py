@@ -1,0 +1,253 @@
+"""All-in equity and the fairness audit: exact equity per spot kind against poker-equity's exact
+mode (one core each), hand evaluations a second against our own 7-card enumeration, settle
+--equity and fairness against settle of the same hands, and the audit's power against each
+dishonest dealer (printed).
+
+The spots: heads-up and three-way, preflop / flop / turn, random cards, one pot. A heads-up
+preflop all-in is measured twice: walked (every board) and from the heads-up table (a lookup).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import time
+
+import numpy as np
+import pytest
+
+from cardbatch.kernels import equity, holdem
+
+SPOTS = int(os.environ.get("CARDBATCH_BENCH_SPOTS", 2_000))  # flop and turn spots (preflop: a fiftieth)
+EQUITY_HANDS = int(os.environ.get("CARDBATCH_BENCH_EQUITY_HANDS", 1_000_000))
+FAIR_HANDS = int(os.environ.get("CARDBATCH_BENCH_FAIR_HANDS", 10_000_000))
+KINDS = [(n, known) for known in (0, 3, 4) for n in (2, 3)]
+STREET = {0: "preflop", 3: "flop", 4: "turn"}
+pe = pytest.importorskip("poker_equity")
+
+
+def _spots(n: int, known: int, count: int, seed: int) -> tuple[np.ndarray, ...]:
+    rng = np.random.default_rng(seed)
+    hole = np.empty((count, n, 2), np.uint8)
+    board = np.full((count, 5), 255, np.uint8)
+    for i in range(count):
+        deck = rng.permutation(52).astype(np.uint8)
+        hole[i] = deck[: 2 * n].reshape(n, 2)
+        board[i, :known] = deck[2 * n : 2 * n + known]
+    chips = np.full((count, n), 100, np.int64)
+    return chips, np.ones((count, n), bool), hole, board, np.full(count, known), np.zeros(count, np.int64)
+
+
+def _count(n: int, known: int) -> int:
+    return max(2, SPOTS // 50) if known == 0 else SPOTS
+
+
+@contextlib.contextmanager
+def _one_core():
+    """This process (and the threads it starts) on one core: poker-equity spreads over threads."""
+    before = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, {min(before)})
+    try:
+        yield
+    finally:
+        os.sched_setaffinity(0, before)
+
+
+@pytest.mark.parametrize("n, known", KINDS)
+def test_ours_exact_equity(benchmark, throughput, n, known):
+    args = _spots(n, known, _count(n, known), seed=n * 10 + known)
+    equity.all_in_equity(*(a[:1] for a in args))
+    walk_everything = equity.Walk(budget=10**9)
+    name = "cardbatch, heads-up table" if (n, known) == (2, 0) else "cardbatch (walked)"
+    group = f"equity: exact, {n}-way {STREET[known]} (spots)"
+    throughput(
+        benchmark,
+        group,
+        name,
+        len(args[0]),
+        lambda: equity.all_in_equity(*args, walk=walk_everything),
+        threads=1,
+        ours=True,
+        unit="spots",
+    )
+
+
+def test_ours_heads_up_preflop_walked(benchmark, throughput, monkeypatch):
+    args = _spots(2, 0, _count(2, 0), seed=20)
+    monkeypatch.setattr(equity, "_headsup", lambda: equity._NO_TABLE)  # the table off: every board walked
+    equity.all_in_equity(*(a[:1] for a in args))
+    throughput(
+        benchmark,
+        "equity: exact, 2-way preflop (spots)",
+        "cardbatch (walked)",
+        len(args[0]),
+        lambda: equity.all_in_equity(*args),
+        threads=1,
+        unit="spots",
+    )
+
+
+@pytest.mark.peer
+@pytest.mark.parametrize("n, known", KINDS)
+def test_poker_equity_exact(benchmark, throughput, n, known):
+    chips, live, hole, board, kn, _ = _spots(n, known, _count(n, known), seed=n * 10 + known)
+    count = max(2, len(hole) // (10 if known == 0 else 1))
+
+    def run():
+        for i in range(count):
+            r = pe.exact_from_text("holdem", [_text(h) for h in hole[i]], " ".join(_name(c) for c in board[i, :known]))
+            assert r["exact"]
+
+    with _one_core():
+        throughput(
+            benchmark,
+            f"equity: exact, {n}-way {STREET[known]} (spots)",
+            "poker-equity exact (1 core)",
+            count,
+            run,
+            rounds=3 if known == 0 else 15,
+            unit="spots",
+        )
+
+
+def _name(c: int) -> str:
+    return "23456789TJQKA"[c >> 2] + "dchs"[c & 3]
+
+
+def _text(h: np.ndarray) -> str:
+    return "".join(_name(int(c)) for c in h)
+
+
+@pytest.mark.parametrize("n", [2, 3])
+def test_equity_evaluations_against_our_enumeration(benchmark, throughput, n):
+    """Hand evaluations a second of a preflop walk (boards x live seats) against the 7-card enumeration."""
+    args = _spots(n, 0, max(2, SPOTS // 200), seed=50 + n)
+    walk_everything = equity.Walk(budget=10**9)
+    real = equity._headsup
+    equity._headsup = lambda: equity._NO_TABLE
+    try:
+        equity.all_in_equity(*(a[:1] for a in args), walk=walk_everything)
+        boards = equity.combinations(52 - 2 * n, 5)
+        throughput(
+            benchmark,
+            "equity: 7-card evaluations a second (1 thread)",
+            f"cardbatch walk, {n}-way preflop",
+            len(args[0]) * boards * n,
+            lambda: equity.all_in_equity(*args, walk=walk_everything),
+            threads=1,
+            unit="hands",
+        )
+    finally:
+        equity._headsup = real
+
+
+def test_our_seven_card_enumeration(benchmark, throughput):
+    holdem.enumerate_seven()
+    throughput(
+        benchmark,
+        "equity: 7-card evaluations a second (1 thread)",
+        "cardbatch enumerate_seven (every 7-card hand)",
+        133_784_560,
+        holdem.enumerate_seven,
+        threads=1,
+        ours=True,
+        rounds=3,
+    )
+
+
+@pytest.fixture(scope="module")
+def equity_file(tmp_path_factory):
+    from cardbatch.batch.generate import GenerateOptions, write
+    from cardbatch.batch.io.jobs import RunOptions
+
+    path = tmp_path_factory.mktemp("equity") / "hands.parquet"
+    write(GenerateOptions(str(path), hands=EQUITY_HANDS, seed=3, streets=True, run=RunOptions(quiet=True)))
+    return str(path)
+
+
+def _settle(path: str, out: str, **options) -> dict:
+    from cardbatch.batch.settle.job import settle_files
+    from cardbatch.batch.settle.options import SettleOptions
+
+    return settle_files([path], out, SettleOptions(**options), quiet=True, mode="overwrite")
+
+
+@pytest.mark.parametrize("with_equity", [False, True])
+def test_settle_with_and_without_equity(benchmark, throughput, equity_file, tmp_path, with_equity):
+    opts = {"equity": equity.Walk()} if with_equity else {}
+    _settle(equity_file, str(tmp_path / "warm"), **opts)
+    name = "settle --equity" if with_equity else "settle"
+    throughput(
+        benchmark,
+        "settle --equity against settle (1 M hands, 2 workers)",
+        name,
+        EQUITY_HANDS,
+        lambda: _settle(equity_file, str(tmp_path / "out"), **opts),
+        rounds=3,
+        ours=not with_equity,
+    )
+
+
+@pytest.fixture(scope="module")
+def fair_file(tmp_path_factory):
+    from cardbatch.batch.generate import GenerateOptions, write
+    from cardbatch.batch.io.jobs import RunOptions
+
+    path = tmp_path_factory.mktemp("fair") / "hands.parquet"
+    write(GenerateOptions(str(path), hands=FAIR_HANDS, seed=5, streets=True, run=RunOptions(quiet=True)))
+    return str(path)
+
+
+@pytest.mark.parametrize("audit", [False, True])
+def test_fairness_against_settle(benchmark, throughput, fair_file, tmp_path, audit):
+    from cardbatch.batch.settle.options import FairnessOptions
+
+    opts = {"equity": equity.Walk(), "fairness": FairnessOptions()} if audit else {}
+    _settle(fair_file, str(tmp_path / "warm"), **opts)
+    throughput(
+        benchmark,
+        "fairness against settle (10 M hands, 2 workers)",
+        "fairness" if audit else "settle",
+        FAIR_HANDS,
+        lambda: _settle(fair_file, str(tmp_path / "out"), **opts),
+        rounds=2,
+        ours=not audit,
+    )
+
+
+POWER = [
+    ("holdem", "card=As:0.01", "holdem: cards, hole 0.0"),
+    ("holdem", "card=As:0.03", "holdem: cards, hole 0.0"),
+    ("holdem", "seat0=0.5", "holdem: all-ins, seat=0"),
+    ("holdem", "seat0=1", "holdem: all-ins, seat=0"),
+    ("zjh", "card=As:0.02", "zjh: cards, hole 0.0"),
+]
+
+
+def test_power_against_each_dealer(capsys):
+    """The hands each dishonest dealer needs before the audit (level 0.01) catches it in 4 of 5 seeds."""
+    from cardbatch.batch.fairness.audit import run_tests
+    from cardbatch.batch.generate import Bias, generate_hands
+    from cardbatch.batch.settle.job import settle_in_memory
+    from cardbatch.batch.settle.options import FairnessOptions, SettleOptions
+
+    opts = SettleOptions(equity=equity.Walk(budget=100_000, samples=2_000), fairness=FairnessOptions())
+    sizes = [s for s in (5_000, 10_000, 20_000, 40_000, 80_000, 160_000) if s <= max(EQUITY_HANDS // 5, 5_000)]
+    lines = []
+    for game, bias, test in POWER:
+        found = None
+        t0 = time.perf_counter()
+        for size in sizes:
+            caught = 0
+            for seed in range(5):
+                table = generate_hands(game, size, seed=seed, streets_column=game != "zjh", bias=(Bias.parse(bias),))
+                _, _, figures = settle_in_memory(table.table, "t", opts)
+                caught += test in run_tests(figures["by_game"], "zjh", 0.01)["rejected"]
+            if caught >= 4:
+                found = size
+                break
+        said = f"{found:,} hands" if found else f"more than {sizes[-1]:,} hands"
+        took = time.perf_counter() - t0
+        lines.append(f"  {game:<8} --bias {bias:<14} caught by '{test}' in 4 of 5 seeds at {said} ({took:.0f} s)")
+    with capsys.disabled():
+        print("\n[fairness: power, level 0.01]\n" + "\n".join(lines))
