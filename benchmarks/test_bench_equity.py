@@ -72,16 +72,15 @@ def test_ours_exact_equity(benchmark, throughput, n, known):
     )
 
 
-def test_ours_heads_up_preflop_walked(benchmark, throughput, monkeypatch):
+def test_ours_heads_up_preflop_walked(benchmark, throughput):
     args = _spots(2, 0, _count(2, 0), seed=20)
-    monkeypatch.setattr(equity, "_headsup", lambda: equity._NO_TABLE)  # the table off: every board walked
-    equity.all_in_equity(*(a[:1] for a in args))
+    equity.all_in_equity(*(a[:1] for a in args), headsup=False)  # the table off: every board walked
     throughput(
         benchmark,
         "equity: exact, 2-way preflop (spots)",
         "cardbatch (walked)",
         len(args[0]),
-        lambda: equity.all_in_equity(*args),
+        lambda: equity.all_in_equity(*args, headsup=False),
         threads=1,
         unit="spots",
     )
@@ -123,22 +122,17 @@ def test_equity_evaluations_against_our_enumeration(benchmark, throughput, n):
     """Hand evaluations a second of a preflop walk (boards x live seats) against the 7-card enumeration."""
     args = _spots(n, 0, max(2, SPOTS // 200), seed=50 + n)
     walk_everything = equity.Walk(budget=10**9)
-    real = equity._headsup
-    equity._headsup = lambda: equity._NO_TABLE
-    try:
-        equity.all_in_equity(*(a[:1] for a in args), walk=walk_everything)
-        boards = equity.combinations(52 - 2 * n, 5)
-        throughput(
-            benchmark,
-            "equity: 7-card evaluations a second (1 thread)",
-            f"cardbatch walk, {n}-way preflop",
-            len(args[0]) * boards * n,
-            lambda: equity.all_in_equity(*args, walk=walk_everything),
-            threads=1,
-            unit="hands",
-        )
-    finally:
-        equity._headsup = real
+    equity.all_in_equity(*(a[:1] for a in args), walk=walk_everything, headsup=False)
+    boards = equity.combinations(52 - 2 * n, 5)
+    throughput(
+        benchmark,
+        "equity: 7-card evaluations a second (1 thread)",
+        f"cardbatch walk, {n}-way preflop",
+        len(args[0]) * boards * n,
+        lambda: equity.all_in_equity(*args, walk=walk_everything, headsup=False),
+        threads=1,
+        unit="hands",
+    )
 
 
 def test_our_seven_card_enumeration(benchmark, throughput):
@@ -226,8 +220,8 @@ POWER = [
 
 def test_power_against_each_dealer(capsys):
     """The hands each dishonest dealer needs before the audit (level 0.01) catches it in 4 of 5 seeds."""
-    from cardbatch.batch.fairness.audit import run_tests
     from cardbatch.batch.generate import Bias, generate_hands
+    from cardbatch.batch.settle.fairness.audit import run_tests
     from cardbatch.batch.settle.job import settle_in_memory
     from cardbatch.batch.settle.options import FairnessOptions, SettleOptions
 

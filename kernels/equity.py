@@ -26,7 +26,8 @@ card code, the most completions walked exactly, the samples drawn above that, an
 preflop table (:mod:`.headsup`; empty arrays: none, as for the short deck), whose counts serve a
 heads-up preflop all-in whatever the budget.
 Outputs: ``ev float64[T, S]`` expected payout, ``sq float64[T, S, 2]`` its standard error (0 when
-exact) and the payout's variance over the completions, ``drawn int64[T]`` completions walked or sampled, ``exact bool[T]``, ``status int16[T]``.
+exact) and the payout's variance over the completions, ``drawn int64[T]`` completions walked or
+sampled, ``exact bool[T]``, ``status int16[T]``.
 """
 
 from __future__ import annotations
@@ -292,7 +293,7 @@ class Equity:
             return self.ev_payout / paid
 
 
-_NO_TABLE = (np.zeros(0, np.int64), np.zeros((0, 3), np.uint32))
+NO_TABLE = (np.zeros(0, np.int64), np.zeros((0, 3), np.uint32))
 
 
 @functools.cache
@@ -321,6 +322,7 @@ def all_in_equity(
     hand_ids: ArrayLike | None = None,
     tables: tuple[np.ndarray, ...] = SCORE_TABLES,
     lowest_card: int = 0,
+    headsup: bool = True,
 ) -> Equity:
     """Expected payouts of tables all-in with ``known[t]`` board cards dealt (0, 3, 4 or 5): the
     rest of the board is walked (or drawn, per ``walk``) from the cards no live seat holds, and
@@ -328,7 +330,9 @@ def all_in_equity(
     each seat's chips in, ``live[T, S]``, ``hole[T, S, 2]`` and ``board[T, 5]`` card codes (a
     live seat's and the known board's must be real and distinct), ``button[T]``; ``dead`` the
     seats' dead chips (part of ``chips``); ``hand_ids`` seed each table's draws (default: its
-    index); ``tables``/``lowest_card``: another evaluator's tables and deck (the short deck's).
+    index); ``tables``/``lowest_card``: another evaluator's tables and deck (the short deck's);
+    ``headsup``: Hold'em's heads-up preflop all-ins from the table of :mod:`.headsup` (False: walked,
+    or sampled above the budget, like any other).
 
     >>> from cardbatch.kernels.cards import parse
     >>> hole = parse(["AsAh", "KsKh"]).reshape(1, 2, 2)
@@ -367,7 +371,8 @@ def all_in_equity(
         np.zeros(T, np.bool_),
         np.zeros(T, np.int16),
     )
-    hu_keys, hu_counts = _headsup() if tables is SCORE_TABLES and lowest_card == 0 else _NO_TABLE
+    tabled = headsup and tables is SCORE_TABLES and lowest_card == 0
+    hu_keys, hu_counts = _headsup() if tabled else NO_TABLE
     game = (np.int64(lowest_card), np.int64(walk.budget), np.int64(walk.samples), hu_keys, hu_counts)
     rules = opts.lower(False, 0, False)
     equity_kernel(c, d, lv, h, b, kn, bt, _seeds(walk.seed, ids), game, tables, rules, out)

@@ -1,4 +1,4 @@
-"""``cardbatch fairness``: is the deal fair? (The job is :mod:`cardbatch.batch.fairness`.)"""
+"""``cardbatch fairness``: is the deal fair? (The job is :mod:`cardbatch.batch.settle.fairness`.)"""
 
 from __future__ import annotations
 
@@ -59,9 +59,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from cardbatch.batch.fairness.job import fairness_line
     from cardbatch.batch.io.errors import InputError
     from cardbatch.batch.io.jobs import RunOptions
+    from cardbatch.batch.settle.fairness.job import fairness_line
     from cardbatch.batch.settle.job import run
     from cardbatch.batch.settle.options import FairnessOptions, SettleJob, SettleOptions
     from cardbatch.kernels.equity import Walk

@@ -90,12 +90,12 @@ class AllIns:
 def walk_rows(sub: pa.Table, payout: np.ndarray, spec: Game, opts: SettleOptions) -> tuple[AllIns, dict[str, Any]]:
     """Place every (settled) row of ``sub`` in time and walk its all-in, if any; ``payout``: the rows'
     flat payouts. Returns the rows and the equity counters."""
-    from cardbatch.batch.settle.poker import _decode
+    from cardbatch.batch.settle.decode import decode
     from cardbatch.kernels.equity import Walk, all_in_equity
 
     n = sub.num_rows
     counts: dict[str, Any] = {"rows": n, "all_in": 0, "exact": 0, "sampled": 0, "by_street": {}, "not_placed": {}}
-    h = _decode(sub, spec) if n else None
+    h = decode(sub, spec) if n else None
     seats = h.seats if h is not None else np.zeros(0, np.int64)
     offsets = list_offsets(seats)
     cause = np.full(n, -1, np.int8)
@@ -194,23 +194,6 @@ def by_player(sub: pa.Table, rows: AllIns, payout: np.ndarray) -> dict[str, dict
     return {
         str(k): {"hands": int(n), "net": int(a), "ev_net": float(e)} for k, n, a, e in zip(keys, hands, nets, ev_nets)
     }
-
-
-def after_settle(
-    table: pa.Table, good: np.ndarray, payout: np.ndarray, spec: Game, opts: SettleOptions
-) -> tuple[dict[str, pa.Array], dict[str, Any]]:
-    """What a run with ``--equity`` (or a fairness run) adds to a batch's settled rows ``good``: the
-    equity columns (with ``opts.equity``) and the counters (``equity``, and ``fairness``'s tallies)."""
-    sub = table.take(pa.array(good)) if good.size != table.num_rows else table
-    rows, counts = walk_rows(sub, payout, spec, opts)
-    if opts.equity is not None and "player_id" in sub.column_names and rows.h is not None:
-        counts["by_player"] = by_player(sub, rows, payout)
-    added: dict[str, Any] = {"equity": counts}
-    if opts.fairness is not None:
-        from cardbatch.batch.fairness.tally import tally
-
-        added["fairness"] = tally(sub, rows, payout, spec, opts)
-    return (equity_columns(rows) if opts.equity is not None else {}), added
 
 
 def _masked(arr: pa.ListArray, valid: np.ndarray) -> pa.Array:

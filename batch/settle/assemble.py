@@ -51,7 +51,7 @@ def finish(
     )
     summary = counters.as_dict()
     if opts is not None and spec is not None and (opts.equity is not None or opts.fairness is not None):
-        from cardbatch.batch.settle.allin import after_settle
+        from cardbatch.batch.settle.extras import after_settle
 
         cols, added = after_settle(table, np.flatnonzero(codes == 0), paid, spec, opts)
         summary.update(added)

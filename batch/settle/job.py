@@ -224,7 +224,7 @@ def _run_locked(planned: RunPlan, ctx: UnitContext, run_opts: RunOptions, mode: 
         total["report_error"] = str(exc)
         print(f"cardbatch: report.html not written ({exc}); the results and summary are complete", file=sys.stderr)
     if opts.fairness is not None:  # before _SUCCESS: a finished fairness folder holds its verdict
-        from cardbatch.batch.fairness.job import write_fairness
+        from cardbatch.batch.settle.fairness.job import write_fairness
 
         total["fairness"] = write_fairness(out, total, opts)
     if foreign:

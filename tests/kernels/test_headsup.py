@@ -43,15 +43,14 @@ def test_renaming_suits_or_swapping_hands_keeps_the_class():
         assert headsup.class_of(b0, b1, a0, a1)[0] == key
 
 
-def test_spots_pay_alike_from_the_table_and_from_a_walk(table, monkeypatch):
+def test_spots_pay_alike_from_the_table_and_from_a_walk(table):
     rng = np.random.default_rng(3)
     T = 6
     hole = np.array([rng.choice(52, 4, replace=False).reshape(2, 2) for _ in range(T)], np.uint8)
     chips = rng.integers(1, 50, (T, 2)) * 10  # side pots and odd chips too
     args = (chips, np.ones((T, 2), bool), hole, np.full((T, 5), 255), np.zeros(T), rng.integers(0, 2, T))
     tabled = equity.all_in_equity(*args)
-    monkeypatch.setattr(equity, "_headsup", lambda: equity._NO_TABLE)
-    walked = equity.all_in_equity(*args)
+    walked = equity.all_in_equity(*args, headsup=False)
     assert tabled.exact.all() and walked.exact.all()
     assert tabled.ev_payout.tolist() == walked.ev_payout.tolist()
     assert np.allclose(tabled.payout_var, walked.payout_var)

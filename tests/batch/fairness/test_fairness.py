@@ -12,9 +12,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from cardbatch.batch.fairness.audit import category_odds, run_tests
-from cardbatch.batch.fairness.stats import chi2_sf, holm, normal_two_sided
 from cardbatch.batch.generate import Bias, generate_hands
+from cardbatch.batch.settle.fairness.audit import category_odds, run_tests
+from cardbatch.batch.settle.fairness.stats import chi2_sf, holm, normal_two_sided
 from cardbatch.batch.settle.job import settle_in_memory
 from cardbatch.batch.settle.options import FairnessOptions, SettleOptions
 from cardbatch.kernels.equity import Walk

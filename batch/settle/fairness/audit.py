@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from cardbatch.batch.fairness.stats import chi2_sf, holm, normal_two_sided
+from cardbatch.batch.settle.fairness.stats import chi2_sf, holm, normal_two_sided
 from cardbatch.games import REGISTRY
 
 MIN_ALLINS = 30

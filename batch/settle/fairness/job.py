@@ -19,8 +19,8 @@ from cardbatch.batch.settle.options import SettleOptions
 def write_fairness(out: str, total: dict[str, Any], opts: SettleOptions) -> dict[str, Any]:
     """Run the tests on the run's tallies, write ``fairness.json`` and ``fairness.html`` into ``out``,
     take the tallies out of the summary (the parts keep them), and return the summary's entry."""
-    from cardbatch.batch.fairness.audit import run_tests
-    from cardbatch.batch.fairness.report import render
+    from cardbatch.batch.settle.fairness.audit import run_tests
+    from cardbatch.batch.settle.fairness.report import render
 
     assert opts.fairness is not None
     by_game = total.get("by_game", {})
