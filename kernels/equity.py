@@ -35,6 +35,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
+from typing import Any
 
 import numpy as np
 from numba import njit, prange
@@ -402,3 +403,121 @@ def _check(
         if rows.any():
             t = int(np.flatnonzero(rows)[0])
             raise ValueError(f"table {t}: {problem}" + (f" (got {int(kn[t])})" if problem.startswith("known") else ""))
+
+
+@functools.lru_cache(maxsize=16)
+def _index_combinations(m: int, k: int) -> np.ndarray:
+    """Every k of range(m) as rows (lexicographic), for the games walked through their evaluators."""
+    import itertools
+
+    flat = np.fromiter(itertools.chain.from_iterable(itertools.combinations(range(m), k)), np.uint8)
+    return flat.reshape(-1, k) if k else np.zeros((1, 0), np.uint8)
+
+
+def _ranks(values: np.ndarray, none: np.ndarray | None = None) -> np.ndarray:
+    """Per row, each seat's count of seats strictly better (``values``: higher is better); a seat in
+    ``none`` (no low) ranks below every seat with one, by a rank of its own (n)."""
+    better = (values[:, None, :] > values[:, :, None]).sum(axis=2)
+    if none is not None:
+        better = np.where(none, values.shape[1], better)
+    return better.astype(np.int16)
+
+
+def all_in_equity_by_evaluator(
+    spec: Any,
+    chips: ArrayLike,
+    live: ArrayLike,
+    hole: ArrayLike,
+    board: ArrayLike,
+    known: ArrayLike,
+    button: ArrayLike,
+    *,
+    dead: ArrayLike | None = None,
+    options: Options | None = None,
+    walk: Walk = Walk(),
+    hand_ids: ArrayLike | None = None,
+) -> Equity:
+    """:func:`all_in_equity` for the other board games (Omaha, five- and six-card Omaha, their hi/lo):
+    every completion of each table's board (or a seeded sample above the budget) valued by the
+    game's own evaluators (:func:`cardbatch.kernels.showdown.seat_values`: high and, for hi/lo, low
+    hands) and the pots paid by the settlement (:func:`cardbatch.kernels.pots.settle_detailed`,
+    halves included) once per order of the live seats' high and low hands (with the values of the
+    first completion that gave it), weighted by how often it came. ``hole[T, S, h]``; the rest as
+    :func:`all_in_equity`."""
+    from .pots import settle_detailed
+    from .showdown import seat_values
+
+    opts = options or Options()
+    c = np.asarray(chips, dtype=np.int64)
+    T, S = c.shape
+    lv = np.asarray(live, dtype=np.bool_)
+    h = np.asarray(hole, dtype=np.uint8)
+    b = np.asarray(board, dtype=np.uint8)
+    kn = np.asarray(known, dtype=np.int64)
+    bt = np.asarray(button, dtype=np.int64)
+    d = np.zeros((T, S), np.int64) if dead is None else np.asarray(dead, dtype=np.int64)
+    ids = np.arange(T, dtype=np.int64) if hand_ids is None else np.asarray(hand_ids, dtype=np.int64)
+    per = h.shape[2]
+    ev = np.zeros((T, S))
+    se = np.zeros((T, S))
+    var = np.zeros((T, S))
+    drawn = np.zeros(T, np.int64)
+    exact = np.zeros(T, np.bool_)
+    low_card = 4 * spec.lowest_rank
+    for t in range(T):
+        seats = np.flatnonzero(lv[t])
+        n = seats.size
+        if n == 0 or not 0 <= bt[t] < S or kn[t] not in (0, 3, 4, 5):
+            raise ValueError(f"table {t}: no live seat, a button that is not a seat, or a known board of {kn[t]}")
+        used = np.zeros(52, bool)
+        cards = np.concatenate([h[t, seats].ravel(), b[t, : kn[t]]]).astype(np.int64)
+        if (cards < low_card).any() or (cards > 51).any() or np.unique(cards).size != cards.size:
+            raise ValueError(
+                f"table {t}: a live seat's or the known board's card is missing, repeated or not in the deck"
+            )
+        used[cards] = True
+        rest = np.flatnonzero(~used[low_card:]).astype(np.uint8) + np.uint8(low_card)
+        k = 5 - int(kn[t])
+        total = combinations(rest.size, k)
+        if 0 <= total <= walk.budget:
+            picks = rest[_index_combinations(rest.size, k)]
+            exact[t] = True
+        else:
+            rng = np.random.default_rng([walk.seed & 0xFFFFFFFFFFFFFFFF, int(ids[t]) & 0xFFFFFFFFFFFFFFFF])
+            picks = rest[np.argsort(rng.random((walk.samples, rest.size)), axis=1)[:, :k]]
+        K = len(picks)
+        drawn[t] = K
+        boards = np.empty((K, 5), np.uint8)
+        boards[:, : kn[t]] = b[t, : kn[t]]
+        boards[:, kn[t] :] = picks
+        holes = np.ascontiguousarray(np.broadcast_to(h[t, seats][None], (K, n, per)))
+        high, low = seat_values(spec, holes, boards, np.ones((K, n), bool))
+        orders = _ranks(high)
+        if low is not None:
+            lows = np.where(low == 0, np.iinfo(np.int64).max, low)  # smaller is better; 0: no low
+            orders = np.concatenate([orders, _ranks(-lows, none=low == 0)], axis=1)
+        found, first, counts = np.unique(orders, axis=0, return_index=True, return_counts=True)
+        P = len(found)
+        stand_high = np.zeros((P, S), np.int64)  # each order's values: those of its first completion
+        stand_high[:, seats] = high[first]
+        stand_low = None
+        if low is not None:
+            stand_low = np.zeros((P, S), np.int64)
+            stand_low[:, seats] = low[first]
+        paid = settle_detailed(
+            np.repeat(c[t][None], P, 0),
+            np.repeat(lv[t][None], P, 0),
+            stand_high,
+            np.full(P, bt[t]),
+            options=opts,
+            dead=np.repeat(d[t][None], P, 0),
+            low=stand_low,
+            detail=False,
+        ).payout.astype(np.float64)
+        w = counts.astype(np.float64)[:, None]
+        mean = (w * paid).sum(axis=0) / K
+        spread = np.maximum((w * paid * paid).sum(axis=0) / K - mean * mean, 0.0)
+        ev[t] = mean
+        var[t] = spread if exact[t] or K < 2 else spread * K / (K - 1)
+        se[t] = 0.0 if exact[t] or K < 2 else np.sqrt(var[t] / K)
+    return Equity(ev, se, drawn, exact, var)

@@ -78,8 +78,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         p.add_argument(
             "--equity",
             action="store_true",
-            help="Hold'em and short deck: each all-in's street, expected payouts and equities (needs stack "
-            "and contrib_street columns; see the docs' Equity)",
+            help="games with a board: each all-in's street, expected payouts and equities (needs stack "
+            "and contrib_street columns; see the docs' Equity and fairness)",
         )
         p.add_argument(
             "--equity-budget",

@@ -32,6 +32,11 @@ KNOWN_BOARD = (0, 3, 4)  # board cards dealt after the betting of street 0, 1, 2
 NOT_PLACED = ("no_stack_column", "no_contrib_street", "stack_missing", "stack_count", "stack_short")
 
 
+def has_equity(spec: Game) -> bool:
+    """A game whose all-ins have an equity: cards still to come (a board), chips in pots."""
+    return spec.has_hands and spec.board_cards > 0 and spec.settles == "pot"
+
+
 def all_in_streets(stack: np.ndarray, contrib: np.ndarray, live: np.ndarray) -> np.ndarray:
     """``int8[T]``: the first street (0 preflop, 1 flop, 2 turn) after which at most one live seat had
     chips behind, at a table of two or more live seats; -1 where there is none. ``stack[T, S]``,
@@ -91,7 +96,7 @@ def walk_rows(sub: pa.Table, payout: np.ndarray, spec: Game, opts: SettleOptions
     """Place every (settled) row of ``sub`` in time and walk its all-in, if any; ``payout``: the rows'
     flat payouts. Returns the rows and the equity counters."""
     from cardbatch.batch.settle.decode import decode
-    from cardbatch.kernels.equity import Walk, all_in_equity
+    from cardbatch.kernels.equity import Walk, all_in_equity, all_in_equity_by_evaluator
 
     n = sub.num_rows
     counts: dict[str, Any] = {"rows": n, "all_in": 0, "exact": 0, "sampled": 0, "by_street": {}, "not_placed": {}}
@@ -103,7 +108,7 @@ def walk_rows(sub: pa.Table, payout: np.ndarray, spec: Game, opts: SettleOptions
     ev = payout.astype(np.float64)
     se = np.zeros(payout.shape, np.float64)
     var = np.zeros(payout.shape, np.float64)
-    if not spec.one_pass:
+    if not has_equity(spec):
         counts["not_placed"] = {f"game_{spec.name}": n} if n else {}
         cause[:] = len(NOT_PLACED)
         return AllIns(h, street, cause, offsets, ev, se, var), counts
@@ -119,21 +124,26 @@ def walk_rows(sub: pa.Table, payout: np.ndarray, spec: Game, opts: SettleOptions
     rows = np.flatnonzero(street >= 0)
     if rows.size:
         assert h is not None
-        order = {"trips_beat_straight": opts.trips_beat_straight} if spec.straight_order_option else {}
-        e = all_in_equity(
+        args = (
             h.contrib_total[rows],
             h.live[rows],
             h.hole[rows],
             h.board[rows] if h.board is not None else np.full((rows.size, 5), 255, np.uint8),
             np.array(KNOWN_BOARD, np.int64)[street[rows]],
             h.button[rows],
-            dead=None if h.dead is None else h.dead[rows],
-            options=opts.pots,
-            walk=opts.equity or Walk(),
-            hand_ids=h.hand_id[rows],
-            tables=spec.kernel().value_tables(**order),
-            lowest_card=4 * spec.lowest_rank,
         )
+        common = {
+            "dead": None if h.dead is None else h.dead[rows],
+            "options": opts.pots,
+            "walk": opts.equity or Walk(),
+            "hand_ids": h.hand_id[rows],
+        }
+        if spec.one_pass:  # two hole cards: the compiled walk
+            order = {"trips_beat_straight": opts.trips_beat_straight} if spec.straight_order_option else {}
+            tables = spec.kernel().value_tables(**order)
+            e = all_in_equity(*args, **common, tables=tables, lowest_card=4 * spec.lowest_rank)
+        else:  # Omaha and its hi/lo: through the game's evaluators
+            e = all_in_equity_by_evaluator(spec, *args, **common)
         seat = np.arange(h.S)[None, :] < h.seats[rows, None]
         at = (offsets[rows][:, None] + np.arange(h.S)[None, :])[seat]
         ev[at] = e.ev_payout[seat]

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from cardbatch.batch.settle.allin import AllIns, row_sums
+from cardbatch.batch.settle.allin import AllIns, has_equity, row_sums
 from cardbatch.batch.settle.options import SettleOptions
 from cardbatch.games import Game
 
@@ -168,7 +168,7 @@ def tally(sub: pa.Table, rows: AllIns, payout: np.ndarray, spec: Game, opts: Set
     out: dict[str, Any] = {}
     for name, keep in scopes:
         scope: dict[str, Any] = {"rows": int(keep.sum())}
-        if spec.one_pass:
+        if has_equity(spec):
             scope["allin"] = _allin(rows, payout, pids, keep)
         if spec.has_hands:
             scope["cards"] = _cards(h, spec, keep)

@@ -113,11 +113,20 @@ def test_rows_that_cannot_be_placed_are_null_and_counted(hands):
             assert counters["equity"]["not_placed"][cause] >= 1
 
 
-def test_games_without_equity_say_so():
-    t = generate_hands("omaha", 300, seed=1, streets_column=True).table
-    results, _, counters = settle_hands(t, "omaha", EQ)
+def test_games_without_a_board_say_so():
+    t = generate_hands("zjh", 300, seed=1).table
+    results, _, counters = settle_hands(t, "zjh", EQ)
     assert results.column("ev_payout").null_count == results.num_rows
-    assert counters["equity"]["not_placed"] == {"game_omaha": results.num_rows}
+    assert counters["equity"]["not_placed"] == {"game_zjh": results.num_rows}
+
+
+@pytest.mark.parametrize("game", ["omaha", "omaha_hilo"])
+def test_omaha_all_ins_through_its_evaluators(game):
+    t = generate_hands(game, 1500, seed=6, streets_column=True).table
+    results, _, counters = settle_hands(t, game, SettleOptions(equity=Walk(budget=50_000, samples=3_000)))
+    assert counters["equity"]["all_in"] > 10 and counters["equity"]["not_placed"] == {}
+    for p, ev in zip(_lists(results["payout"]), _lists(results["ev_payout"])):
+        assert abs(sum(ev) - sum(p)) < 1e-6
 
 
 def test_short_deck_walks_its_own_deck():
