@@ -132,7 +132,7 @@ def walk_rows(sub: pa.Table, payout: np.ndarray, spec: Game, opts: SettleOptions
             np.array(KNOWN_BOARD, np.int64)[street[rows]],
             h.button[rows],
         )
-        common = {
+        common: dict[str, Any] = {
             "dead": None if h.dead is None else h.dead[rows],
             "options": opts.pots,
             "walk": opts.equity or Walk(),
