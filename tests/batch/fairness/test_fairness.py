@@ -135,3 +135,19 @@ def test_the_command_names_what_it_cannot_use(tmp_path):
     (tmp_path / "mine" / "fairness.json").write_text("my notes")
     res = _cmd(str(tmp_path / "h.parquet"), "--out", str(tmp_path / "mine"))
     assert res.returncode == 2 and (tmp_path / "mine" / "fairness.json").read_text() == "my notes"
+
+
+@pytest.mark.slow  # a Dask LocalCluster
+def test_a_dask_cluster_gives_the_same_verdict(tmp_path):
+    pytest.importorskip("distributed")
+    pq.write_table(
+        generate_hands("holdem", 6_000, seed=8, streets_column=True).table, tmp_path / "h.parquet", row_group_size=2_000
+    )
+    args = [str(tmp_path / "h.parquet"), "--equity-budget", "100000", "--batch-rows", "2000"]
+    local = _cmd(*args, "--out", str(tmp_path / "local"))
+    dask = _cmd(*args, "--out", str(tmp_path / "dask"), "--engine", "dask", "--workers", "2")
+    assert local.returncode == dask.returncode == 0, dask.stderr
+    a, b = (json.loads((tmp_path / d / "fairness.json").read_text()) for d in ("local", "dask"))
+    assert [t["name"] for t in a["tests"]] == [t["name"] for t in b["tests"]] and a["rejected"] == b["rejected"]
+    for x, y in zip(a["tests"], b["tests"]):  # sums of floats, added in the order the parts finished
+        assert x["n"] == y["n"] and abs(x["statistic"] - y["statistic"]) < 1e-9
