@@ -7,7 +7,7 @@ table holds how many of the boards the first hand wins, the second wins, and how
 walking them says. The equity kernel pays the pots from those counts exactly as from a walk.
 
 ``python -m cardbatch.kernels.headsup`` walks every class again and writes the table
-(``headsup_table.npz`` beside this module, about 20 minutes on two cores); the tests check a
+(``headsup_table.npz`` beside this module: 28 minutes on two shared cores here); the tests check a
 sample of it against walking the boards.
 
 A matchup's class is its key: over the 24 renamings of the suits and both orders of the hands,
@@ -143,6 +143,16 @@ def _walk_all(cards, tables, out):
         out[i, 2] = counts[0]
 
 
+def oriented(cards: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """``counts`` of matchups ``cards[N, 4]`` (first hand's wins, second's, ties) as their classes'
+    keys order the hands: a matchup whose key came from its hands swapped has its wins swapped."""
+    out = counts.copy()
+    for i, (a0, a1, b0, b1) in enumerate(cards.astype(np.int64)):
+        if class_of(a0, a1, b0, b1)[1]:
+            out[i, 0], out[i, 1] = counts[i, 1], counts[i, 0]
+    return out
+
+
 def walk_classes(cards: np.ndarray) -> np.ndarray:
     """``uint32[N, 3]``: boards the first hand wins, the second wins, and tied, for each matchup of
     ``cards[N, 4]`` (two cards a hand), by walking every board."""
@@ -171,7 +181,7 @@ def main() -> None:
     t0 = time.perf_counter()
     keys, cards = classes()
     print(f"{len(keys):,} classes in {time.perf_counter() - t0:.1f} s; walking them", file=sys.stderr, flush=True)
-    counts = walk_classes(cards)
+    counts = oriented(cards, walk_classes(cards))
     if not (counts.astype(np.int64).sum(axis=1) == BOARDS).all():
         raise SystemExit("a class's counts do not add up to the boards: nothing written")
     np.savez_compressed(PATH, keys=keys, counts=counts, cards=cards.astype(np.uint8))
