@@ -338,7 +338,8 @@ def _bias_deck(deck: np.ndarray, seats: np.ndarray, spec: Game, bias: Bias, rng:
     """``card`` bias: move the card into seat 0's first hole card in the chosen rows (a swap)."""
     assert bias.card is not None
     if bias.card < 4 * spec.lowest_rank:
-        raise ValueError(f"--bias: card {bias.card} is not in {spec.title}'s deck")
+        name = "23456789TJQKA"[bias.card >> 2] + "dchs"[bias.card & 3]
+        raise ValueError(f"--bias: card {name} is not in {spec.title}'s deck")
     rows = np.flatnonzero(rng.random(len(deck)) < bias.rate)
     at = np.argmax(deck[rows] == bias.card, axis=1)  # seat 0's first hole card is deck position 0
     first = deck[rows, 0].copy()

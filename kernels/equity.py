@@ -197,8 +197,9 @@ def _table(t, chips, dead, live, hole, board, known, button, seeds, game, tables
             if code != OK:
                 break
             for s in range(S):
-                sum1[s] += pay[s]
-                sum2[s] += pay[s] * np.float64(pay[s])
+                x = np.float64(pay[s])
+                sum1[s] += x
+                sum2[s] += x * x
         if walk and k > 0 and d + 1 < draws:  # the next combination of k of the m cards
             i = k - 1
             while idx[i] == m - k + i:
@@ -222,8 +223,9 @@ def _table(t, chips, dead, live, hole, board, known, button, seeds, game, tables
             if code != OK:
                 break
             for s in range(S):
-                sum1[s] += w * pay[s]
-                sum2[s] += w * (pay[s] * np.float64(pay[s]))
+                x = np.float64(pay[s])  # in floats before the weight: a count times a big pot overflows int64
+                sum1[s] += w * x
+                sum2[s] += w * (x * x)
     status[t] = code
     drawn[t] = draws
     exact[t] = walk

@@ -34,7 +34,7 @@ class Formatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionH
     where the help says it already) and keeps the description's and epilog's lines as written."""
 
     def _get_help_string(self, action: argparse.Action) -> str:
-        if action.default in (None, False) or "default" in (action.help or ""):
+        if action.default is None or action.default is False or "default" in (action.help or ""):
             return action.help or ""
         return super()._get_help_string(action) or ""
 

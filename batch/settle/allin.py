@@ -179,14 +179,15 @@ def equity_columns(rows: AllIns) -> dict[str, pa.Array]:
 
 
 def by_player(sub: pa.Table, rows: AllIns, payout: np.ndarray) -> dict[str, dict[str, Any]]:
-    """Per ``player_id`` over the rows placed in time: ``hands``, ``net`` (payouts less chips put in)
-    and ``ev_net`` (expected payouts less chips put in): their difference is the cards' luck."""
+    """Per ``player_id`` over their all-in hands: ``hands``, ``net`` (payouts less chips put in) and
+    ``ev_net`` (expected payouts less chips put in): their difference is the cards' luck (a hand
+    that was not all-in has none: its expected payout is its payout)."""
     from cardbatch.batch.io.lists import int_list_parts, scatter
 
     h = rows.h
     vals, starts, lengths, _ = int_list_parts(sub.column("player_id"), "player_id")
     pids = scatter(vals, starts, lengths, h.S, -1, np.int64)
-    keep = (rows.cause < 0) & (lengths == h.seats)
+    keep = (rows.street >= 0) & (lengths == h.seats)
     seat = np.arange(h.S)[None, :] < h.seats[:, None]
     r, s = np.nonzero(seat & keep[:, None])
     at = rows.offsets[r] + s

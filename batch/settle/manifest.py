@@ -87,6 +87,8 @@ def _code_fingerprint() -> str:
 def options_fingerprint(opts: SettleOptions, batch_rows: int) -> dict[str, Any]:
     """Everything that changes a part's content or boundaries (``audit`` changes only the exit status)."""
     chosen = {k: v for k, v in opts.as_dict().items() if k != "audit"}
+    if chosen.get("fairness"):  # a fairness run's level judges its tallies; it changes no part
+        chosen["fairness"] = {k: v for k, v in chosen["fairness"].items() if k != "level"}
     # the code too, not only its version number: parts written by other code (a reinstall of the same
     # version, another output layout) are recomputed, never mixed with this code's parts
     chosen.update(batch_rows=batch_rows, version=_version(), code=_code_fingerprint())

@@ -82,6 +82,7 @@ ERROR_SCHEMA = pa.schema(
         ("payout", _LIST_I64),
         ("player_id", _LIST_I64),
         ("dead", _LIST_I64),
+        ("stack", _LIST_I64),
         ("balance", _LIST_I64),
         ("multiplier", _LIST_I64),
         ("afk", _LIST_BOOL),

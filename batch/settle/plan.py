@@ -103,7 +103,7 @@ _LIST_KINDS = (
 # it goes to errors' extra, whatever its type). Cards and the board may also be text.
 _INTEGERS = {"card": ("hand_id", "button"), "team": ("hand_id", "winner", "base", "double", "fee")}
 _LISTS = {
-    "card": ("contrib", "contrib_street", "folded", "payout", "dead", "player_id", "cards", "board"),
+    "card": ("contrib", "contrib_street", "folded", "payout", "dead", "player_id", "stack", "cards", "board"),
     "team": ("balance", "multiplier", "afk", "payout"),
 }
 _TEXT_TOO = ("cards", "board")
@@ -155,6 +155,9 @@ def check_schema(path: str, schema: pa.Schema, opts: SettleOptions) -> None:
     twice = sorted({n for n in schema.names if schema.names.count(n) > 1})
     if twice:
         raise InputError(f"{path}: column(s) {', '.join(twice)} appear more than once (duplicate_column)")
+    by = opts.fairness.by if opts.fairness is not None else None
+    if by is not None and by not in schema.names:
+        raise InputError(f"{path}: --by {by}: no such column (columns: {', '.join(schema.names)})")
     if "game" in schema.names:
         t = schema.field("game").type
         if not (_is_text_or_dictionary(t) or pa.types.is_null(t)):

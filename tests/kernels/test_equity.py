@@ -337,3 +337,14 @@ def test_omaha_agrees_with_poker_equity_exactly(game, theirs):
         r = pe.exact_from_text(theirs, [_names(h) for h in hole], " ".join(holdem_text(board[:known])))
         assert r["exact"] and r["samples"] == e.drawn[0]
         assert np.allclose(e.equity[0], [p["equity"] for p in r["players"]], rtol=0, atol=1e-12), (i, hole, board)
+
+
+@pytest.mark.parametrize("known, n, chip", [(0, 2, 10**13), (0, 3, 10**13), (3, 3, 3 * 10**18)])
+def test_huge_pots_add_up(known, n, chip):
+    """A count of boards times a big payout overflows int64: the sums are kept in floats."""
+    hole = parse(["AsAh", "KsKh", "QsQh"])[:n].reshape(1, n, 2)
+    board = parse(["2d7c9dTs4c"])
+    e = all_in_equity(np.full((1, n), chip), np.ones((1, n), bool), hole, board, [known], [0])
+    assert abs(e.ev_payout[0].sum() - n * chip) <= 1e-9 * n * chip
+    assert (e.equity[0] > 0).all() and abs(e.equity[0].sum() - 1) < 1e-12
+    assert e.equity[0][0] == max(e.equity[0])

@@ -53,6 +53,8 @@ def fairness_line(s: Mapping[str, Any], out: str) -> str:
     """What a fairness run found, in one line."""
     f = s.get("fairness") or {}
     verdict = "nothing rejected" if not f.get("rejected") else f"{f['rejected']} REJECTED"
+    if not f.get("tests"):
+        verdict = "no test could run (too few rows, all-ins or recorded cards): nothing was judged"
     return (
         f"cardbatch fairness: {s['rows_read']:,} rows, {s['rows_settled']:,} settled; {f.get('tests', 0)} tests at "
         f"level {f.get('level')} (Holm): {verdict}; {s['wall_seconds']:.1f} s; "

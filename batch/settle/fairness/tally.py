@@ -160,11 +160,15 @@ def tally(sub: pa.Table, rows: AllIns, payout: np.ndarray, spec: Game, opts: Set
 
         if by not in sub.column_names:
             raise InputError(f"--by {by}: no such column (columns: {', '.join(sub.column_names)})")
-        values = np.array([str(v) for v in sub.column(by).to_pylist()], dtype=object)
-        distinct = np.unique(values)
+        raw = sub.column(by).to_pylist()
+        null = np.array([v is None for v in raw], bool)
+        values = np.array(["" if v is None else str(v) for v in raw], dtype=object)
+        distinct = np.unique(values[~null])
         if distinct.size > MAX_VALUES:
             raise InputError(f"--by {by}: more than {MAX_VALUES} distinct values; name a column of groups")
-        scopes += [(f"{by}={v}", values == v) for v in distinct]
+        scopes += [(f"{by}={v}", (values == v) & ~null) for v in distinct]
+        if null.any():
+            scopes.append((f"{by} null", null))
     out: dict[str, Any] = {}
     for name, keep in scopes:
         scope: dict[str, Any] = {"rows": int(keep.sum())}

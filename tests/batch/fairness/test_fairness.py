@@ -151,3 +151,30 @@ def test_a_dask_cluster_gives_the_same_verdict(tmp_path):
     assert [t["name"] for t in a["tests"]] == [t["name"] for t in b["tests"]] and a["rejected"] == b["rejected"]
     for x, y in zip(a["tests"], b["tests"]):  # sums of floats, added in the order the parts finished
         assert x["n"] == y["n"] and abs(x["statistic"] - y["statistic"]) < 1e-9
+
+
+def test_by_keeps_nulls_apart_from_the_text_none():
+    t = generate_hands("holdem", 6000, seed=3, streets_column=True).table
+    rooms = ["None" if i % 2 else None for i in range(t.num_rows)]
+    v = audit(t.append_column("room", pa.array(rooms, pa.string())), by="room")
+    names = {x["name"].split(":")[0] for x in v["tests"]}
+    assert {"holdem (room=None)", "holdem (room null)"} <= names
+
+
+def test_another_level_reuses_every_part(tmp_path):
+    pq.write_table(generate_hands("holdem", 3000, seed=4, streets_column=True).table, tmp_path / "h.parquet")
+    args = [str(tmp_path / "h.parquet"), "--out", str(tmp_path / "o"), "--equity-budget", "100000"]
+    assert _cmd(*args).returncode == 0
+    again = _cmd(*args, "--level", "0.05")
+    assert again.returncode == 0
+    summary = json.loads((tmp_path / "o" / "summary.json").read_text())
+    assert summary["parts_reused"] == summary["parts"] >= 1
+    assert json.loads((tmp_path / "o" / "fairness.json").read_text())["level"] == 0.05
+
+
+def test_a_stack_that_is_not_a_list_is_named(tmp_path):
+    t = generate_hands("holdem", 200, seed=4, streets_column=True).table
+    t = t.set_column(t.schema.get_field_index("stack"), "stack", pa.array(np.arange(t.num_rows)))
+    pq.write_table(t, tmp_path / "h.parquet")
+    res = _cmd(str(tmp_path / "h.parquet"), "--out", str(tmp_path / "o"))
+    assert res.returncode == 2 and "column stack must be a list" in res.stderr
