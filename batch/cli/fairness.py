@@ -42,6 +42,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     p.add_argument("--equity-samples", type=positive_int, default=20_000, help="completions drawn above the budget")
     p.add_argument("--equity-seed", type=non_negative_int, default=0, help="seed of the drawn completions")
+    p.add_argument(
+        "--by-player",
+        action="store_true",
+        help="with a player_id column: an all-in test per player too (one entry per player in the tallies)",
+    )
     p.add_argument("--game", choices=GAMES, help="the game of files without a game column (as settle)")
     p.add_argument("--rules", default="zjh", help="three-card rule preset: " + ", ".join(RULE_PRESETS))
     p.add_argument("--trips-beat-straight", action="store_true", help="short deck: three of a kind above a straight")
@@ -72,6 +77,7 @@ def _run(args: argparse.Namespace) -> int:
         trips_beat_straight=args.trips_beat_straight,
         equity=Walk(budget=args.equity_budget, samples=args.equity_samples, seed=args.equity_seed),
         fairness=FairnessOptions(by=args.by, level=args.level),
+        by_player=args.by_player,
     )
     job = SettleJob(
         tuple(args.inputs),

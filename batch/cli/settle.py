@@ -89,6 +89,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         )
         p.add_argument("--equity-samples", type=positive_int, default=20_000, help="completions drawn above the budget")
         p.add_argument("--equity-seed", type=non_negative_int, default=0, help="seed of the drawn completions")
+        p.add_argument(
+            "--by-player",
+            action="store_true",
+            help="with --equity and a player_id column: each player's actual against all-in adjusted net in the "
+            "summary and the report (one entry per player)",
+        )
         p.add_argument("--team-model", choices=("seed", "proportional"), default="seed", help="2v2 settlement model")
         p.add_argument(
             "--workers",

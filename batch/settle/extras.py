@@ -21,7 +21,7 @@ def after_settle(
     equity columns (with ``opts.equity``) and the counters (``equity``, and ``fairness``'s tallies)."""
     sub = table.take(pa.array(good)) if good.size != table.num_rows else table
     rows, counts = allin.walk_rows(sub, payout, spec, opts)
-    if opts.equity is not None and "player_id" in sub.column_names and rows.h is not None:
+    if opts.equity is not None and opts.by_player and "player_id" in sub.column_names and rows.h is not None:
         counts["by_player"] = allin.by_player(sub, rows, payout)
     added: dict[str, Any] = {"equity": counts}
     if opts.fairness is not None:

@@ -77,7 +77,10 @@ class SettleOptions:
     status 3; the results are the same); ``trips_beat_straight``: in short deck, three of a kind
     ranks above a straight (default: a straight above trips); ``equity``: how each all-in's
     equity is walked (a :class:`cardbatch.kernels.equity.Walk`; None: no equity columns);
-    ``fairness``: what a fairness run counts in each batch (a :class:`FairnessOptions`; None: nothing).
+    ``fairness``: what a fairness run counts in each batch (a :class:`FairnessOptions`; None: nothing);
+    ``by_player``: with ``equity`` or ``fairness`` and a ``player_id`` column, per-player figures (the
+    summary's actual against expected net; an all-in test per player): one entry per player, so
+    asked for, not made by default.
     """
 
     pots: Options = Options()
@@ -89,6 +92,7 @@ class SettleOptions:
     trips_beat_straight: bool = False
     equity: Walk | None = None
     fairness: FairnessOptions | None = None
+    by_player: bool = False
 
     def __post_init__(self) -> None:
         from cardbatch.kernels.threecard import rules_of
@@ -108,7 +112,9 @@ class SettleOptions:
                 raise ValueError(f"game {self.game} splits pots high/low, which the standard policy only defines")
         if self.team_model not in TEAM_MODELS:
             raise ValueError(f"team_model must be one of {', '.join(TEAM_MODELS)}, got {self.team_model!r}")
-        for flag in ("no_flop_no_drop", "audit", "trips_beat_straight"):
+        if self.by_player and self.equity is None and self.fairness is None:
+            raise ValueError("by_player needs equity (--equity) or a fairness run")
+        for flag in ("no_flop_no_drop", "audit", "trips_beat_straight", "by_player"):
             if not isinstance(getattr(self, flag), bool):
                 raise ValueError(f"{flag} must be True or False, got {getattr(self, flag)!r}")
 
@@ -141,6 +147,7 @@ class SettleOptions:
             "trips_beat_straight": self.trips_beat_straight,
             "equity": None if self.equity is None else dataclasses.asdict(self.equity),
             "fairness": None if self.fairness is None else dataclasses.asdict(self.fairness),
+            "by_player": self.by_player,
         }
 
 

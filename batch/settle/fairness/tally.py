@@ -147,7 +147,7 @@ def tally(sub: pa.Table, rows: AllIns, payout: np.ndarray, spec: Game, opts: Set
     if h is None:
         return {}
     pids = None
-    if "player_id" in sub.column_names:
+    if opts.by_player and "player_id" in sub.column_names:
         from cardbatch.batch.io.lists import int_list_parts, scatter
 
         vals, starts, lengths, _ = int_list_parts(sub.column("player_id"), "player_id")

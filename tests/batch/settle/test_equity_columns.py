@@ -195,7 +195,18 @@ def test_players_actual_against_expected_net_in_summary_and_report(tmp_path, han
     pq.write_table(t, tmp_path / "h.parquet")
     out = tmp_path / "out"
     res = subprocess.run(
-        [sys.executable, "-m", "cardbatch", "settle", str(tmp_path / "h.parquet"), "--out", str(out), "--equity", "-q"],
+        [
+            sys.executable,
+            "-m",
+            "cardbatch",
+            "settle",
+            str(tmp_path / "h.parquet"),
+            "--out",
+            str(out),
+            "--equity",
+            "--by-player",
+            "-q",
+        ],
         capture_output=True,
         text=True,
     )
@@ -212,3 +223,14 @@ def test_players_actual_against_expected_net_in_summary_and_report(tmp_path, han
     assert abs(sum(p["ev_net"] for p in players.values()) - ev) < 1e-3
     page = (out / "report.html").read_text()
     assert "All-in equity" in page and "Luckiest" in page and "Unluckiest" in page
+
+
+def test_per_player_figures_are_asked_for(tmp_path, hands):
+    pq.write_table(hands, tmp_path / "h.parquet")
+    base = [sys.executable, "-m", "cardbatch", "settle", str(tmp_path / "h.parquet"), "-q"]
+    res = subprocess.run([*base, "--out", str(tmp_path / "a"), "--equity"], capture_output=True, text=True)
+    assert (
+        res.returncode == 0 and "by_player" not in json.loads((tmp_path / "a" / "summary.json").read_text())["equity"]
+    )
+    res = subprocess.run([*base, "--out", str(tmp_path / "b"), "--by-player"], capture_output=True, text=True)
+    assert res.returncode == 2 and "needs equity" in res.stderr
