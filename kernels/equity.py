@@ -258,14 +258,14 @@ class Walk:
     seed, see :func:`all_in_equity`).
 
     >>> Walk().budget, Walk(budget=0).samples
-    (2000000, 20000)
+    (100000, 10000)
     >>> Walk(samples=0)
     Traceback (most recent call last):
     ValueError: samples must be at least 1, got 0
     """
 
-    budget: int = 2_000_000
-    samples: int = 20_000
+    budget: int = 100_000
+    samples: int = 10_000
     seed: int = 0
 
     def __post_init__(self) -> None:

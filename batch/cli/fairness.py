@@ -37,10 +37,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument(
         "--equity-budget",
         type=non_negative_int,
-        default=2_000_000,
+        default=100_000,
         help="walk every completion of an all-in's board when there are at most this many, else sample",
     )
-    p.add_argument("--equity-samples", type=positive_int, default=20_000, help="completions drawn above the budget")
+    p.add_argument("--equity-samples", type=positive_int, default=10_000, help="completions drawn above the budget")
     p.add_argument("--equity-seed", type=non_negative_int, default=0, help="seed of the drawn completions")
     p.add_argument(
         "--by-player",

@@ -174,7 +174,8 @@ def test_agrees_with_poker_equity_preflop():
     for n in (2, 3):
         deck = rng.permutation(52).astype(np.uint8)
         hole = deck[: 2 * n].reshape(1, n, 2)
-        e = all_in_equity(np.full((1, n), 12), np.ones((1, n), bool), hole, np.full((1, 5), 255), [0], [0])
+        walk = Walk(budget=2_000_000)  # every board, three-way too
+        e = all_in_equity(np.full((1, n), 12), np.ones((1, n), bool), hole, np.full((1, 5), 255), [0], [0], walk=walk)
         r = pe.exact_from_text("holdem", [_names(h) for h in hole[0]], "")
         assert e.drawn[0] == combinations(52 - 2 * n, 5) == r["samples"]
         assert np.allclose(e.equity[0], [p["equity"] for p in r["players"]], rtol=0, atol=1e-12)
