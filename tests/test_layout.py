@@ -282,3 +282,14 @@ def test_the_name_check_sees_what_it_should():
     presets = _rule_preset_constants(tree)
     names = [n for n in ast.walk(tree) if isinstance(n, ast.Constant) and n.value in GAMES]
     assert sorted(n.value for n in names if id(n) not in presets) == ["holdem", "team2v2"]
+
+
+def test_every_package_folder_is_installed():
+    """pyproject lists its packages one by one: a new folder left out is missing from every install."""
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11 and later
+    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    for folder, package in (("kernels", "cardbatch.kernels"), ("batch", "cardbatch.batch")):
+        for init in (ROOT / folder).rglob("__init__.py"):
+            rel = init.parent.relative_to(ROOT / folder).parts
+            name = ".".join((package, *rel))
+            assert name in listed, f"{init.parent.relative_to(ROOT)}: add {name} to pyproject's packages"
