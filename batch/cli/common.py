@@ -107,3 +107,29 @@ def _whole_number(minimum: int) -> Callable[[str], int]:
 
 positive_int = _whole_number(1)
 non_negative_int = _whole_number(0)
+
+
+# Named here, not read from cardbatch.kernels.equity.Walk, so that --help does not load numba
+# (tests/batch/cli/test_cli.py checks they equal Walk's defaults).
+EQUITY_BUDGET, EQUITY_SAMPLES = 100_000, 10_000
+
+
+def add_walk_options(p: argparse.ArgumentParser) -> None:
+    """The equity walk's options, shared by ``settle``/``audit --equity`` and ``fairness``."""
+    p.add_argument(
+        "--equity-budget",
+        type=non_negative_int,
+        default=EQUITY_BUDGET,
+        help="walk every completion of an all-in's board when there are at most this many, else sample",
+    )
+    p.add_argument(
+        "--equity-samples", type=positive_int, default=EQUITY_SAMPLES, help="completions drawn above the budget"
+    )
+    p.add_argument("--equity-seed", type=non_negative_int, default=0, help="seed of the drawn completions")
+
+
+def walk_from(args: argparse.Namespace) -> Any:
+    """The :class:`cardbatch.kernels.equity.Walk` the walk options ask for."""
+    from cardbatch.kernels.equity import Walk
+
+    return Walk(budget=args.equity_budget, samples=args.equity_samples, seed=args.equity_seed)

@@ -5,7 +5,14 @@ from __future__ import annotations
 import argparse
 import sys
 
-from cardbatch.batch.cli.common import EXIT_USAGE, RULE_PRESETS, add_subcommand, non_negative_int, positive_int
+from cardbatch.batch.cli.common import (
+    EXIT_USAGE,
+    RULE_PRESETS,
+    add_subcommand,
+    add_walk_options,
+    positive_int,
+    walk_from,
+)
 from cardbatch.games import GAMES
 
 
@@ -34,14 +41,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--out", required=True, metavar="DIR", help="output folder (created; reruns resume in it)")
     p.add_argument("--by", metavar="COLUMN", help="every test again for each value of this input column (e.g. room)")
     p.add_argument("--level", type=_level, default=0.01, help="false-alarm rate of all the tests together")
-    p.add_argument(
-        "--equity-budget",
-        type=non_negative_int,
-        default=100_000,
-        help="walk every completion of an all-in's board when there are at most this many, else sample",
-    )
-    p.add_argument("--equity-samples", type=positive_int, default=10_000, help="completions drawn above the budget")
-    p.add_argument("--equity-seed", type=non_negative_int, default=0, help="seed of the drawn completions")
+    add_walk_options(p)
     p.add_argument(
         "--by-player",
         action="store_true",
@@ -69,13 +69,12 @@ def _run(args: argparse.Namespace) -> int:
     from cardbatch.batch.settle.fairness.job import fairness_line
     from cardbatch.batch.settle.job import run
     from cardbatch.batch.settle.options import FairnessOptions, SettleJob, SettleOptions
-    from cardbatch.kernels.equity import Walk
 
     opts = SettleOptions(
         rules=args.rules,
         game=args.game,
         trips_beat_straight=args.trips_beat_straight,
-        equity=Walk(budget=args.equity_budget, samples=args.equity_samples, seed=args.equity_seed),
+        equity=walk_from(args),
         fairness=FairnessOptions(by=args.by, level=args.level),
         by_player=args.by_player,
     )

@@ -14,10 +14,12 @@ from cardbatch.batch.cli.common import (
     EXIT_USAGE,
     RULE_PRESETS,
     add_subcommand,
+    add_walk_options,
     non_negative_int,
     options_from,
     positive_int,
     show,
+    walk_from,
 )
 from cardbatch.games import GAMES
 
@@ -81,14 +83,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
             help="games with a board: each all-in's street, expected payouts and equities (needs stack "
             "and contrib_street columns; see the docs' Equity and fairness)",
         )
-        p.add_argument(
-            "--equity-budget",
-            type=non_negative_int,
-            default=100_000,
-            help="walk every completion of an all-in's board when there are at most this many, else sample",
-        )
-        p.add_argument("--equity-samples", type=positive_int, default=10_000, help="completions drawn above the budget")
-        p.add_argument("--equity-seed", type=non_negative_int, default=0, help="seed of the drawn completions")
+        add_walk_options(p)
         p.add_argument(
             "--by-player",
             action="store_true",
@@ -123,9 +118,7 @@ def _walk(args: argparse.Namespace) -> Any:
     """The equity walk the flags ask for, or None without ``--equity``."""
     if not args.equity:
         return None
-    from cardbatch.kernels.equity import Walk
-
-    return Walk(budget=args.equity_budget, samples=args.equity_samples, seed=args.equity_seed)
+    return walk_from(args)
 
 
 def _run(args: argparse.Namespace) -> int:

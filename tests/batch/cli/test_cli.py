@@ -120,3 +120,10 @@ def test_paths_and_values_a_user_gives_wrong_are_exit_2(tmp_path):
         done = cli(*args, "-q")
         assert done.returncode == 2, (args, done.stderr)
         assert "internal error" not in done.stderr
+
+
+def test_the_walk_defaults_named_for_help_are_the_kernels():
+    from cardbatch.batch.cli.common import EQUITY_BUDGET, EQUITY_SAMPLES
+    from cardbatch.kernels.equity import Walk
+
+    assert (EQUITY_BUDGET, EQUITY_SAMPLES) == (Walk().budget, Walk().samples)
