@@ -178,3 +178,22 @@ def test_a_stack_that_is_not_a_list_is_named(tmp_path):
     pq.write_table(t, tmp_path / "h.parquet")
     res = _cmd(str(tmp_path / "h.parquet"), "--out", str(tmp_path / "o"))
     assert res.returncode == 2 and "column stack must be a list" in res.stderr
+
+
+def test_the_shapes_real_data_comes_in_give_the_verdict_of_one_tidy_file(tmp_path):
+    t = generate_hands("holdem", 3000, seed=11, streets_column=True).table
+    pq.write_table(t, tmp_path / "one.parquet")
+    pq.write_table(t, tmp_path / "tiny_groups.parquet", row_group_size=3)
+    (tmp_path / "many").mkdir()
+    for i in range(0, t.num_rows, 20):
+        pq.write_table(t.slice(i, 20), tmp_path / "many" / f"f{i:05d}.parquet")
+    verdicts = {}
+    for shape in ("one.parquet", "tiny_groups.parquet", "many"):
+        res = _cmd(str(tmp_path / shape), "--out", str(tmp_path / f"out_{shape}"), "--equity-budget", "100000")
+        assert res.returncode == 0, res.stderr
+        verdicts[shape] = json.loads((tmp_path / f"out_{shape}" / "fairness.json").read_text())
+    one = verdicts["one.parquet"]
+    for shape, v in verdicts.items():
+        assert [t["name"] for t in v["tests"]] == [t["name"] for t in one["tests"]], shape
+        for x, y in zip(one["tests"], v["tests"]):
+            assert x["n"] == y["n"] and abs(x["statistic"] - y["statistic"]) < 1e-9, (shape, x["name"])
