@@ -1,11 +1,25 @@
-"""Walking the completions of a board: the loops the equity kernel and the heads-up table share.
+"""Walking the completions of a board by ranks: the loops the equity kernel and the heads-up table share.
 
-A completion adds one to the count of the live seats' order (:func:`order_index`), which is all
-the pots need to be paid (:mod:`cardbatch.kernels.equity`). The cards still to come are walked
-as nested loops that add one card's words (key and bit) a level. At the last level, when no seat
-can make a flush with one card more, the cards of one rank give every seat the same value: the
-walk values them once and counts them once a card (the rest of the deck is in code order, so a
-rank's cards are a run of it).
+A completion adds its weight to the count of the live seats' order (:func:`order_index`), which
+is all the pots need to be paid (:mod:`cardbatch.kernels.equity`).
+
+Seven cards that hold a flush cannot hold quads or a full house (either would need an eighth
+card), so a seat's value on a board is its flush's when it has one, and otherwise depends on the
+ranks of its seven cards alone. The walk therefore goes in two passes:
+
+1. **By ranks.** Every multiset of ``k`` ranks the rest of the deck can deal (at most 6,188 for
+   five cards, against 1.7 million boards), weighted by how many sets of cards deal it (the
+   product over its ranks of C(cards left of the rank, times taken)), is counted at the order of
+   the seats' values as if nobody could flush.
+2. **Flushes.** For each suit in which some seat can still make five, every completion that deals
+   ``j`` cards of the suit, enough for a flush (those cards one by one, the others by multisets of
+   the other suits' ranks), moves its weight from the order of the rank values to the order of
+   the true ones. A flush takes three of the board's five cards, so only one suit can make one on
+   a board: no completion is moved twice.
+
+The seats' words (:func:`add_card`): each live seat's hole cards and the known board as a rank key
+(3-bit counts, :data:`cardbatch.kernels.holdem.RANK_MASK`'s part of a card key), each suit's card
+count and each suit's 13-bit rank mask (what the flush table reads).
 """
 
 from __future__ import annotations
@@ -13,12 +27,18 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .holdem import FLUSH_BITS, ONE_PER_SUIT, value7
+from .holdem import value7
+
+MULTISETS = 6188  # C(17, 5): the most multisets of ranks a walk lists (five cards to come)
+PAIRS = 91  # C(14, 2): the most a flush's remaining cards list (two of the other suits)
+_ZERO = np.uint64(0)
 
 
 @njit(cache=True, inline="always")
 def order_index(vals, n):
     """The index of the live seats' order: ``sum(r_i * n**i)``, ``r_i`` the seats above seat i."""
+    if n == 2:  # the common all-in, without the general loops
+        return (vals[1] > vals[0]) + 2 * (vals[0] > vals[1])
     code = 0
     mult = 1
     for i in range(n):
@@ -32,78 +52,142 @@ def order_index(vals, n):
 
 
 @njit(cache=True, inline="always")
-def _visit(key, bits, w, n, skey, sbits, vals, displace7, values7, flush_values, counts):
-    """Value the live seats on one board (its cards' summed key and bits) and add ``w`` to the count
-    of their order."""
-    if n == 2:  # the common all-in, without the general order's loops
-        v0 = value7(key + skey[0], bits | sbits[0], displace7, values7, flush_values)
-        v1 = value7(key + skey[1], bits | sbits[1], displace7, values7, flush_values)
-        counts[(v1 > v0) + 2 * (v0 > v1)] += w
-    else:
-        for i in range(n):
-            vals[i] = value7(key + skey[i], bits | sbits[i], displace7, values7, flush_values)
-        counts[order_index(vals, n)] += w
-
-
-@njit(cache=True, inline="always")
-def _last(start, m, ck, cb, run_end, key, bits, n, skey, sbits, vals, displace7, values7, flush_values, counts):
-    """The last card to come, from ``start`` on (see the module's docstring)."""
-    suited = False
-    for i in range(n):
-        suited |= ((key + skey[i] + ONE_PER_SUIT) & FLUSH_BITS) != np.uint64(0)
-    if suited:
-        for e in range(start, m):
-            _visit(key + ck[e], bits | cb[e], 1, n, skey, sbits, vals, displace7, values7, flush_values, counts)
-    else:
-        e = start
-        while e < m:
-            end = run_end[e]
-            _visit(key + ck[e], bits, end - e, n, skey, sbits, vals, displace7, values7, flush_values, counts)
-            e = end
+def add_card(i, card, seat_rank, seat_suit, seat_lane):
+    """Add a card (code: ``4 * rank + suit``) to seat ``i``'s words."""
+    rank = card >> 2
+    suit = card & 3
+    seat_rank[i] += np.uint64(1) << np.uint64(3 * rank)
+    seat_suit[i, suit] += 1
+    seat_lane[i, suit] |= np.uint64(1) << np.uint64(rank)
 
 
 @njit(cache=True)
-def walk_counts(k, rest, ck, cb, key0, bits0, n, skey, sbits, vals, displace7, values7, flush_values, counts):
-    """Add every completion of k cards of ``rest`` (codes, ascending; ``ck``/``cb`` their keys and
-    bits) to the orders' ``counts``; False for a k it has no loops for (the caller walks it)."""
-    m = rest.shape[0]
-    run_end = np.empty(m, np.int64)  # the end of each card's run of its rank
-    for j in range(m - 1, -1, -1):
-        run_end[j] = run_end[j + 1] if j + 1 < m and (rest[j + 1] >> 2) == (rest[j] >> 2) else j + 1
+def multisets(k, avail, keys, weights, r, w, key):
+    """Every multiset of ``k`` ranks that ``avail[13]`` (cards left of each rank) can deal: its rank
+    key into ``keys``, how many sets of cards deal it into ``weights``; returns how many there are.
+    ``r``, ``w``, ``key``: scratch of ``k + 1`` entries (the ranks taken so far, in order)."""
     if k == 0:
-        _visit(key0, bits0, 1, n, skey, sbits, vals, displace7, values7, flush_values, counts)
-    elif k == 1:
-        _last(0, m, ck, cb, run_end, key0, bits0, n, skey, sbits, vals, displace7, values7, flush_values, counts)
-    elif k == 2:
-        for a in range(m):
-            ka, ba = key0 + ck[a], bits0 | cb[a]
-            _last(a + 1, m, ck, cb, run_end, ka, ba, n, skey, sbits, vals, displace7, values7, flush_values, counts)
-    elif k == 5:
-        for a in range(m):
-            ka, ba = key0 + ck[a], bits0 | cb[a]
-            for b in range(a + 1, m):
-                kb, bb = ka + ck[b], ba | cb[b]
-                for c in range(b + 1, m):
-                    kc, bc = kb + ck[c], bb | cb[c]
-                    for d in range(c + 1, m):
-                        kd, bd = kc + ck[d], bc | cb[d]
-                        _last(
-                            d + 1,
-                            m,
-                            ck,
-                            cb,
-                            run_end,
-                            kd,
-                            bd,
-                            n,
-                            skey,
-                            sbits,
-                            vals,
-                            displace7,
-                            values7,
-                            flush_values,
-                            counts,
-                        )
-    else:
-        return False
-    return True
+        keys[0] = _ZERO
+        weights[0] = 1
+        return 1
+    found = 0
+    p = 0
+    r[0] = -1
+    w[0] = 1
+    key[0] = _ZERO
+    while p >= 0:
+        r[p] += 1
+        rank = r[p]
+        if rank > 12:
+            p -= 1
+            continue
+        taken = 0  # this rank's cards already taken (the ranks go up, so they are the last ones)
+        q = p - 1
+        while q >= 0 and r[q] == rank:
+            taken += 1
+            q -= 1
+        left = avail[rank] - taken
+        if left <= 0:
+            continue
+        # C(a, t) * (a - t) / (t + 1) = C(a, t + 1): exact in integers
+        w[p + 1] = w[p] * left // (taken + 1)
+        key[p + 1] = key[p] + (np.uint64(1) << np.uint64(3 * rank))
+        if p == k - 1:
+            keys[found] = key[p + 1]
+            weights[found] = w[p + 1]
+            found += 1
+        else:
+            p += 1
+            r[p] = rank - 1
+    return found
+
+
+@njit(cache=True)
+def walk_counts(
+    k,
+    rest,
+    m,
+    n,
+    seat_rank,
+    seat_suit,
+    seat_lane,
+    displace7,
+    values7,
+    flush_values,
+    counts,
+    keys,
+    weights,
+    keys2,
+    weights2,
+    avail,
+    avail2,
+    r,
+    w,
+    key,
+    suited,
+    idx,
+    vals,
+    flushed,
+):
+    """Add every completion of ``k`` cards of ``rest[:m]`` (card codes) to the live seats' order
+    ``counts`` (see the module's docstring). ``seat_*[n]``: the seats' words with the known board;
+    the rest is scratch: ``keys``/``weights`` of :data:`MULTISETS` entries, ``keys2``/``weights2``
+    of :data:`PAIRS`, ``avail``/``avail2``/``suited`` of 13, ``r``/``w``/``key``/``idx`` of 6,
+    ``vals``/``flushed`` of n."""
+    for rank in range(13):
+        avail[rank] = 0
+    for e in range(m):
+        avail[rest[e] >> 2] += 1
+    found = multisets(k, avail, keys, weights, r, w, key)
+    for e in range(found):
+        add = keys[e]
+        for i in range(n):
+            vals[i] = value7(seat_rank[i] + add, _ZERO, displace7, values7, flush_values)
+        counts[order_index(vals, n)] += weights[e]
+    for s in range(4):
+        most = 0
+        for i in range(n):
+            most = max(most, seat_suit[i, s])
+        need = max(5 - most, 0)
+        if need > k:
+            continue
+        a = 0
+        for rank in range(13):
+            avail2[rank] = avail[rank]
+        for e in range(m):
+            if rest[e] & 3 == s:
+                suited[a] = rest[e] >> 2
+                avail2[rest[e] >> 2] -= 1
+                a += 1
+        for j in range(need, min(k, a) + 1):
+            others = multisets(k - j, avail2, keys2, weights2, r, w, key)
+            for q in range(j):
+                idx[q] = q
+            while True:  # every j of the suit's a cards left
+                skey = _ZERO
+                lane = _ZERO
+                for q in range(j):
+                    skey += np.uint64(1) << np.uint64(3 * suited[idx[q]])
+                    lane |= np.uint64(1) << np.uint64(suited[idx[q]])
+                for i in range(n):
+                    flushed[i] = seat_suit[i, s] + j >= 5
+                for e in range(others):
+                    add = skey + keys2[e]
+                    for i in range(n):
+                        vals[i] = value7(seat_rank[i] + add, _ZERO, displace7, values7, flush_values)
+                    before = order_index(vals, n)
+                    for i in range(n):
+                        if flushed[i]:
+                            vals[i] = flush_values[seat_lane[i, s] | lane]
+                    after = order_index(vals, n)
+                    if after != before:
+                        counts[before] -= weights2[e]
+                        counts[after] += weights2[e]
+                q = j - 1
+                while q >= 0 and idx[q] == a - j + q:
+                    q -= 1
+                if q < 0:
+                    break
+                idx[q] += 1
+                for q2 in range(q + 1, j):
+                    idx[q2] = idx[q2 - 1] + 1

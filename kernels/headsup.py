@@ -25,8 +25,7 @@ from pathlib import Path
 import numpy as np
 from numba import njit, prange
 
-from .boardwalk import walk_counts
-from .holdem import KEY_INIT
+from .boardwalk import MULTISETS, PAIRS, add_card, walk_counts
 
 BOARDS = 1_712_304  # C(48, 5): the boards of a heads-up preflop all-in
 PATH = Path(__file__).with_name("headsup_table.npz")
@@ -112,31 +111,48 @@ def _classes():
 
 @njit(cache=True, parallel=True)
 def _walk_all(cards, tables, out):
-    displace7, values7, _, _, flush_values, card_key, card_bit = tables
+    displace7, values7, _, _, flush_values, _, _ = tables
     for i in prange(cards.shape[0]):
         used = np.zeros(52, np.bool_)
         for j in range(4):
             used[cards[i, j]] = True
         rest = np.empty(48, np.int64)
-        ck = np.empty(48, np.uint64)
-        cb = np.empty(48, np.uint64)
         m = 0
         for c in range(52):
             if not used[c]:
                 rest[m] = c
-                ck[m] = card_key[c]
-                cb[m] = card_bit[c]
                 m += 1
-        skey = np.empty(2, np.uint64)
-        sbits = np.empty(2, np.uint64)
-        skey[0] = card_key[cards[i, 0]] + card_key[cards[i, 1]]
-        sbits[0] = card_bit[cards[i, 0]] | card_bit[cards[i, 1]]
-        skey[1] = card_key[cards[i, 2]] + card_key[cards[i, 3]]
-        sbits[1] = card_bit[cards[i, 2]] | card_bit[cards[i, 3]]
+        seat_rank = np.zeros(2, np.uint64)
+        seat_suit = np.zeros((2, 4), np.int64)
+        seat_lane = np.zeros((2, 4), np.uint64)
+        for j in range(4):
+            add_card(j // 2, cards[i, j], seat_rank, seat_suit, seat_lane)
         counts = np.zeros(4, np.int64)
-        vals = np.empty(2, np.int64)
         walk_counts(
-            5, rest[:m], ck, cb, KEY_INIT, np.uint64(0), 2, skey, sbits, vals, displace7, values7, flush_values, counts
+            5,
+            rest,
+            m,
+            2,
+            seat_rank,
+            seat_suit,
+            seat_lane,
+            displace7,
+            values7,
+            flush_values,
+            counts,
+            np.empty(MULTISETS, np.uint64),
+            np.empty(MULTISETS, np.int64),
+            np.empty(PAIRS, np.uint64),
+            np.empty(PAIRS, np.int64),
+            np.empty(13, np.int64),
+            np.empty(13, np.int64),
+            np.empty(6, np.int64),
+            np.empty(6, np.int64),
+            np.empty(6, np.uint64),
+            np.empty(13, np.int64),
+            np.empty(6, np.int64),
+            np.empty(2, np.int64),
+            np.empty(2, np.bool_),
         )
         out[i, 0] = counts[2]
         out[i, 1] = counts[1]
