@@ -191,3 +191,158 @@ def walk_counts(
                 idx[q] += 1
                 for q2 in range(q + 1, j):
                     idx[q2] = idx[q2 - 1] + 1
+
+
+@njit(cache=True, inline="always")
+def _pair(a, b):
+    """The index of the ranks to come (none, one, or two in either order) in a walk's stored values."""
+    return a * 13 + b if a <= b else b * 13 + a
+
+
+@njit(cache=True, inline="always")
+def _move(row, s, j, lane, weight, n, seat_suit, seat_lane, flush_values, rank_vals, vals, counts):
+    """Move a flush completion's ``weight`` from the order of its rank values (``rank_vals[row]``)
+    to the order of its true values: the seats with five of suit ``s`` take their flush's."""
+    for i in range(n):
+        vals[i] = rank_vals[row, i]
+    before = order_index(vals, n)
+    for i in range(n):
+        if seat_suit[i, s] + j >= 5:
+            vals[i] = flush_values[seat_lane[i, s] | lane]
+    after = order_index(vals, n)
+    if after != before:
+        counts[before] -= weight
+        counts[after] += weight
+
+
+@njit(cache=True)
+def walk_few(
+    k,
+    rest,
+    m,
+    n,
+    seat_rank,
+    seat_suit,
+    seat_lane,
+    displace7,
+    values7,
+    flush_values,
+    counts,
+    avail,
+    avail2,
+    suited,
+    rank_vals,
+    vals,
+):
+    """:func:`walk_counts` for up to two cards to come (the flop's and the turn's all-ins): the rank
+    pass keeps each seat's value of each rank pair (``rank_vals[169, n]``), which the flush pass
+    reads instead of valuing the ranks again."""
+    for rank in range(13):
+        avail[rank] = 0
+    for e in range(m):
+        avail[rest[e] >> 2] += 1
+    one = np.uint64(1)
+    if k == 0:
+        for i in range(n):
+            rank_vals[0, i] = value7(seat_rank[i], _ZERO, displace7, values7, flush_values)
+            vals[i] = rank_vals[0, i]
+        counts[order_index(vals, n)] += 1
+    for a in range(13 if k > 0 else 0):
+        if avail[a] == 0:
+            continue
+        ka = one << np.uint64(3 * a)
+        for b in range(a, a + 1 if k == 1 else 13):
+            weight = avail[a]
+            add = ka
+            row = a
+            if k == 2:
+                weight = avail[a] * (avail[a] - 1) // 2 if b == a else avail[a] * avail[b]
+                add = ka + (one << np.uint64(3 * b))
+                row = a * 13 + b
+            if weight == 0:
+                continue
+            for i in range(n):
+                rank_vals[row, i] = value7(seat_rank[i] + add, _ZERO, displace7, values7, flush_values)
+                vals[i] = rank_vals[row, i]
+            counts[order_index(vals, n)] += weight
+    for s in range(4):
+        most = 0
+        for i in range(n):
+            most = max(most, seat_suit[i, s])
+        need = max(5 - most, 0)
+        if need > k:
+            continue
+        a = 0
+        for rank in range(13):
+            avail2[rank] = avail[rank]
+        for e in range(m):
+            if rest[e] & 3 == s:
+                suited[a] = rest[e] >> 2
+                avail2[rest[e] >> 2] -= 1
+                a += 1
+        for j in range(need, min(k, a) + 1):
+            if j == 0 and k == 0:
+                _move(0, s, 0, _ZERO, 1, n, seat_suit, seat_lane, flush_values, rank_vals, vals, counts)
+            elif j == 0 and k == 1:
+                for r in range(13):
+                    if avail2[r]:
+                        _move(r, s, 0, _ZERO, avail2[r], n, seat_suit, seat_lane, flush_values, rank_vals, vals, counts)
+            elif j == 0:
+                for r in range(13):
+                    for q in range(r, 13):
+                        w = avail2[r] * (avail2[r] - 1) // 2 if q == r else avail2[r] * avail2[q]
+                        if w:
+                            _move(
+                                r * 13 + q,
+                                s,
+                                0,
+                                _ZERO,
+                                w,
+                                n,
+                                seat_suit,
+                                seat_lane,
+                                flush_values,
+                                rank_vals,
+                                vals,
+                                counts,
+                            )
+            elif j == 1:
+                for x in range(a):
+                    lane = one << np.uint64(suited[x])
+                    if k == 1:
+                        _move(suited[x], s, 1, lane, 1, n, seat_suit, seat_lane, flush_values, rank_vals, vals, counts)
+                        continue
+                    for r in range(13):
+                        if avail2[r]:
+                            _move(
+                                _pair(suited[x], r),
+                                s,
+                                1,
+                                lane,
+                                avail2[r],
+                                n,
+                                seat_suit,
+                                seat_lane,
+                                flush_values,
+                                rank_vals,
+                                vals,
+                                counts,
+                            )
+            else:
+                for x in range(a):
+                    for y in range(x + 1, a):
+                        lane = (one << np.uint64(suited[x])) | (one << np.uint64(suited[y]))
+                        _move(
+                            _pair(suited[x], suited[y]),
+                            s,
+                            2,
+                            lane,
+                            1,
+                            n,
+                            seat_suit,
+                            seat_lane,
+                            flush_values,
+                            rank_vals,
+                            vals,
+                            counts,
+                        )

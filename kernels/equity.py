@@ -41,12 +41,12 @@ import numpy as np
 from numba import njit, prange
 from numpy.typing import ArrayLike
 
-from .boardwalk import MULTISETS, PAIRS, add_card, order_index, walk_counts
+from .boardwalk import MULTISETS, PAIRS, add_card, order_index, walk_counts, walk_few
 from .headsup import load as load_headsup
 from .headsup import lookup
 from .holdem import KEY_INIT, SCORE_TABLES, value7
 from .pots.api import Options
-from .pots.policies import standard_dead
+from .pots.policies import standard_dead, standard_layered, standard_layers
 from .reasons import OK
 
 MAX_COUNTED = 6  # up to 6 live seats (6**6 = 46,656 orders) a completion counts its order
@@ -98,8 +98,8 @@ def _tables(first, stop, chips, dead, live, hole, board, known, button, seeds, g
     lowest_card, budget, samples, hu_keys, hu_counts = game
     displace7, values7, _, _, flush_values, card_key, card_bit = tables
     c, dd, lv, seats, used, rest, seat_rank, seat_suit, seat_lane, skey, sbits, counts = work[0]
-    vals, flushed, sc, sp, lo, hi, amt, prk, mask, won, kind, pay, tmp, sum1, sum2, pk, pb, idx = work[1]
-    keys, weights, keys2, weights2, avail, avail2, r, w, key, suited, idx5 = work[2]
+    vals, flushed, sc, sp, lo, hi, amt, prk, mask, won, kind, pay, tmp, sum1, sum2, pk, pb, idx, amt0 = work[1]
+    keys, weights, keys2, weights2, avail, avail2, r, w, key, suited, idx5, rank_vals = work[2]
     low = work[3]
     S = chips.shape[1]
     for t in range(first, stop):
@@ -153,7 +153,26 @@ def _tables(first, stop, chips, dead, live, hole, board, known, button, seeds, g
         walk = tabled or (total >= 0 and total <= budget)
         draws = total if walk else samples
         code = OK
-        if walk and counted and not tabled:
+        if walk and counted and not tabled and k <= 2:
+            walk_few(
+                k,
+                rest,
+                m,
+                n,
+                seat_rank,
+                seat_suit,
+                seat_lane,
+                displace7,
+                values7,
+                flush_values,
+                counts,
+                avail,
+                avail2,
+                suited,
+                rank_vals,
+                vals,
+            )
+        elif walk and counted and not tabled:
             walk_counts(
                 k,
                 rest,
@@ -223,6 +242,10 @@ def _tables(first, stop, chips, dead, live, hole, board, known, button, seeds, g
                         pk[j + 1] = pk[j] + card_key[rest[idx[j]]]
                         pb[j + 1] = pb[j] | card_bit[rest[idx[j]]]
         if counted and code == OK:
+            layered = True  # no dead chips: the pots are layered once, their winners found per order
+            for s in range(S):
+                layered &= dd[s] == 0
+            npots = standard_layers(c, lv, sc, sp, rules, lo, hi, amt0, mask, won, kind) if layered else 0
             for o in range(norders):
                 weight = counts[o]
                 if weight == 0:
@@ -231,7 +254,18 @@ def _tables(first, stop, chips, dead, live, hole, board, known, button, seeds, g
                 for i in range(n):  # stand-in values that rank the seats as the order does
                     sc[seats[i]] = n - x % n
                     x //= n
-                code = _pay_into(c, dd, low, lv, sc, sp, button[t], rules, lo, hi, amt, mask, won, kind, prk, pay, tmp)
+                if layered:
+                    for p in range(npots):
+                        amt[p] = amt0[p]
+                    for s in range(S):
+                        pay[s] = 0
+                    code, _, _ = standard_layered(
+                        c, dd, lv, sc, sp, button[t], rules, npots, lo, hi, amt, mask, won, kind, prk, pay
+                    )
+                else:
+                    code = _pay_into(
+                        c, dd, low, lv, sc, sp, button[t], rules, lo, hi, amt, mask, won, kind, prk, pay, tmp
+                    )
                 if code != OK:
                     break
                 for s in range(S):
@@ -292,6 +326,7 @@ def _chunk(first, stop, chips, dead, live, hole, board, known, button, seeds, ga
             np.empty(6, np.uint64),
             np.empty(6, np.uint64),
             np.empty(6, np.int64),
+            np.empty(S + 1, np.int64),
         ),
         (
             np.empty(MULTISETS, np.uint64),
@@ -305,6 +340,7 @@ def _chunk(first, stop, chips, dead, live, hole, board, known, button, seeds, ga
             np.empty(6, np.uint64),
             np.empty(13, np.int64),
             np.empty(6, np.int64),
+            np.empty((169, S), np.int64),
         ),
         np.empty(0, np.int64),
     )
@@ -323,8 +359,9 @@ def equity_kernel(chips, dead, live, hole, board, known, button, seeds, game, ta
         n = 0
         for s in range(chips.shape[1]):
             n += live[t, s]
-        most = max(most, n)
-    norders = most**most if most <= MAX_COUNTED else 1
+        if n <= MAX_COUNTED:
+            most = max(most, n)
+    norders = most**most  # the most orders a table counts (one with more seats pays as it goes)
     chunks = (T + CHUNK - 1) // CHUNK
     for ch in prange(chunks):
         first = ch * CHUNK

@@ -30,7 +30,7 @@ from ..bits import popcount64, seat_bit, seat_in, trailing_zeros64
 from ..reasons import OK, ORPHAN_CHIPS
 from .layering import POT_NORMAL, POT_ORPHAN, POT_UNCALLED, add_dead_pot, called_pot_count, layer, share_in
 from .splitting import muldiv, split_equal, split_proportional
-from .winners import best_of
+from .winners import best_of, best_score, winners_at
 
 
 class KernelRules(NamedTuple):
@@ -100,6 +100,30 @@ def standard_dead(
         )
     return _pay(
         c, dead, low, _split_high_low, npots, button, no_rake, rules, lo, hi, amt, mask, won, kind, pot_rake, out
+    )
+
+
+@njit(cache=True, inline="always")
+def standard_layers(c, live, score, special, rules, lo, hi, amt, mask, won, kind):
+    """The pots of a table without dead chips, as :func:`standard_dead` layers them, without their
+    winners: for a caller that pays the same pots for many hands (:func:`standard_layered`)."""
+    return layer(c, live, score, special, rules[0], rules[1], False, lo, hi, amt, mask, won, kind)
+
+
+@njit(cache=True, inline="always")
+def standard_layered(
+    c, no_dead, live, score, special, button, rules, npots, lo, hi, amt, mask, won, kind, pot_rake, out
+):
+    """:func:`standard_dead` for a table without dead chips whose pots :func:`standard_layers` made:
+    each pot's winners for these scores, then the same rake and payment. ``amt`` is raked in
+    place: pass a copy."""
+    use_special, trips_floor = rules[0], rules[1]
+    for p in range(npots):
+        if kind[p] == POT_NORMAL:
+            won[p] = winners_at(mask[p], score, best_score(mask[p], score), special, use_special, trips_floor)
+    empty = no_dead[:0]
+    return _pay(
+        c, no_dead, empty, _split_high_low, npots, button, False, rules, lo, hi, amt, mask, won, kind, pot_rake, out
     )
 
 

@@ -132,6 +132,28 @@ def test_more_live_seats_than_counted_orders_are_paid_one_completion_at_a_time()
     assert e.ev_payout[0].tolist() == want
 
 
+def test_a_batch_mixing_counted_and_paid_as_they_come_tables_pays_each_as_alone():
+    """Tables of 2 to 8 live seats in one call (a realistic night): each pays what it pays alone
+    (the order counts are sized for the most seats that are counted, not the most seats)."""
+    rng = np.random.default_rng(4)
+    spots = [_spot(rng, n, known) for n, known in [(8, 4), (2, 3), (6, 4), (3, 3), (7, 4), (5, 4)]]
+    S = 8
+    T = len(spots)
+    chips, live = np.zeros((T, S), np.int64), np.zeros((T, S), bool)
+    hole, board = np.zeros((T, S, 2), np.uint8), np.zeros((T, 5), np.uint8)
+    kn, button = np.zeros(T, np.int64), np.zeros(T, np.int64)
+    for t, (c, lv, h, b, k, bt) in enumerate(spots):
+        n = len(c)
+        chips[t, :n], live[t, :n], hole[t, :n], board[t], kn[t], button[t] = c, True, h, b, k, bt
+    together = all_in_equity(chips, live, hole, board, kn, button)
+    for t in range(T):
+        alone = all_in_equity(
+            chips[t : t + 1], live[t : t + 1], hole[t : t + 1], board[t : t + 1], kn[t : t + 1], button[t : t + 1]
+        )
+        assert together.ev_payout[t].tolist() == alone.ev_payout[0].tolist()
+        assert together.ev_payout[t].sum() == pytest.approx(chips[t].sum())
+
+
 pe = pytest.importorskip("poker_equity")
 
 
