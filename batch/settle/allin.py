@@ -20,6 +20,7 @@ import pyarrow as pa
 from cardbatch.batch.io.lists import int_list_parts, list_array, list_offsets, missing_rows, scatter
 from cardbatch.batch.settle.options import SettleOptions
 from cardbatch.games import Game
+from cardbatch.kernels.allin_street import all_in_streets
 
 _F64_LIST = pa.list_(pa.float64())
 EQUITY_FIELDS = (
@@ -35,28 +36,6 @@ NOT_PLACED = ("no_stack_column", "no_contrib_street", "stack_missing", "stack_co
 def has_equity(spec: Game) -> bool:
     """A game whose all-ins have an equity: cards still to come (a board), chips in pots."""
     return spec.has_hands and spec.board_cards > 0 and spec.settles == "pot"
-
-
-def all_in_streets(stack: np.ndarray, contrib: np.ndarray, live: np.ndarray) -> np.ndarray:
-    """``int8[T]``: the first street (0 preflop, 1 flop, 2 turn) after which at most one live seat had
-    chips behind, at a table of two or more live seats; -1 where there is none. ``stack[T, S]``,
-    ``contrib[T, K, S]`` (chips per street), ``live[T, S]``.
-
-    >>> st = np.array([[100, 100, 50]])
-    >>> c = np.array([[[10, 20, 50], [90, 80, 0], [0, 0, 0], [0, 0, 0]]])
-    >>> int(all_in_streets(st, c, np.array([[True, True, True]]))[0])  # seat 2 all-in preflop, 0 and 1 bet on
-    1
-    >>> int(all_in_streets(st, c, np.array([[False, True, True]]))[0])  # seat 0 folded: no one left to bet
-    0
-    """
-    T, K, _ = contrib.shape
-    behind = stack[:, None, :] - np.cumsum(contrib, axis=1)
-    can_bet = ((behind > 0) & live[:, None, :]).sum(axis=2) <= 1  # [T, K]
-    showdown = live.sum(axis=1) >= 2
-    out = np.full(T, -1, np.int8)
-    for k in range(min(K, len(KNOWN_BOARD)) - 1, -1, -1):  # the first street wins: walk back
-        out[can_bet[:, k] & showdown] = k
-    return out
 
 
 def _stacks(table: pa.Table, seats: np.ndarray, contrib_total: np.ndarray, S: int) -> tuple[np.ndarray, np.ndarray]:
@@ -119,7 +98,7 @@ def walk_rows(sub: pa.Table, payout: np.ndarray, spec: Game, opts: SettleOptions
     if h is not None and (cause < 0).any():
         stack, stack_cause = _stacks(sub, h.seats, h.contrib_total, h.S)
         cause = np.where(cause >= 0, cause, stack_cause)
-        street = all_in_streets(stack, h.contrib, h.live)
+        street = all_in_streets(stack, h.contrib, h.live, len(KNOWN_BOARD))
         street[cause >= 0] = -1
     rows = np.flatnonzero(street >= 0)
     if rows.size:

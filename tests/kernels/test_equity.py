@@ -142,7 +142,7 @@ def test_a_batch_mixing_counted_and_paid_as_they_come_tables_pays_each_as_alone(
     chips, live = np.zeros((T, S), np.int64), np.zeros((T, S), bool)
     hole, board = np.zeros((T, S, 2), np.uint8), np.zeros((T, 5), np.uint8)
     kn, button = np.zeros(T, np.int64), np.zeros(T, np.int64)
-    for t, (c, lv, h, b, k, bt) in enumerate(spots):
+    for t, (c, _, h, b, k, bt) in enumerate(spots):
         n = len(c)
         chips[t, :n], live[t, :n], hole[t, :n], board[t], kn[t], button[t] = c, True, h, b, k, bt
     together = all_in_equity(chips, live, hole, board, kn, button)

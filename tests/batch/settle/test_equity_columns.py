@@ -15,10 +15,10 @@ import pyarrow.parquet as pq
 import pytest
 
 from cardbatch.batch.generate import generate_hands
-from cardbatch.batch.settle.allin import all_in_streets
 from cardbatch.batch.settle.by_game import settle_table
 from cardbatch.batch.settle.options import SettleOptions
 from cardbatch.batch.settle.poker import settle_hands
+from cardbatch.kernels.allin_street import all_in_streets
 from cardbatch.kernels.equity import Walk, all_in_equity
 
 EQ = SettleOptions(equity=Walk())
@@ -41,9 +41,25 @@ def test_all_in_streets_from_stacks_and_streets():
     c[1, 0], c[1, 1] = [20, 20], [80, 80]  # on the flop
     c[2, :, :] = 10  # chips behind to the river: no all-in
     c[3, 0], c[3, 2] = [20, 20], [80, 30]  # seat 0 all-in on the turn; seat 1's chips behind face no one
-    assert all_in_streets(stack, c, live).tolist() == [0, 1, -1, 2]
+    assert all_in_streets(stack, c, live, 3).tolist() == [0, 1, -1, 2]
     live[0, 1] = False  # one live seat: nothing to walk
-    assert all_in_streets(stack, c, live).tolist()[0] == -1
+    assert all_in_streets(stack, c, live, 3).tolist()[0] == -1
+
+
+def test_all_in_streets_as_a_whole_array_formula_says():
+    """The kernel against the definition written over whole arrays: chips behind after each street,
+    the first street with at most one live seat holding some, at a table of two live seats or more."""
+    rng = np.random.default_rng(7)
+    T, K, S = 5000, 4, 6
+    stack = rng.integers(0, 60, (T, S))
+    c = rng.integers(0, 20, (T, K, S)) * (rng.random((T, K, S)) < 0.6)
+    live = rng.random((T, S)) < 0.7
+    behind = stack[:, None, :] - np.cumsum(c, axis=1)
+    quiet = ((behind > 0) & live[:, None, :]).sum(axis=2)[:, :3] <= 1
+    want = np.where(quiet.any(axis=1) & (live.sum(axis=1) >= 2), quiet.argmax(axis=1), -1)
+    got = all_in_streets(stack, c, live, 3)
+    assert (got == want).all()
+    assert {-1, 0, 1, 2} <= set(got.tolist())
 
 
 def test_settled_rows_get_their_equity_and_the_rest_their_payout(hands):
