@@ -200,16 +200,30 @@ def _pair(a, b):
 
 
 @njit(cache=True, inline="always")
-def _move(row, s, j, lane, weight, n, seat_suit, seat_lane, flush_values, rank_vals, vals, counts):
+def _flushes(s, j, lane, n, seat_suit, seat_lane, flush_values, flushv):
+    """Each seat's flush value when ``j`` cards of suit ``s`` (ranks ``lane``) come, -1 without one."""
+    for i in range(n):
+        flushv[i] = flush_values[seat_lane[i, s] | lane] if seat_suit[i, s] + j >= 5 else -1
+
+
+@njit(cache=True, inline="always")
+def _move(row, weight, n, flushv, rank_vals, vals, counts):
     """Move a flush completion's ``weight`` from the order of its rank values (``rank_vals[row]``)
-    to the order of its true values: the seats with five of suit ``s`` take their flush's."""
-    for i in range(n):
-        vals[i] = rank_vals[row, i]
-    before = order_index(vals, n)
-    for i in range(n):
-        if seat_suit[i, s] + j >= 5:
-            vals[i] = flush_values[seat_lane[i, s] | lane]
-    after = order_index(vals, n)
+    to the order of its true values (the seats' flushes, ``flushv``, where they have one)."""
+    if n == 2:
+        r0, r1 = rank_vals[row, 0], rank_vals[row, 1]
+        a0 = flushv[0] if flushv[0] >= 0 else r0
+        a1 = flushv[1] if flushv[1] >= 0 else r1
+        before = (r1 > r0) + 2 * (r0 > r1)
+        after = (a1 > a0) + 2 * (a0 > a1)
+    else:
+        for i in range(n):
+            vals[i] = rank_vals[row, i]
+        before = order_index(vals, n)
+        for i in range(n):
+            if flushv[i] >= 0:
+                vals[i] = flushv[i]
+        after = order_index(vals, n)
     if after != before:
         counts[before] -= weight
         counts[after] += weight
@@ -233,10 +247,11 @@ def walk_few(
     suited,
     rank_vals,
     vals,
+    flushv,
 ):
     """:func:`walk_counts` for up to two cards to come (the flop's and the turn's all-ins): the rank
     pass keeps each seat's value of each rank pair (``rank_vals[169, n]``), which the flush pass
-    reads instead of valuing the ranks again."""
+    reads instead of valuing the ranks again; ``flushv[n]``: scratch."""
     for rank in range(13):
         avail[rank] = 0
     for e in range(m):
@@ -247,6 +262,7 @@ def walk_few(
             rank_vals[0, i] = value7(seat_rank[i], _ZERO, displace7, values7, flush_values)
             vals[i] = rank_vals[0, i]
         counts[order_index(vals, n)] += 1
+    tie = first = second = 0  # heads-up: the three orders in registers, not through memory
     for a in range(13 if k > 0 else 0):
         if avail[a] == 0:
             continue
@@ -261,10 +277,23 @@ def walk_few(
                 row = a * 13 + b
             if weight == 0:
                 continue
+            if n == 2:
+                v0 = value7(seat_rank[0] + add, _ZERO, displace7, values7, flush_values)
+                v1 = value7(seat_rank[1] + add, _ZERO, displace7, values7, flush_values)
+                rank_vals[row, 0] = v0
+                rank_vals[row, 1] = v1
+                tie += weight * (v0 == v1)
+                first += weight * (v0 > v1)
+                second += weight * (v1 > v0)
+                continue
             for i in range(n):
                 rank_vals[row, i] = value7(seat_rank[i] + add, _ZERO, displace7, values7, flush_values)
                 vals[i] = rank_vals[row, i]
             counts[order_index(vals, n)] += weight
+    if n == 2:  # order_index: 0 a tie, 1 the second seat above, 2 the first
+        counts[0] += tie
+        counts[1] += second
+        counts[2] += first
     for s in range(4):
         most = 0
         for i in range(n):
@@ -281,68 +310,31 @@ def walk_few(
                 avail2[rest[e] >> 2] -= 1
                 a += 1
         for j in range(need, min(k, a) + 1):
-            if j == 0 and k == 0:
-                _move(0, s, 0, _ZERO, 1, n, seat_suit, seat_lane, flush_values, rank_vals, vals, counts)
-            elif j == 0 and k == 1:
-                for r in range(13):
-                    if avail2[r]:
-                        _move(r, s, 0, _ZERO, avail2[r], n, seat_suit, seat_lane, flush_values, rank_vals, vals, counts)
-            elif j == 0:
-                for r in range(13):
-                    for q in range(r, 13):
-                        w = avail2[r] * (avail2[r] - 1) // 2 if q == r else avail2[r] * avail2[q]
+            if j == 0:  # a seat already holds five of the suit: the cards to come are of other suits
+                _flushes(s, 0, _ZERO, n, seat_suit, seat_lane, flush_values, flushv)
+                if k == 0:
+                    _move(0, 1, n, flushv, rank_vals, vals, counts)
+                for r in range(13 if k > 0 else 0):
+                    for q in range(r, r + 1 if k == 1 else 13):
+                        w = avail2[r]
+                        row = r
+                        if k == 2:
+                            w = avail2[r] * (avail2[r] - 1) // 2 if q == r else avail2[r] * avail2[q]
+                            row = r * 13 + q
                         if w:
-                            _move(
-                                r * 13 + q,
-                                s,
-                                0,
-                                _ZERO,
-                                w,
-                                n,
-                                seat_suit,
-                                seat_lane,
-                                flush_values,
-                                rank_vals,
-                                vals,
-                                counts,
-                            )
+                            _move(row, w, n, flushv, rank_vals, vals, counts)
             elif j == 1:
                 for x in range(a):
-                    lane = one << np.uint64(suited[x])
+                    _flushes(s, 1, one << np.uint64(suited[x]), n, seat_suit, seat_lane, flush_values, flushv)
                     if k == 1:
-                        _move(suited[x], s, 1, lane, 1, n, seat_suit, seat_lane, flush_values, rank_vals, vals, counts)
+                        _move(suited[x], 1, n, flushv, rank_vals, vals, counts)
                         continue
                     for r in range(13):
                         if avail2[r]:
-                            _move(
-                                _pair(suited[x], r),
-                                s,
-                                1,
-                                lane,
-                                avail2[r],
-                                n,
-                                seat_suit,
-                                seat_lane,
-                                flush_values,
-                                rank_vals,
-                                vals,
-                                counts,
-                            )
+                            _move(_pair(suited[x], r), avail2[r], n, flushv, rank_vals, vals, counts)
             else:
                 for x in range(a):
                     for y in range(x + 1, a):
                         lane = (one << np.uint64(suited[x])) | (one << np.uint64(suited[y]))
-                        _move(
-                            _pair(suited[x], suited[y]),
-                            s,
-                            2,
-                            lane,
-                            1,
-                            n,
-                            seat_suit,
-                            seat_lane,
-                            flush_values,
-                            rank_vals,
-                            vals,
-                            counts,
-                        )
+                        _flushes(s, 2, lane, n, seat_suit, seat_lane, flush_values, flushv)
+                        _move(_pair(suited[x], suited[y]), 1, n, flushv, rank_vals, vals, counts)

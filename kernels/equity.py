@@ -99,7 +99,7 @@ def _tables(first, stop, chips, dead, live, hole, board, known, button, seeds, g
     displace7, values7, _, _, flush_values, card_key, card_bit = tables
     c, dd, lv, seats, used, rest, seat_rank, seat_suit, seat_lane, skey, sbits, counts = work[0]
     vals, flushed, sc, sp, lo, hi, amt, prk, mask, won, kind, pay, tmp, sum1, sum2, pk, pb, idx, amt0 = work[1]
-    keys, weights, keys2, weights2, avail, avail2, r, w, key, suited, idx5, rank_vals = work[2]
+    keys, weights, keys2, weights2, avail, avail2, r, w, key, suited, idx5, rank_vals, flushv = work[2]
     low = work[3]
     S = chips.shape[1]
     for t in range(first, stop):
@@ -171,6 +171,7 @@ def _tables(first, stop, chips, dead, live, hole, board, known, button, seeds, g
                 suited,
                 rank_vals,
                 vals,
+                flushv,
             )
         elif walk and counted and not tabled:
             walk_counts(
@@ -341,6 +342,7 @@ def _chunk(first, stop, chips, dead, live, hole, board, known, button, seeds, ga
             np.empty(13, np.int64),
             np.empty(6, np.int64),
             np.empty((169, S), np.int64),
+            np.empty(S, np.int64),
         ),
         np.empty(0, np.int64),
     )

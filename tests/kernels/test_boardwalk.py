@@ -1,6 +1,7 @@
-"""The walk by ranks (kernels/boardwalk.py) against dealing every completion card by card and
-valuing it with the evaluator: the same count for every order of the seats, in Hold'em and the
-short deck, with flush-heavy spots (suited hands, two- and three-suited boards) drawn on purpose."""
+"""The walks by ranks (kernels/boardwalk.py: five cards to come, and up to two) against dealing
+every completion card by card and valuing it with the evaluator: the same count for every order
+of the seats, in Hold'em and the short deck, with flush-heavy spots (suited hands, two- and
+three-suited boards) drawn on purpose."""
 
 from __future__ import annotations
 
@@ -13,7 +14,9 @@ import pytest
 from cardbatch.kernels import boardwalk, holdem, shortdeck
 
 
-def _walk(hole: np.ndarray, board: list[int], lowest: int, tables: tuple[np.ndarray, ...]) -> np.ndarray:
+def _walk(
+    hole: np.ndarray, board: list[int], lowest: int, tables: tuple[np.ndarray, ...], few: bool = False
+) -> np.ndarray:
     n = len(hole)
     rest = np.array([c for c in range(lowest, 52) if c not in set(hole.ravel()) | set(board)], np.int64)
     seat_rank = np.zeros(n, np.uint64)
@@ -24,6 +27,25 @@ def _walk(hole: np.ndarray, board: list[int], lowest: int, tables: tuple[np.ndar
             boardwalk.add_card(i, int(card), seat_rank, seat_suit, seat_lane)
     counts = np.zeros(n**n, np.int64)
     displace7, values7, _, _, flush_values, _, _ = tables
+    if few:  # up to two cards to come: the walk that keeps each rank pair's values
+        boardwalk.walk_few(
+            5 - len(board),
+            rest,
+            rest.size,
+            n,
+            seat_rank,
+            seat_suit,
+            seat_lane,
+            displace7,
+            values7,
+            flush_values,
+            counts,
+            *(np.empty(13, np.int64) for _ in range(3)),
+            np.empty((169, n), np.int64),
+            np.empty(n, np.int64),
+            np.empty(n, np.int64),
+        )
+        return counts
     boardwalk.walk_counts(
         5 - len(board),
         rest,
@@ -78,9 +100,10 @@ def _spot(rng: np.random.Generator, n: int, known: int, lowest: int, flushy: boo
     return deck[: 2 * n].reshape(n, 2), [int(c) for c in deck[2 * n : 2 * n + known]]
 
 
+@pytest.mark.parametrize("few", [False, True])
 @pytest.mark.parametrize("deck", ["holdem", "shortdeck"])
 @pytest.mark.parametrize("known", [5, 4, 3])
-def test_walk_by_ranks_counts_as_dealing_every_card(deck, known):
+def test_walk_by_ranks_counts_as_dealing_every_card(deck, known, few):
     lowest = 0 if deck == "holdem" else 16
     tables = holdem.SCORE_TABLES if deck == "holdem" else shortdeck.SCORE_TABLES[False]
     evaluate = holdem.evaluate if deck == "holdem" else lambda c: shortdeck.evaluate(c, False)
@@ -88,7 +111,7 @@ def test_walk_by_ranks_counts_as_dealing_every_card(deck, known):
     for case in range(60):
         n = 2 + case % 5
         hole, board = _spot(rng, n, known, lowest, flushy=case % 2 == 0)
-        assert (_walk(hole, board, lowest, tables) == _dealt(hole, board, lowest, evaluate)).all(), (hole, board)
+        assert (_walk(hole, board, lowest, tables, few) == _dealt(hole, board, lowest, evaluate)).all(), (hole, board)
 
 
 @pytest.mark.slow
