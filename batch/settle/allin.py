@@ -57,10 +57,12 @@ def _stacks(table: pa.Table, seats: np.ndarray, contrib_total: np.ndarray, S: in
 
 @dataclasses.dataclass
 class AllIns:
-    """The settled rows of a batch as the equity step saw them: the decoded rows (``h``, see
-    :mod:`.poker`; None when nothing was decoded), each row's all-in street (-1: none or not
-    placed), why a row was not placed (an index into :data:`NOT_PLACED`, -1: placed), and per seat
-    (flat, in seat order, ``offsets``) the expected payout and the payout's variance."""
+    """The settled rows of a batch as the equity step saw them: the decoded rows (``h``, a
+    :class:`~cardbatch.batch.settle.decode.Tables`, or only their seats and chips, a
+    :class:`~cardbatch.batch.settle.decode.Chips`; None when nothing was decoded), each row's
+    all-in street (-1: none or not placed), why a row was not placed (an index into
+    :data:`NOT_PLACED`, -1: placed), and per seat (flat, in seat order, ``offsets``) the expected
+    payout and the payout's variance."""
 
     h: Any
     street: np.ndarray
@@ -71,15 +73,22 @@ class AllIns:
     var: np.ndarray
 
 
-def walk_rows(sub: pa.Table, payout: np.ndarray, spec: Game, opts: SettleOptions) -> tuple[AllIns, dict[str, Any]]:
+def walk_rows(
+    sub: pa.Table, payout: np.ndarray, spec: Game, opts: SettleOptions, whole: bool = True
+) -> tuple[AllIns, dict[str, Any]]:
     """Place every (settled) row of ``sub`` in time and walk its all-in, if any; ``payout``: the rows'
-    flat payouts. Returns the rows and the equity counters."""
-    from cardbatch.batch.settle.decode import decode
+    flat payouts. Returns the rows and the equity counters. ``whole``: every row decoded (``h``,
+    what the fairness tallies read); else only the seats and chips of every row (``h`` a
+    :class:`~cardbatch.batch.settle.decode.Chips`), and the cards of the all-in rows alone."""
+    from cardbatch.batch.settle.decode import Tables, decode, decode_chips
     from cardbatch.kernels.equity import Walk, all_in_equity, all_in_equity_by_evaluator
 
     n = sub.num_rows
     counts: dict[str, Any] = {"rows": n, "all_in": 0, "exact": 0, "sampled": 0, "by_street": {}, "not_placed": {}}
-    h = decode(sub, spec) if n else None
+    h: Any = None
+    if n:
+        contrib_name = "contrib_street" if "contrib_street" in sub.column_names else "contrib"
+        h = decode(sub, spec) if whole else decode_chips(sub, spec, np.zeros(n, np.int16), contrib_name)
     seats = h.seats if h is not None else np.zeros(0, np.int64)
     offsets = list_offsets(seats)
     cause = np.full(n, -1, np.int8)
@@ -102,20 +111,21 @@ def walk_rows(sub: pa.Table, payout: np.ndarray, spec: Game, opts: SettleOptions
         street[cause >= 0] = -1
     rows = np.flatnonzero(street >= 0)
     if rows.size:
-        assert h is not None
+        w = h if isinstance(h, Tables) else decode(sub.take(pa.array(rows)), spec)
+        at_row = rows if w is h else np.arange(rows.size)  # the all-in rows in w
         args = (
-            h.contrib_total[rows],
-            h.live[rows],
-            h.hole[rows],
-            h.board[rows] if h.board is not None else np.full((rows.size, 5), 255, np.uint8),
+            w.contrib_total[at_row],
+            w.live[at_row],
+            w.hole[at_row],
+            w.board[at_row] if w.board is not None else np.full((rows.size, 5), 255, np.uint8),
             np.array(KNOWN_BOARD, np.int64)[street[rows]],
-            h.button[rows],
+            w.button[at_row],
         )
         common: dict[str, Any] = {
-            "dead": None if h.dead is None else h.dead[rows],
+            "dead": None if w.dead is None else w.dead[at_row],
             "options": opts.pots,
             "walk": opts.equity or Walk(),
-            "hand_ids": h.hand_id[rows],
+            "hand_ids": w.hand_id[at_row],
         }
         if spec.one_pass:  # two hole cards: the compiled walk
             order = {"trips_beat_straight": opts.trips_beat_straight} if spec.straight_order_option else {}
@@ -123,8 +133,8 @@ def walk_rows(sub: pa.Table, payout: np.ndarray, spec: Game, opts: SettleOptions
             e = all_in_equity(*args, **common, tables=tables, lowest_card=4 * spec.lowest_rank)
         else:  # Omaha and its hi/lo: through the game's evaluators
             e = all_in_equity_by_evaluator(spec, *args, **common)
-        seat = np.arange(h.S)[None, :] < h.seats[rows, None]
-        at = (offsets[rows][:, None] + np.arange(h.S)[None, :])[seat]
+        seat = np.arange(w.S)[None, :] < w.seats[at_row, None]
+        at = (offsets[rows][:, None] + np.arange(w.S)[None, :])[seat]
         ev[at] = e.ev_payout[seat]
         se[at] = e.equity_se[seat]
         var[at] = e.payout_var[seat]

@@ -76,22 +76,27 @@ class Tables:
     clen: np.ndarray
 
 
-def decode(table: pa.Table, spec: Game, inferred: bool = False) -> Tables:
-    """The columns as padded arrays, every problem a row has in them marked (in the order the
-    reasons are documented: missing values, seat counts, cards, chips)."""
+@dataclasses.dataclass
+class Chips:
+    """The seats and chips of a batch (see :class:`Tables`), ``overflow[T]`` where a row's chips do
+    not fit int64: all the equity step needs to tell which rows were all-in."""
+
+    seats: np.ndarray
+    S: int
+    live: np.ndarray
+    contrib: np.ndarray
+    contrib_total: np.ndarray
+    cvals: np.ndarray
+    cstarts: np.ndarray
+    clen: np.ndarray
+    overflow: np.ndarray
+
+
+def decode_chips(table: pa.Table, spec: Game, codes: np.ndarray, contrib_name: str) -> Chips:
+    """The ``folded`` and chips columns as padded arrays, their problems marked in ``codes``."""
     T = table.num_rows
-    codes = np.zeros(T, np.int16)
-    has_street = "contrib_street" in table.column_names
-    contrib_name = "contrib_street" if has_street else "contrib"
-    for name in (*spec.required, contrib_name):  # a null cell or a null element anywhere
-        mark(codes, missing_rows(table.column(name)), "missing_value")
+    has_street = contrib_name == "contrib_street"
     contrib_col = table.column(contrib_name)
-
-    hand_id, hand_id_big = int_column(table.column("hand_id"), "hand_id", -1)
-    mark(codes, hand_id_big, "overflow")
-    button, button_big = int_column(table.column("button"), "button", -1)
-    button = np.where(button_big, -1, button)  # out of every table's range: bad_button
-
     fvals, fstarts, seats = list_parts(table.column("folded"))
     S = int(max(seats.max() if T else 0, 1))
     mark(codes, (seats < spec.min_seats) | (seats > spec.max_seats), "seat_count")
@@ -114,6 +119,27 @@ def decode(table: pa.Table, spec: Game, inferred: bool = False) -> Tables:
     # before any sum: a row whose chips do not fit int64 would wrap in every sum below
     overflow = contrib_big | sums_overflow(contrib)
     contrib_total = contrib.sum(axis=1)
+    return Chips(seats, S, live, contrib, contrib_total, cvals, cstarts, clen, overflow)
+
+
+def decode(table: pa.Table, spec: Game, inferred: bool = False) -> Tables:
+    """The columns as padded arrays, every problem a row has in them marked (in the order the
+    reasons are documented: missing values, seat counts, cards, chips)."""
+    T = table.num_rows
+    codes = np.zeros(T, np.int16)
+    has_street = "contrib_street" in table.column_names
+    contrib_name = "contrib_street" if has_street else "contrib"
+    for name in (*spec.required, contrib_name):  # a null cell or a null element anywhere
+        mark(codes, missing_rows(table.column(name)), "missing_value")
+
+    hand_id, hand_id_big = int_column(table.column("hand_id"), "hand_id", -1)
+    mark(codes, hand_id_big, "overflow")
+    button, button_big = int_column(table.column("button"), "button", -1)
+    button = np.where(button_big, -1, button)  # out of every table's range: bad_button
+
+    ch = decode_chips(table, spec, codes, contrib_name)
+    seats, S, live, contrib, contrib_total = ch.seats, ch.S, ch.live, ch.contrib, ch.contrib_total
+    cvals, cstarts, clen, overflow = ch.cvals, ch.cstarts, ch.clen, ch.overflow
     dead = _dead_matrix(table, codes, seats, S)
 
     per = spec.hole_cards

@@ -20,7 +20,7 @@ def after_settle(
     """What a run with ``--equity`` (or a fairness run) adds to a batch's settled rows ``good``: the
     equity columns (with ``opts.equity``) and the counters (``equity``, and ``fairness``'s tallies)."""
     sub = table.take(pa.array(good)) if good.size != table.num_rows else table
-    rows, counts = allin.walk_rows(sub, payout, spec, opts)
+    rows, counts = allin.walk_rows(sub, payout, spec, opts, whole=opts.fairness is not None)
     if opts.equity is not None and opts.by_player and "player_id" in sub.column_names and rows.h is not None:
         counts["by_player"] = allin.by_player(sub, rows, payout)
     added: dict[str, Any] = {"equity": counts}

@@ -1,4 +1,4 @@
-"""The heads-up preflop table: every class present once, counts that add up, a sample of classes
+"""The heads-up preflop table: every class present once, counts that add up, every class
 walked again, and spots paid alike from the table and from a walk."""
 
 from __future__ import annotations
@@ -25,11 +25,12 @@ def test_every_class_once_and_every_board_counted(table):
     assert (counts.astype(np.int64).sum(axis=1) == headsup.BOARDS).all()
 
 
-def test_a_sample_of_classes_walked_again(table):
+def test_every_class_walked_again(table):
+    """The whole table as the walk by ranks gives it (seconds): it was first written by walking
+    every board card by card, so this checks either walk against the other on all 812,175 matchups."""
     keys, counts = table
     _, cards = headsup.classes()
-    pick = np.random.default_rng(1).choice(keys.size, 12, replace=False)
-    assert (headsup.oriented(cards[pick], headsup.walk_classes(cards[pick])) == counts[pick]).all()
+    assert (headsup.oriented(cards, headsup.walk_classes(cards)) == counts).all()
 
 
 def test_renaming_suits_or_swapping_hands_keeps_the_class():
