@@ -24,14 +24,16 @@ count and each suit's 13-bit rank mask (what the flush table reads).
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numba import njit
 
 from .holdem import value7
 
 MULTISETS = 6188  # C(17, 5): the most multisets of ranks a walk lists (five cards to come)
-PAIRS = 91  # C(14, 2): the most a flush's remaining cards list (two of the other suits)
 _ZERO = np.uint64(0)
+_BINOM = np.array([[math.comb(x, t) for t in range(6)] for x in range(18)], np.int64)  # C(x, t), x <= 17
 
 
 @njit(cache=True, inline="always")
@@ -62,19 +64,22 @@ def add_card(i, card, seat_rank, seat_suit, seat_lane):
 
 
 @njit(cache=True)
-def multisets(k, avail, keys, weights, r, w, key):
+def multisets(k, avail, keys, weights, rows, r, w, key, ix):
     """Every multiset of ``k`` ranks that ``avail[13]`` (cards left of each rank) can deal: its rank
-    key into ``keys``, how many sets of cards deal it into ``weights``; returns how many there are.
-    ``r``, ``w``, ``key``: scratch of ``k + 1`` entries (the ranks taken so far, in order)."""
+    key into ``keys``, how many sets of cards deal it into ``weights``, its :func:`row` into
+    ``rows``; returns how many there are. ``r``, ``w``, ``key``, ``ix``: scratch of ``k + 1``
+    entries (the ranks taken so far, in order)."""
     if k == 0:
         keys[0] = _ZERO
         weights[0] = 1
+        rows[0] = 0
         return 1
     found = 0
     p = 0
     r[0] = -1
     w[0] = 1
     key[0] = _ZERO
+    ix[0] = 0
     while p >= 0:
         r[p] += 1
         rank = r[p]
@@ -92,9 +97,11 @@ def multisets(k, avail, keys, weights, r, w, key):
         # C(a, t) * (a - t) / (t + 1) = C(a, t + 1): exact in integers
         w[p + 1] = w[p] * left // (taken + 1)
         key[p + 1] = key[p] + (np.uint64(1) << np.uint64(3 * rank))
+        ix[p + 1] = ix[p] + _BINOM[rank + p, p + 1]
         if p == k - 1:
             keys[found] = key[p + 1]
             weights[found] = w[p + 1]
+            rows[found] = ix[p + 1]
             found += 1
         else:
             p += 1
@@ -103,8 +110,17 @@ def multisets(k, avail, keys, weights, r, w, key):
 
 
 @njit(cache=True)
-def walk_counts(
-    k,
+def row(ranks, k):
+    """The index of a multiset of ``k`` ranks (``ranks`` ascending) among all multisets of ``k`` of
+    the 13 ranks: ``sum C(ranks[i] + i, i + 1)``, the colex rank of the distinct ``ranks[i] + i``."""
+    x = 0
+    for i in range(k):
+        x += _BINOM[ranks[i] + i, i + 1]
+    return x
+
+
+@njit(cache=True)
+def walk_five(
     rest,
     m,
     n,
@@ -117,40 +133,57 @@ def walk_counts(
     counts,
     keys,
     weights,
-    keys2,
-    weights2,
+    rows,
+    rank_vals,
     avail,
     avail2,
     r,
     w,
     key,
+    ix,
     suited,
     idx,
+    sub,
     vals,
-    flushed,
+    flushv,
 ):
-    """Add every completion of ``k`` cards of ``rest[:m]`` (card codes) to the live seats' order
-    ``counts`` (see the module's docstring). ``seat_*[n]``: the seats' words with the known board;
-    the rest is scratch: ``keys``/``weights`` of :data:`MULTISETS` entries, ``keys2``/``weights2``
-    of :data:`PAIRS`, ``avail``/``avail2``/``suited`` of 13, ``r``/``w``/``key``/``idx`` of 6,
-    ``vals``/``flushed`` of n."""
+    """Add every five-card board of ``rest[:m]`` (card codes) to the live seats' order ``counts``
+    (see the module's docstring): the preflop all-in. ``seat_*[n]``: the seats' words; the rank
+    pass keeps each seat's value of each multiset (``rank_vals[MULTISETS, n]``, by its :func:`row`)
+    for the flush pass. The rest is scratch: ``keys``/``weights``/``rows`` of :data:`MULTISETS`
+    entries, ``avail``/``avail2``/``suited`` of 13, ``r``/``w``/``key``/``ix``/``idx``/``sub``
+    of 6, ``vals``/``flushv`` of n."""
     for rank in range(13):
         avail[rank] = 0
     for e in range(m):
         avail[rest[e] >> 2] += 1
-    found = multisets(k, avail, keys, weights, r, w, key)
+    found = multisets(5, avail, keys, weights, rows, r, w, key, ix)
+    tie = first = second = 0  # heads-up: the three orders in registers, not through memory
     for e in range(found):
         add = keys[e]
+        at = rows[e]
+        if n == 2:
+            v0 = value7(seat_rank[0] + add, _ZERO, displace7, values7, flush_values)
+            v1 = value7(seat_rank[1] + add, _ZERO, displace7, values7, flush_values)
+            rank_vals[at, 0] = v0
+            rank_vals[at, 1] = v1
+            tie += weights[e] * (v0 == v1)
+            first += weights[e] * (v0 > v1)
+            second += weights[e] * (v1 > v0)
+            continue
         for i in range(n):
             vals[i] = value7(seat_rank[i] + add, _ZERO, displace7, values7, flush_values)
+            rank_vals[at, i] = vals[i]
         counts[order_index(vals, n)] += weights[e]
+    if n == 2:
+        counts[0] += tie
+        counts[1] += second
+        counts[2] += first
     for s in range(4):
         most = 0
         for i in range(n):
             most = max(most, seat_suit[i, s])
-        need = max(5 - most, 0)
-        if need > k:
-            continue
+        need = max(5 - most, 0)  # two hole cards a seat: at least three of the suit to come
         a = 0
         for rank in range(13):
             avail2[rank] = avail[rank]
@@ -159,30 +192,58 @@ def walk_counts(
                 suited[a] = rest[e] >> 2
                 avail2[rest[e] >> 2] -= 1
                 a += 1
-        for j in range(need, min(k, a) + 1):
-            others = multisets(k - j, avail2, keys2, weights2, r, w, key)
+        for j in range(need, min(5, a) + 1):
+            others = 5 - j
             for q in range(j):
                 idx[q] = q
-            while True:  # every j of the suit's a cards left
-                skey = _ZERO
+            while True:  # every j of the suit's a cards left (their ranks ascending)
                 lane = _ZERO
                 for q in range(j):
-                    skey += np.uint64(1) << np.uint64(3 * suited[idx[q]])
-                    lane |= np.uint64(1) << np.uint64(suited[idx[q]])
-                for i in range(n):
-                    flushed[i] = seat_suit[i, s] + j >= 5
-                for e in range(others):
-                    add = skey + keys2[e]
-                    for i in range(n):
-                        vals[i] = value7(seat_rank[i] + add, _ZERO, displace7, values7, flush_values)
-                    before = order_index(vals, n)
-                    for i in range(n):
-                        if flushed[i]:
-                            vals[i] = flush_values[seat_lane[i, s] | lane]
-                    after = order_index(vals, n)
-                    if after != before:
-                        counts[before] -= weights2[e]
-                        counts[after] += weights2[e]
+                    sub[q] = suited[idx[q]]
+                    lane |= np.uint64(1) << np.uint64(sub[q])
+                for i in range(n):  # each seat's flush, -1 without one
+                    flushv[i] = flush_values[seat_lane[i, s] | lane] if seat_suit[i, s] + j >= 5 else -1
+                # the other cards, of other suits, by rank: none (j = 5), x (j = 4), x <= y (j = 3)
+                for x in range(13 if j < 5 else 1):
+                    for y in range(x, x + 1 if j >= 4 else 13):
+                        weight = 1
+                        if j == 4:
+                            weight = avail2[x]
+                        elif j == 3:
+                            weight = avail2[x] * (avail2[x] - 1) // 2 if y == x else avail2[x] * avail2[y]
+                        if weight <= 0:
+                            continue
+                        # the board's ranks, ascending, and their multiset's row (inline: a call
+                        # with arrays costs more than the rest of this loop)
+                        p = 0
+                        o = 0
+                        at = 0
+                        for q in range(5):
+                            other = x if o == 0 else y
+                            if o < others and (p >= j or other <= sub[p]):
+                                rank = other
+                                o += 1
+                            else:
+                                rank = sub[p]
+                                p += 1
+                            at += _BINOM[rank + q, q + 1]
+                        if n == 2:
+                            r0, r1 = np.int64(rank_vals[at, 0]), np.int64(rank_vals[at, 1])
+                            a0 = flushv[0] if flushv[0] >= 0 else r0
+                            a1 = flushv[1] if flushv[1] >= 0 else r1
+                            before = (r1 > r0) + 2 * (r0 > r1)
+                            after = (a1 > a0) + 2 * (a0 > a1)
+                        else:
+                            for i in range(n):
+                                vals[i] = rank_vals[at, i]
+                            before = order_index(vals, n)
+                            for i in range(n):
+                                if flushv[i] >= 0:
+                                    vals[i] = flushv[i]
+                            after = order_index(vals, n)
+                        if after != before:
+                            counts[before] -= weight
+                            counts[after] += weight
                 q = j - 1
                 while q >= 0 and idx[q] == a - j + q:
                     q -= 1

@@ -41,7 +41,7 @@ import numpy as np
 from numba import njit, prange
 from numpy.typing import ArrayLike
 
-from .boardwalk import MULTISETS, PAIRS, add_card, order_index, walk_counts, walk_few
+from .boardwalk import MULTISETS, add_card, order_index, walk_few, walk_five
 from .headsup import load as load_headsup
 from .headsup import lookup
 from .holdem import KEY_INIT, SCORE_TABLES, value7
@@ -99,7 +99,7 @@ def _tables(first, stop, chips, dead, live, hole, board, known, button, seeds, g
     displace7, values7, _, _, flush_values, card_key, card_bit = tables
     c, dd, lv, seats, used, rest, seat_rank, seat_suit, seat_lane, skey, sbits, counts = work[0]
     vals, flushed, sc, sp, lo, hi, amt, prk, mask, won, kind, pay, tmp, sum1, sum2, pk, pb, idx, amt0 = work[1]
-    keys, weights, keys2, weights2, avail, avail2, r, w, key, suited, idx5, rank_vals, flushv = work[2]
+    keys, weights, rows, rank5, avail, avail2, r, w, key, ix, suited, idx5, sub, rank_vals, flushv = work[2]
     low = work[3]
     S = chips.shape[1]
     for t in range(first, stop):
@@ -174,8 +174,7 @@ def _tables(first, stop, chips, dead, live, hole, board, known, button, seeds, g
                 flushv,
             )
         elif walk and counted and not tabled:
-            walk_counts(
-                k,
+            walk_five(
                 rest,
                 m,
                 n,
@@ -188,17 +187,19 @@ def _tables(first, stop, chips, dead, live, hole, board, known, button, seeds, g
                 counts,
                 keys,
                 weights,
-                keys2,
-                weights2,
+                rows,
+                rank5,
                 avail,
                 avail2,
                 r,
                 w,
                 key,
+                ix,
                 suited,
                 idx5,
+                sub,
                 vals,
-                flushed,
+                flushv,
             )
         elif not tabled:  # drawn, or walked card by card and paid as it comes (more than MAX_COUNTED seats)
             pk[0] = bkey
@@ -332,14 +333,16 @@ def _chunk(first, stop, chips, dead, live, hole, board, known, button, seeds, ga
         (
             np.empty(MULTISETS, np.uint64),
             np.empty(MULTISETS, np.int64),
-            np.empty(PAIRS, np.uint64),
-            np.empty(PAIRS, np.int64),
+            np.empty(MULTISETS, np.int64),
+            np.empty((MULTISETS, S), np.uint32),
             np.empty(13, np.int64),
             np.empty(13, np.int64),
             np.empty(6, np.int64),
             np.empty(6, np.int64),
             np.empty(6, np.uint64),
+            np.empty(6, np.int64),
             np.empty(13, np.int64),
+            np.empty(6, np.int64),
             np.empty(6, np.int64),
             np.empty((169, S), np.int64),
             np.empty(S, np.int64),

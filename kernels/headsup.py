@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 from numba import njit, prange
 
-from .boardwalk import MULTISETS, PAIRS, add_card, walk_counts
+from .boardwalk import MULTISETS, add_card, walk_five
 
 BOARDS = 1_712_304  # C(48, 5): the boards of a heads-up preflop all-in
 PATH = Path(__file__).with_name("headsup_table.npz")
@@ -128,8 +128,7 @@ def _walk_all(cards, tables, out):
         for j in range(4):
             add_card(j // 2, cards[i, j], seat_rank, seat_suit, seat_lane)
         counts = np.zeros(4, np.int64)
-        walk_counts(
-            5,
+        walk_five(
             rest,
             m,
             2,
@@ -142,17 +141,19 @@ def _walk_all(cards, tables, out):
             counts,
             np.empty(MULTISETS, np.uint64),
             np.empty(MULTISETS, np.int64),
-            np.empty(PAIRS, np.uint64),
-            np.empty(PAIRS, np.int64),
+            np.empty(MULTISETS, np.int64),
+            np.empty((MULTISETS, 2), np.uint32),
             np.empty(13, np.int64),
             np.empty(13, np.int64),
             np.empty(6, np.int64),
             np.empty(6, np.int64),
             np.empty(6, np.uint64),
+            np.empty(6, np.int64),
             np.empty(13, np.int64),
             np.empty(6, np.int64),
+            np.empty(6, np.int64),
             np.empty(2, np.int64),
-            np.empty(2, np.bool_),
+            np.empty(2, np.int64),
         )
         out[i, 0] = counts[2]
         out[i, 1] = counts[1]

@@ -27,7 +27,7 @@ def _walk(
             boardwalk.add_card(i, int(card), seat_rank, seat_suit, seat_lane)
     counts = np.zeros(n**n, np.int64)
     displace7, values7, _, _, flush_values, _, _ = tables
-    if few:  # up to two cards to come: the walk that keeps each rank pair's values
+    if board:  # up to two cards to come: the walk that keeps each rank pair's values
         boardwalk.walk_few(
             5 - len(board),
             rest,
@@ -46,8 +46,8 @@ def _walk(
             np.empty(n, np.int64),
         )
         return counts
-    boardwalk.walk_counts(
-        5 - len(board),
+    assert len(board) == 0, "the five-card walk is the preflop's"
+    boardwalk.walk_five(
         rest,
         rest.size,
         n,
@@ -60,16 +60,18 @@ def _walk(
         counts,
         np.empty(boardwalk.MULTISETS, np.uint64),
         np.empty(boardwalk.MULTISETS, np.int64),
-        np.empty(boardwalk.PAIRS, np.uint64),
-        np.empty(boardwalk.PAIRS, np.int64),
+        np.empty(boardwalk.MULTISETS, np.int64),
+        np.empty((boardwalk.MULTISETS, n), np.uint32),
         *(np.empty(13, np.int64) for _ in range(2)),
         np.empty(6, np.int64),
         np.empty(6, np.int64),
         np.empty(6, np.uint64),
+        np.empty(6, np.int64),
         np.empty(13, np.int64),
         np.empty(6, np.int64),
+        np.empty(6, np.int64),
         np.empty(n, np.int64),
-        np.empty(n, np.bool_),
+        np.empty(n, np.int64),
     )
     return counts
 
@@ -100,10 +102,9 @@ def _spot(rng: np.random.Generator, n: int, known: int, lowest: int, flushy: boo
     return deck[: 2 * n].reshape(n, 2), [int(c) for c in deck[2 * n : 2 * n + known]]
 
 
-@pytest.mark.parametrize("few", [False, True])
 @pytest.mark.parametrize("deck", ["holdem", "shortdeck"])
 @pytest.mark.parametrize("known", [5, 4, 3])
-def test_walk_by_ranks_counts_as_dealing_every_card(deck, known, few):
+def test_walk_by_ranks_counts_as_dealing_every_card(deck, known):
     lowest = 0 if deck == "holdem" else 16
     tables = holdem.SCORE_TABLES if deck == "holdem" else shortdeck.SCORE_TABLES[False]
     evaluate = holdem.evaluate if deck == "holdem" else lambda c: shortdeck.evaluate(c, False)
@@ -111,11 +112,21 @@ def test_walk_by_ranks_counts_as_dealing_every_card(deck, known, few):
     for case in range(60):
         n = 2 + case % 5
         hole, board = _spot(rng, n, known, lowest, flushy=case % 2 == 0)
-        assert (_walk(hole, board, lowest, tables, few) == _dealt(hole, board, lowest, evaluate)).all(), (hole, board)
+        assert (_walk(hole, board, lowest, tables) == _dealt(hole, board, lowest, evaluate)).all(), (hole, board)
+
+
+def test_short_deck_preflop_walk_counts_as_dealing_every_board():
+    """Five cards to come (the walk that keeps every rank multiset's values for the flush pass):
+    the short deck's 32 or fewer cards left keep dealing every board quick."""
+    rng = np.random.default_rng(9)
+    tables, evaluate = shortdeck.SCORE_TABLES[False], lambda c: shortdeck.evaluate(c, False)
+    for case in range(8):
+        hole, board = _spot(rng, 2 + case % 4, 0, 16, flushy=case % 2 == 0)
+        assert (_walk(hole, board, 16, tables) == _dealt(hole, board, 16, evaluate)).all(), hole
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("n", [2, 3])
+@pytest.mark.parametrize("n", [2, 3, 4])
 def test_preflop_walk_by_ranks_counts_as_dealing_every_card(n):
     rng = np.random.default_rng(10 + n)
     for case in range(3):
@@ -127,10 +138,14 @@ def test_multisets_are_weighted_by_the_card_sets_that_deal_them():
     rng = np.random.default_rng(5)
     keys = np.empty(boardwalk.MULTISETS, np.uint64)
     weights = np.empty(boardwalk.MULTISETS, np.int64)
-    scratch = (np.empty(6, np.int64), np.empty(6, np.int64), np.empty(6, np.uint64))
+    rows = np.empty(boardwalk.MULTISETS, np.int64)
+    scratch = (np.empty(6, np.int64), np.empty(6, np.int64), np.empty(6, np.uint64), np.empty(6, np.int64))
     for _ in range(30):
         avail = rng.integers(0, 5, 13)
         for k in range(6):
-            found = boardwalk.multisets(k, avail, keys, weights, *scratch)
+            found = boardwalk.multisets(k, avail, keys, weights, rows, *scratch)
             assert weights[:found].sum() == math.comb(int(avail.sum()), k)
             assert np.unique(keys[:found]).size == found
+            for key, at in zip(keys[:found], rows[:found]):  # each multiset's row, from its ranks
+                ranks = np.repeat(np.arange(13), [(int(key) >> (3 * r)) & 7 for r in range(13)])
+                assert at == boardwalk.row(ranks, k) < math.comb(12 + k, k)
