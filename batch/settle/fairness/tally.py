@@ -94,36 +94,31 @@ def _counts(cards: np.ndarray) -> dict[str, int]:
 
 def _cards(h: Any, spec: Game, keep: np.ndarray) -> dict[str, Any]:
     """The card slots' observed (and, for the board, expected) counts of the complete rows kept."""
+    from cardbatch.kernels.dealt import slot_counts
+
     low = 4 * spec.lowest_rank
-    ok = _complete(h, low) & keep
+    board = h.board if h.board is not None else np.zeros((h.T, 0), np.uint8)
+    hole_obs = np.zeros((h.S, spec.hole_cards, 52), np.int64)
+    board_obs = np.zeros((board.shape[1], 52), np.int64)
+    board_exp = np.zeros((board.shape[1], 52), np.float64)
+    slot_counts(h.hole, h.seats.astype(np.int64), board, keep, low, hole_obs, board_obs, board_exp)
     slots: dict[str, Any] = {}
     for s in range(h.S):
-        rows = ok & (h.seats > s)
-        if rows.any():
-            for j in range(spec.hole_cards):
-                slots[f"hole {s}.{j}"] = {"obs": _counts(h.hole[rows, s, j])}
-    if h.board is None:
-        return slots
-    T = h.T
-    gone = np.zeros((T, 52), bool)
-    gone[:, :low] = True
-    seat = np.arange(h.S)[None, :] < h.seats[:, None]
-    r, at = np.nonzero(seat)
-    for j in range(spec.hole_cards):
-        gone[r, h.hole[r, at, j].astype(np.int64) % 52] = True
-    for j in range(spec.board_cards):
-        card = h.board[:, j].astype(np.int64)
-        rows = ok & (card >= low) & (card < 52)
-        if rows.any():
-            left = ~gone[rows]
-            exp = (left / left.sum(axis=1, keepdims=True)).sum(axis=0)
+        for j in range(spec.hole_cards):
+            if hole_obs[s, j].any():
+                slots[f"hole {s}.{j}"] = {"obs": _nonzero(hole_obs[s, j])}
+    for j in range(board.shape[1]):
+        if board_obs[j].any():
             slots[f"board {j}"] = {
-                "obs": _counts(card[rows]),
-                "exp": {str(c): float(exp[c]) for c in range(low, 52)},
+                "obs": _nonzero(board_obs[j]),
+                "exp": {str(c): float(board_exp[j, c]) for c in range(low, 52)},
             }
-        dealt = (card >= 0) & (card < 52)
-        gone[np.flatnonzero(dealt), card[dealt]] = True
     return slots
+
+
+def _nonzero(counts: np.ndarray) -> dict[str, int]:
+    """A card's count by its code, for the cards dealt at least once."""
+    return {str(c): int(counts[c]) for c in np.flatnonzero(counts)}
 
 
 def _categories(h: Any, spec: Game, opts: SettleOptions, keep: np.ndarray) -> dict[str, Any]:

@@ -197,3 +197,57 @@ def test_the_shapes_real_data_comes_in_give_the_verdict_of_one_tidy_file(tmp_pat
         assert [t["name"] for t in v["tests"]] == [t["name"] for t in one["tests"]], shape
         for x, y in zip(one["tests"], v["tests"]):
             assert x["n"] == y["n"] and abs(x["statistic"] - y["statistic"]) < 1e-9, (shape, x["name"])
+
+
+def _slots_by_whole_arrays(hole, seats, board, keep, low):
+    """The card slots' counts by the definition, over whole arrays: rows kept whose every seat's
+    cards are real; hole slots counted; each board slot's card counted and every card the hole cards
+    and earlier board cards leave expected 1 / (cards left)."""
+    T, S, per = hole.shape
+    seat = np.arange(S)[None, :, None] < seats[:, None, None]
+    ok = keep & (((hole >= low) & (hole < 52)) | ~seat).all(axis=(1, 2))
+    hole_obs = np.zeros((S, per, 52), np.int64)
+    for s in range(S):
+        for j in range(per):
+            rows = ok & (seats > s)
+            np.add.at(hole_obs[s, j], hole[rows, s, j].astype(np.int64), 1)
+    gone = np.zeros((T, 52), bool)
+    gone[:, :low] = True
+    r, at = np.nonzero(seat[:, :, 0])
+    for j in range(per):
+        gone[r, hole[r, at, j].astype(np.int64) % 52] = True
+    board_obs = np.zeros((board.shape[1], 52), np.int64)
+    board_exp = np.zeros((board.shape[1], 52))
+    for j in range(board.shape[1]):
+        card = board[:, j].astype(np.int64)
+        rows = ok & (card >= low) & (card < 52)
+        np.add.at(board_obs[j], card[rows], 1)
+        left = ~gone[rows]
+        board_exp[j] = (left / left.sum(axis=1, keepdims=True)).sum(axis=0)
+        dealt = card < 52
+        gone[np.flatnonzero(dealt), card[dealt]] = True
+    return hole_obs, board_obs, board_exp
+
+
+@pytest.mark.parametrize("low", [0, 16])
+def test_card_slot_counts_as_the_definition_says(low):
+    from cardbatch.kernels.dealt import slot_counts
+
+    rng = np.random.default_rng(low)
+    T, S = 3000, 6
+    hole = np.full((T, S, 2), 255, np.uint8)
+    board = np.full((T, 5), 255, np.uint8)
+    seats = rng.integers(2, S + 1, T)
+    for t in range(T):
+        deck = rng.permutation(np.arange(low, 52)).astype(np.uint8)
+        hole[t, : seats[t]] = deck[: 2 * seats[t]].reshape(-1, 2)
+        shown = rng.integers(0, 6)
+        board[t, :shown] = deck[2 * seats[t] : 2 * seats[t] + shown]
+    hole[rng.random((T, S, 2)) < 0.01] = 3  # a card below the short deck's, or a repeat: incomplete rows
+    keep = rng.random(T) < 0.9
+    got = (np.zeros((S, 2, 52), np.int64), np.zeros((5, 52), np.int64), np.zeros((5, 52)))
+    slot_counts(hole, seats, board, keep, low, *got)
+    want = _slots_by_whole_arrays(hole, seats, board, keep, low)
+    assert (got[0] == want[0]).all() and (got[1] == want[1]).all()
+    assert np.allclose(got[2], want[2], rtol=1e-12, atol=1e-9)
+    assert got[1].sum() > 5_000 and got[0].sum() > 15_000  # enough rows complete and kept

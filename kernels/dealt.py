@@ -1,0 +1,45 @@
+"""How often each card was dealt to each slot: what the fairness audit's card tests count."""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .bits import popcount64
+
+
+@njit(cache=True)
+def slot_counts(hole, seats, board, keep, low, hole_obs, board_obs, board_exp):
+    """Add the rows ``keep`` whose every seat's cards are real (codes ``low`` to 51) to the slots'
+    counts: ``hole_obs[S, per, 52]`` the times each card was dealt as seat s's j-th card;
+    ``board_obs[B, 52]`` the times it was the j-th board card, and ``board_exp[B, 52]`` the times
+    it was expected there: ``1 / (cards left)`` for every card the hole cards and the earlier board
+    cards leave. ``hole[T, S, per]``, ``seats[T]``, ``board[T, B]`` (a code of 52 or more: none)."""
+    T, _, per = hole.shape
+    one = np.uint64(1)
+    for t in range(T):
+        if not keep[t]:
+            continue
+        complete = True
+        for s in range(seats[t]):
+            for j in range(per):
+                complete &= low <= hole[t, s, j] < 52
+        if not complete:
+            continue
+        gone = (one << np.uint64(low)) - one
+        for s in range(seats[t]):
+            for j in range(per):
+                c = hole[t, s, j]
+                hole_obs[s, j, c] += 1
+                gone |= one << np.uint64(c)
+        for j in range(board.shape[1]):
+            c = board[t, j]
+            if c >= 52:
+                continue
+            if c >= low:
+                board_obs[j, c] += 1
+                share = 1.0 / (52 - popcount64(gone))
+                for x in range(low, 52):
+                    if not (gone >> np.uint64(x)) & one:
+                        board_exp[j, x] += share
+            gone |= one << np.uint64(c)
