@@ -179,11 +179,130 @@ def walk_five(
         counts[0] += tie
         counts[1] += second
         counts[2] += first
+    flush_pass(
+        5,
+        rest,
+        m,
+        n,
+        seat_suit,
+        seat_lane,
+        flush_values,
+        counts,
+        rank_vals,
+        avail,
+        avail2,
+        suited,
+        idx,
+        sub,
+        vals,
+        flushv,
+    )
+
+
+@njit(cache=True)
+def walk_few(
+    k,
+    rest,
+    m,
+    n,
+    seat_rank,
+    seat_suit,
+    seat_lane,
+    displace7,
+    values7,
+    flush_values,
+    counts,
+    avail,
+    avail2,
+    suited,
+    idx,
+    sub,
+    rank_vals,
+    vals,
+    flushv,
+):
+    """:func:`walk_counts` for up to two cards to come (the flop's and the turn's all-ins): the rank
+    pass keeps each seat's value of each rank pair (``rank_vals[169, n]``), which the flush pass
+    reads instead of valuing the ranks again; ``idx``/``sub`` (6) and ``flushv`` (n): scratch."""
+    for rank in range(13):
+        avail[rank] = 0
+    for e in range(m):
+        avail[rest[e] >> 2] += 1
+    one = np.uint64(1)
+    if k == 0:
+        for i in range(n):
+            rank_vals[0, i] = value7(seat_rank[i], _ZERO, displace7, values7, flush_values)
+            vals[i] = rank_vals[0, i]
+        counts[order_index(vals, n)] += 1
+    tie = first = second = 0  # heads-up: the three orders in registers, not through memory
+    for a in range(13 if k > 0 else 0):
+        if avail[a] == 0:
+            continue
+        ka = one << np.uint64(3 * a)
+        for b in range(a, a + 1 if k == 1 else 13):
+            weight = avail[a]
+            add = ka
+            row = a
+            if k == 2:
+                weight = avail[a] * (avail[a] - 1) // 2 if b == a else avail[a] * avail[b]
+                add = ka + (one << np.uint64(3 * b))
+                row = a + _BINOM[b + 1, 2]  # the multiset's colex row, as flush_pass reads it
+            if weight == 0:
+                continue
+            if n == 2:
+                v0 = value7(seat_rank[0] + add, _ZERO, displace7, values7, flush_values)
+                v1 = value7(seat_rank[1] + add, _ZERO, displace7, values7, flush_values)
+                rank_vals[row, 0] = v0
+                rank_vals[row, 1] = v1
+                tie += weight * (v0 == v1)
+                first += weight * (v0 > v1)
+                second += weight * (v1 > v0)
+                continue
+            for i in range(n):
+                rank_vals[row, i] = value7(seat_rank[i] + add, _ZERO, displace7, values7, flush_values)
+                vals[i] = rank_vals[row, i]
+            counts[order_index(vals, n)] += weight
+    if n == 2:  # order_index: 0 a tie, 1 the second seat above, 2 the first
+        counts[0] += tie
+        counts[1] += second
+        counts[2] += first
+    flush_pass(
+        k,
+        rest,
+        m,
+        n,
+        seat_suit,
+        seat_lane,
+        flush_values,
+        counts,
+        rank_vals,
+        avail,
+        avail2,
+        suited,
+        idx,
+        sub,
+        vals,
+        flushv,
+    )
+
+
+@njit(cache=True)
+def flush_pass(
+    k, rest, m, n, seat_suit, seat_lane, flush_values, counts, rank_vals, avail, avail2, suited, idx, sub, vals, flushv
+):
+    """The walks' second pass (see the module's docstring): for each suit in which some seat can
+    still make five, every completion of ``k`` cards that deals enough of it, the suit's cards one
+    by one and the others (at most two, of other suits) by rank, moved from the order of its rank
+    values (``rank_vals``, by the multiset's colex :func:`row`) to the order of its true values.
+    ``avail``: the cards left of each rank; ``avail2``, ``suited``, ``idx``, ``sub`` (13, 13, 6, 6)
+    and ``vals``, ``flushv`` (n): scratch."""
     for s in range(4):
         most = 0
         for i in range(n):
             most = max(most, seat_suit[i, s])
-        need = max(5 - most, 0)  # two hole cards a seat: at least three of the suit to come
+        need = max(5 - most, 0)
+        if need > k:
+            continue
         a = 0
         for rank in range(13):
             avail2[rank] = avail[rank]
@@ -192,8 +311,8 @@ def walk_five(
                 suited[a] = rest[e] >> 2
                 avail2[rest[e] >> 2] -= 1
                 a += 1
-        for j in range(need, min(5, a) + 1):
-            others = 5 - j
+        for j in range(need, min(k, a) + 1):
+            others = k - j
             for q in range(j):
                 idx[q] = q
             while True:  # every j of the suit's a cards left (their ranks ascending)
@@ -203,13 +322,13 @@ def walk_five(
                     lane |= np.uint64(1) << np.uint64(sub[q])
                 for i in range(n):  # each seat's flush, -1 without one
                     flushv[i] = flush_values[seat_lane[i, s] | lane] if seat_suit[i, s] + j >= 5 else -1
-                # the other cards, of other suits, by rank: none (j = 5), x (j = 4), x <= y (j = 3)
-                for x in range(13 if j < 5 else 1):
-                    for y in range(x, x + 1 if j >= 4 else 13):
+                # the other cards, of other suits, by rank: none, x, or x <= y
+                for x in range(13 if others > 0 else 1):
+                    for y in range(x, x + 1 if others < 2 else 13):
                         weight = 1
-                        if j == 4:
+                        if others == 1:
                             weight = avail2[x]
-                        elif j == 3:
+                        elif others == 2:
                             weight = avail2[x] * (avail2[x] - 1) // 2 if y == x else avail2[x] * avail2[y]
                         if weight <= 0:
                             continue
@@ -218,7 +337,7 @@ def walk_five(
                         p = 0
                         o = 0
                         at = 0
-                        for q in range(5):
+                        for q in range(k):
                             other = x if o == 0 else y
                             if o < others and (p >= j or other <= sub[p]):
                                 rank = other
@@ -252,150 +371,3 @@ def walk_five(
                 idx[q] += 1
                 for q2 in range(q + 1, j):
                     idx[q2] = idx[q2 - 1] + 1
-
-
-@njit(cache=True, inline="always")
-def _pair(a, b):
-    """The index of the ranks to come (none, one, or two in either order) in a walk's stored values."""
-    return a * 13 + b if a <= b else b * 13 + a
-
-
-@njit(cache=True, inline="always")
-def _flushes(s, j, lane, n, seat_suit, seat_lane, flush_values, flushv):
-    """Each seat's flush value when ``j`` cards of suit ``s`` (ranks ``lane``) come, -1 without one."""
-    for i in range(n):
-        flushv[i] = flush_values[seat_lane[i, s] | lane] if seat_suit[i, s] + j >= 5 else -1
-
-
-@njit(cache=True, inline="always")
-def _move(row, weight, n, flushv, rank_vals, vals, counts):
-    """Move a flush completion's ``weight`` from the order of its rank values (``rank_vals[row]``)
-    to the order of its true values (the seats' flushes, ``flushv``, where they have one)."""
-    if n == 2:
-        r0, r1 = rank_vals[row, 0], rank_vals[row, 1]
-        a0 = flushv[0] if flushv[0] >= 0 else r0
-        a1 = flushv[1] if flushv[1] >= 0 else r1
-        before = (r1 > r0) + 2 * (r0 > r1)
-        after = (a1 > a0) + 2 * (a0 > a1)
-    else:
-        for i in range(n):
-            vals[i] = rank_vals[row, i]
-        before = order_index(vals, n)
-        for i in range(n):
-            if flushv[i] >= 0:
-                vals[i] = flushv[i]
-        after = order_index(vals, n)
-    if after != before:
-        counts[before] -= weight
-        counts[after] += weight
-
-
-@njit(cache=True)
-def walk_few(
-    k,
-    rest,
-    m,
-    n,
-    seat_rank,
-    seat_suit,
-    seat_lane,
-    displace7,
-    values7,
-    flush_values,
-    counts,
-    avail,
-    avail2,
-    suited,
-    rank_vals,
-    vals,
-    flushv,
-):
-    """:func:`walk_counts` for up to two cards to come (the flop's and the turn's all-ins): the rank
-    pass keeps each seat's value of each rank pair (``rank_vals[169, n]``), which the flush pass
-    reads instead of valuing the ranks again; ``flushv[n]``: scratch."""
-    for rank in range(13):
-        avail[rank] = 0
-    for e in range(m):
-        avail[rest[e] >> 2] += 1
-    one = np.uint64(1)
-    if k == 0:
-        for i in range(n):
-            rank_vals[0, i] = value7(seat_rank[i], _ZERO, displace7, values7, flush_values)
-            vals[i] = rank_vals[0, i]
-        counts[order_index(vals, n)] += 1
-    tie = first = second = 0  # heads-up: the three orders in registers, not through memory
-    for a in range(13 if k > 0 else 0):
-        if avail[a] == 0:
-            continue
-        ka = one << np.uint64(3 * a)
-        for b in range(a, a + 1 if k == 1 else 13):
-            weight = avail[a]
-            add = ka
-            row = a
-            if k == 2:
-                weight = avail[a] * (avail[a] - 1) // 2 if b == a else avail[a] * avail[b]
-                add = ka + (one << np.uint64(3 * b))
-                row = a * 13 + b
-            if weight == 0:
-                continue
-            if n == 2:
-                v0 = value7(seat_rank[0] + add, _ZERO, displace7, values7, flush_values)
-                v1 = value7(seat_rank[1] + add, _ZERO, displace7, values7, flush_values)
-                rank_vals[row, 0] = v0
-                rank_vals[row, 1] = v1
-                tie += weight * (v0 == v1)
-                first += weight * (v0 > v1)
-                second += weight * (v1 > v0)
-                continue
-            for i in range(n):
-                rank_vals[row, i] = value7(seat_rank[i] + add, _ZERO, displace7, values7, flush_values)
-                vals[i] = rank_vals[row, i]
-            counts[order_index(vals, n)] += weight
-    if n == 2:  # order_index: 0 a tie, 1 the second seat above, 2 the first
-        counts[0] += tie
-        counts[1] += second
-        counts[2] += first
-    for s in range(4):
-        most = 0
-        for i in range(n):
-            most = max(most, seat_suit[i, s])
-        need = max(5 - most, 0)
-        if need > k:
-            continue
-        a = 0
-        for rank in range(13):
-            avail2[rank] = avail[rank]
-        for e in range(m):
-            if rest[e] & 3 == s:
-                suited[a] = rest[e] >> 2
-                avail2[rest[e] >> 2] -= 1
-                a += 1
-        for j in range(need, min(k, a) + 1):
-            if j == 0:  # a seat already holds five of the suit: the cards to come are of other suits
-                _flushes(s, 0, _ZERO, n, seat_suit, seat_lane, flush_values, flushv)
-                if k == 0:
-                    _move(0, 1, n, flushv, rank_vals, vals, counts)
-                for r in range(13 if k > 0 else 0):
-                    for q in range(r, r + 1 if k == 1 else 13):
-                        w = avail2[r]
-                        row = r
-                        if k == 2:
-                            w = avail2[r] * (avail2[r] - 1) // 2 if q == r else avail2[r] * avail2[q]
-                            row = r * 13 + q
-                        if w:
-                            _move(row, w, n, flushv, rank_vals, vals, counts)
-            elif j == 1:
-                for x in range(a):
-                    _flushes(s, 1, one << np.uint64(suited[x]), n, seat_suit, seat_lane, flush_values, flushv)
-                    if k == 1:
-                        _move(suited[x], 1, n, flushv, rank_vals, vals, counts)
-                        continue
-                    for r in range(13):
-                        if avail2[r]:
-                            _move(_pair(suited[x], r), avail2[r], n, flushv, rank_vals, vals, counts)
-            else:
-                for x in range(a):
-                    for y in range(x + 1, a):
-                        lane = (one << np.uint64(suited[x])) | (one << np.uint64(suited[y]))
-                        _flushes(s, 2, lane, n, seat_suit, seat_lane, flush_values, flushv)
-                        _move(_pair(suited[x], suited[y]), 1, n, flushv, rank_vals, vals, counts)

@@ -169,6 +169,8 @@ def _tables(first, stop, chips, dead, live, hole, board, known, button, seeds, g
                 avail,
                 avail2,
                 suited,
+                idx5,
+                sub,
                 rank_vals,
                 vals,
                 flushv,

@@ -41,6 +41,8 @@ def _walk(
             flush_values,
             counts,
             *(np.empty(13, np.int64) for _ in range(3)),
+            np.empty(6, np.int64),
+            np.empty(6, np.int64),
             np.empty((169, n), np.int64),
             np.empty(n, np.int64),
             np.empty(n, np.int64),
