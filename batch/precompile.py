@@ -128,6 +128,21 @@ def _settle_family(serial: bool, report: Report, tables: Tables) -> None:
 
         return step
 
+    def equity() -> None:
+        """``--equity`` and ``fairness``: the all-in street, the walks (one spot each: the sample's
+        all-ins may not hold every kind) and the card tallies."""
+        import numpy as np
+
+        from cardbatch.batch.settle.options import FairnessOptions
+        from cardbatch.kernels.equity import Walk, all_in_equity
+
+        opts = SettleOptions.of(equity=Walk(), fairness=FairnessOptions())
+        for table in tables["streets"]:
+            settle_table(table, opts)
+        hole = np.arange(6, dtype=np.uint8).reshape(1, 3, 2)
+        board = np.arange(6, 11, dtype=np.uint8).reshape(1, 5)
+        all_in_equity([[10, 10, 10]], [[True, True, True]], hole, board, [3], [0])
+
     with twins.serial(serial):
         _steps(
             report,
@@ -139,6 +154,7 @@ def _settle_family(serial: bool, report: Report, tables: Tables) -> None:
                 ("2v2 teams", settle("teams")),
                 ("per-street contributions, standard policy", settle("streets")),
                 ("per-street policies", settle("streets", "ratio_rank")),
+                ("all-in equity and fairness tallies", equity),
                 *((spec.title, settle(spec.name)) for spec in _other_board_games()),
             ],
         )

@@ -28,6 +28,14 @@ def test_after_compile_a_run_compiles_nothing(tmp_path):
     assert settled.returncode == 0, settled.stderr
     assert json.loads(settled.stdout)["compile_ahead"]["compiled"] is False  # every kernel came from the cache
     assert "compiling" not in settled.stderr
+    # the all-in walks and the fairness tallies too (hands with stacks, so their all-ins are walked)
+    hands = str(tmp_path / "hands.parquet")
+    assert cli("generate", "--out", hands, "--hands", "3000", "--streets", env=cache).returncode == 0
+    fair = cli("fairness", hands, "--out", str(tmp_path / "fair"), env=cache)
+    assert fair.returncode in (0, 4), fair.stderr
+    summary = json.loads(fair.stdout)
+    assert summary["equity"]["all_in"] > 0 and summary["compile_ahead"]["compiled"] is False
+    assert "compiling" not in fair.stderr
 
 
 def _refused(res) -> None:
