@@ -45,10 +45,12 @@ from .boardwalk import MULTISETS, add_card, order_index, walk_few, walk_five
 from .headsup import load as load_headsup
 from .headsup import lookup
 from .holdem import KEY_INIT, SCORE_TABLES, value7
-from .pots.api import Options
+from .pots.api import Options, rows_beyond_int64
 from .pots.policies import standard_dead, standard_layered, standard_layers
 from .reasons import OK
 
+MAX_SAMPLES = 10_000_000  # a table's samples: about a second of one core at most
+SLICE_DRAWS = 20_000_000  # completions a call of the kernel walks at most: signals are handled between calls
 MAX_COUNTED = 6  # up to 6 live seats (6**6 = 46,656 orders) a completion counts its order
 _NO_CARD = 255
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
@@ -150,7 +152,7 @@ def _tables(first, stop, chips, dead, live, hole, board, known, button, seeds, g
         if n == 2 and k == 5 and hu_keys.shape[0] > 0:  # heads-up preflop: the table's counts, whatever the budget
             a, b = seats[0], seats[1]
             tabled = lookup(hu_keys, hu_counts, hole[t, a, 0], hole[t, a, 1], hole[t, b, 0], hole[t, b, 1], counts)
-        walk = tabled or (total >= 0 and total <= budget)
+        walk = tabled or (total >= 0 and total <= max(budget, samples))  # drawing more than there are: walk
         draws = total if walk else samples
         code = OK
         if walk and counted and not tabled and k <= 2:
@@ -399,9 +401,9 @@ class Walk:
 
     >>> Walk().budget, Walk(budget=0).samples
     (100000, 10000)
-    >>> Walk(samples=0)
+    >>> Walk(samples=1)
     Traceback (most recent call last):
-    ValueError: samples must be at least 1, got 0
+    ValueError: samples must be between 2 and 10,000,000, got 1
     """
 
     budget: int = 100_000
@@ -411,8 +413,10 @@ class Walk:
     def __post_init__(self) -> None:
         if self.budget < 0:
             raise ValueError(f"budget must be at least 0, got {self.budget}")
-        if self.samples < 1:
-            raise ValueError(f"samples must be at least 1, got {self.samples}")
+        if not 2 <= self.samples <= MAX_SAMPLES:  # one sample has no standard error to report
+            raise ValueError(f"samples must be between 2 and {MAX_SAMPLES:,}, got {self.samples}")
+        if not 0 <= self.seed < 2**64:
+            raise ValueError(f"seed must be between 0 and 2**64 - 1, got {self.seed}")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -484,8 +488,10 @@ def all_in_equity(
     >>> e.exact[0], e.drawn[0], [round(x, 4) for x in e.ev_payout[0]]
     (True, 990, [183.2323, 16.7677])
     """
-    opts = options or Options()
-    c = np.ascontiguousarray(chips, dtype=np.int64)
+    opts = _standard(options)
+    if not 0 <= lowest_card <= 51:
+        raise ValueError(f"lowest_card must be a card code (0 to 51), got {lowest_card}")
+    c = _chips(chips, "chips")
     if c.ndim != 2:
         raise ValueError(f"chips must be [tables, seats], got shape {c.shape}")
     T, S = c.shape
@@ -494,7 +500,7 @@ def all_in_equity(
     b = np.ascontiguousarray(board, dtype=np.uint8)
     kn = np.ascontiguousarray(known, dtype=np.int64)
     bt = np.ascontiguousarray(button, dtype=np.int64)
-    d = np.zeros((T, S), np.int64) if dead is None else np.ascontiguousarray(dead, dtype=np.int64)
+    d = np.zeros((T, S), np.int64) if dead is None else _chips(dead, "dead")
     for name, arr, shape in (
         ("live", lv, (T, S)),
         ("hole", h, (T, S, 2)),
@@ -506,7 +512,7 @@ def all_in_equity(
         if arr.shape != shape:
             raise ValueError(f"{name} must have shape {shape}, got {arr.shape}")
     _check(c, d, lv, h, b, kn, bt, lowest_card)
-    ids = np.arange(T, dtype=np.int64) if hand_ids is None else np.asarray(hand_ids, dtype=np.int64)
+    ids = np.arange(T, dtype=np.int64) if hand_ids is None else _chips(hand_ids, "hand_ids")
     out = (
         np.zeros((T, S), np.float64),
         np.zeros((T, S, 2), np.float64),
@@ -518,11 +524,35 @@ def all_in_equity(
     hu_keys, hu_counts = _headsup() if tabled else NO_TABLE
     game = (np.int64(lowest_card), np.int64(walk.budget), np.int64(walk.samples), hu_keys, hu_counts)
     rules = opts.lower(False, 0, False)
-    equity_kernel(c, d, lv, h, b, kn, bt, _seeds(walk.seed, ids), game, tables, rules, out)
+    seeds = _seeds(walk.seed, ids)
+    step = max(1, SLICE_DRAWS // max(walk.samples, 1))
+    for a in range(0, T, step):  # in slices: a long run still answers Ctrl-C and SIGTERM between them
+        z = slice(a, a + step)
+        part = tuple(x[z] for x in out)
+        equity_kernel(c[z], d[z], lv[z], h[z], b[z], kn[z], bt[z], seeds[z], game, tables, rules, part)
     bad = np.flatnonzero(out[4])
     if bad.size:
         raise ValueError(f"table {int(bad[0])}: its pots cannot be paid (orphan chips, and the rules keep them)")
     return Equity(out[0], out[1][:, :, 0], out[2], out[3], out[1][:, :, 1])
+
+
+def _standard(options: Options | None) -> Options:
+    """The pot rules, which must be the standard policy's: the walk pays the pots as it does."""
+    opts = options or Options()
+    if opts.policy.name.lower() != "standard":
+        raise ValueError(f"equity is defined for the standard policy only, got policy {opts.policy.name.lower()}")
+    return opts
+
+
+def _chips(values: ArrayLike, name: str) -> np.ndarray:
+    """``values`` as int64, or a ValueError: not integers, or beyond int64 (chips: below zero is
+    :func:`_check`'s, which names the table)."""
+    a = np.asarray(values)
+    if a.dtype.kind not in "ui" and not (a.size == 0 and a.dtype.kind == "f"):
+        raise ValueError(f"{name} must be integers, got dtype {a.dtype}")
+    if a.dtype == np.uint64 and (a > np.iinfo(np.int64).max).any():
+        raise ValueError(f"{name} do not fit int64")
+    return np.ascontiguousarray(a, dtype=np.int64)
 
 
 def _check(
@@ -539,6 +569,7 @@ def _check(
         ("known board cards must be 0, 3, 4 or 5", ~np.isin(kn, (0, 3, 4, 5))),
         ("no live seat", ~lv.any(axis=1)),
         ("chips below zero, or dead chips beyond a seat's chips", ((c < 0) | (d < 0) | (d > c)).any(axis=1)),
+        ("the chips in sum beyond int64", rows_beyond_int64(c)),
         ("the button is not a seat", (bt < 0) | (bt >= S)),
         ("a live seat's or the known board's card is missing, repeated or not in the deck", bad_card),
     ):
@@ -589,16 +620,19 @@ def all_in_equity_by_evaluator(
     from .pots import settle_detailed
     from .showdown import seat_values
 
-    opts = options or Options()
-    c = np.asarray(chips, dtype=np.int64)
+    opts = _standard(options)
+    c = _chips(chips, "chips")
     T, S = c.shape
     lv = np.asarray(live, dtype=np.bool_)
     h = np.asarray(hole, dtype=np.uint8)
     b = np.asarray(board, dtype=np.uint8)
     kn = np.asarray(known, dtype=np.int64)
     bt = np.asarray(button, dtype=np.int64)
-    d = np.zeros((T, S), np.int64) if dead is None else np.asarray(dead, dtype=np.int64)
-    ids = np.arange(T, dtype=np.int64) if hand_ids is None else np.asarray(hand_ids, dtype=np.int64)
+    d = np.zeros((T, S), np.int64) if dead is None else _chips(dead, "dead")
+    ids = np.arange(T, dtype=np.int64) if hand_ids is None else _chips(hand_ids, "hand_ids")
+    if ((c < 0) | (d < 0) | (d > c)).any() or rows_beyond_int64(c).any():
+        t = int(np.flatnonzero(((c < 0) | (d < 0) | (d > c)).any(axis=1) | rows_beyond_int64(c))[0])
+        raise ValueError(f"table {t}: chips below zero, dead chips beyond a seat's chips, or a sum beyond int64")
     per = h.shape[2]
     ev = np.zeros((T, S))
     se = np.zeros((T, S))

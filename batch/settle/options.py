@@ -105,6 +105,12 @@ class SettleOptions:
 
         if not isinstance(self.pots, Options):
             raise ValueError(f"pots must be a cardbatch.kernels.pots.Options, got {type(self.pots).__name__}")
+        if (self.equity is not None or self.fairness is not None) and self.pots.policy.name.lower() != "standard":
+            # a per-street policy splits by what each street's bets were against; the walk pays the
+            # standard policy's pots, and would report its luck as the policy's
+            raise ValueError(
+                f"equity is defined for the standard policy only, got policy {self.pots.policy.name.lower()}"
+            )
         rules_of(self.rules)  # a ValueError naming the presets
         if self.game is not None:
             spec = game_spec(self.game)  # a ValueError naming the games

@@ -169,6 +169,17 @@ class Settlement:
     _contrib_total: np.ndarray | None = dataclasses.field(default=None, repr=False)
 
 
+def rows_beyond_int64(c: np.ndarray) -> np.ndarray:
+    """Rows of ``c[T, N]`` whose non-negative values sum beyond int64 (exact: Python integers, only
+    for the rows whose float sum comes near)."""
+    rows = np.zeros(c.shape[0], bool)
+    if c.size == 0:
+        return rows
+    near = np.flatnonzero(np.clip(c, 0, None).astype(np.float64).sum(axis=1) >= 2.0**62)
+    rows[near] = [sum(max(int(x), 0) for x in c[t]) > int(_MAX64) for t in near]
+    return rows
+
+
 def _prepare(contrib: ArrayLike, live: ArrayLike, score: ArrayLike, button: ArrayLike):
     c = np.asarray(contrib)
     if c.dtype.kind not in "ui" and not (c.dtype.kind == "f" and c.size == 0):

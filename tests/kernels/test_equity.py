@@ -208,10 +208,10 @@ def test_above_the_budget_a_seeded_sample_within_its_error():
     chips, live, hole, board, kn, button = _spot(rng, 4, 3)
     exact = all_in_equity([chips], [live], [hole], [board], [kn], [button])
     args = ([chips], [live], [hole], [board], [kn], [button])
-    a = all_in_equity(*args, walk=Walk(budget=10, samples=4000, seed=1), hand_ids=[77])
-    b = all_in_equity(*args, walk=Walk(budget=10, samples=4000, seed=1), hand_ids=[77])
-    c = all_in_equity(*args, walk=Walk(budget=10, samples=4000, seed=2), hand_ids=[77])
-    assert not a.exact[0] and a.drawn[0] == 4000
+    a = all_in_equity(*args, walk=Walk(budget=10, samples=400, seed=1), hand_ids=[77])
+    b = all_in_equity(*args, walk=Walk(budget=10, samples=400, seed=1), hand_ids=[77])
+    c = all_in_equity(*args, walk=Walk(budget=10, samples=400, seed=2), hand_ids=[77])
+    assert not a.exact[0] and a.drawn[0] == 400
     assert a.ev_payout.tolist() == b.ev_payout.tolist()  # the same seed and hand: the same draws
     assert a.ev_payout.tolist() != c.ev_payout.tolist()
     assert (a.equity_se[0] > 0).sum() >= 2  # (a seat paid the same in every completion has none)
@@ -371,3 +371,41 @@ def test_huge_pots_add_up(known, n, chip):
     assert abs(e.ev_payout[0].sum() - n * chip) <= 1e-9 * n * chip
     assert (e.equity[0] > 0).all() and abs(e.equity[0].sum() - 1) < 1e-12
     assert e.equity[0][0] == max(e.equity[0])
+
+
+def test_what_the_walk_cannot_take_is_named():
+    """Chips that are not integers, do not fit int64 or sum beyond it, a deck that is not one, a
+    policy the walk does not pay, and walk limits: each a ValueError, never a wrapped or truncated figure."""
+    from cardbatch.kernels.cards import parse
+    from cardbatch.kernels.pots.api import Options
+
+    hole = parse(["AsKs", "QdQh"]).reshape(1, 2, 2)
+    board = np.array([[*parse("2c3d4h"), 255, 255]], np.uint8)
+    spot = ([[True, True]], hole, board, [3], [0])
+    cases = [
+        ({"chips": np.array([[100.5, 100.0]])}, "chips must be integers"),
+        ({"chips": np.array([[2**63, 1]], np.uint64)}, "chips do not fit int64"),
+        ({"chips": [[2**62, 2**62]]}, "table 0: the chips in sum beyond int64"),
+        ({"chips": [[10, 10]], "lowest_card": -5}, "lowest_card must be a card code"),
+        ({"chips": [[10, 10]], "options": Options(policy="presence")}, "standard policy only"),
+        ({"chips": [[10, 10]], "hand_ids": np.array([2**64 - 1], np.uint64)}, "hand_ids do not fit int64"),
+    ]
+    for kwargs, message in cases:
+        chips = kwargs.pop("chips")
+        with pytest.raises(ValueError, match=message):
+            all_in_equity(chips, *spot, **kwargs)
+    for walk, message in [({"samples": 1}, "samples must be between 2"), ({"seed": 2**64}, "seed must be between")]:
+        with pytest.raises(ValueError, match=message):
+            Walk(**walk)
+
+
+def test_samples_that_cover_every_board_walk_them_instead():
+    """A flop all-in's 990 boards with 2,000 samples asked: walked, exact (drawing would cost more)."""
+    from cardbatch.kernels.cards import parse
+
+    hole = parse(["AsKs", "QdQh"]).reshape(1, 2, 2)
+    board = np.array([[*parse("2c3d4h"), 255, 255]], np.uint8)
+    e = all_in_equity([[10, 10]], [[True, True]], hole, board, [3], [0], walk=Walk(budget=0, samples=2_000))
+    assert e.exact[0] and e.drawn[0] == 990 and (e.equity_se[0] == 0).all()
+    f = all_in_equity([[10, 10]], [[True, True]], hole, board, [3], [0], walk=Walk(budget=0, samples=500))
+    assert not f.exact[0] and f.drawn[0] == 500 and (f.equity_se[0] > 0).all()
