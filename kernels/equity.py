@@ -525,7 +525,7 @@ def all_in_equity(
     game = (np.int64(lowest_card), np.int64(walk.budget), np.int64(walk.samples), hu_keys, hu_counts)
     rules = opts.lower(False, 0, False)
     seeds = _seeds(walk.seed, ids)
-    step = max(1, SLICE_DRAWS // max(walk.samples, 1))
+    step = max(1, SLICE_DRAWS // max(walk.samples, walk.budget, 1))  # a table walks at most either
     for a in range(0, T, step):  # in slices: a long run still answers Ctrl-C and SIGTERM between them
         z = slice(a, a + step)
         part = tuple(x[z] for x in out)

@@ -267,3 +267,34 @@ def test_equity_options_the_walk_cannot_honour_exit_2_before_anything_is_written
     res = subprocess.run(cmd, capture_output=True, text=True, cwd=Path(__file__).parents[3])
     assert res.returncode == 2 and message in res.stderr and len(res.stderr.strip().splitlines()) == 1, res.stderr
     assert not out.exists()
+
+
+def test_a_long_equity_walk_answers_sigterm(tmp_path):
+    """Three hundred 8-seat preflop all-ins walked over every board (seconds each batch): SIGTERM is
+    answered in a second or two with exit 143, not when the batch's walk ends (35 s before the
+    kernel ran in slices)."""
+    import signal
+    import time
+
+    row = {
+        "hand_id": 0,
+        "button": 5,
+        "board": [30, 45, 25, 43, 26],
+        "cards": [15, 12, 10, 28, 46, 51, 16, 9, 48, 8, 20, 41, 49, 11, 27, 22],
+        "contrib_street": [100, 100, 100, 251, 999, 251, 1000, 1000] + [0] * 24,
+        "folded": [False] * 8,
+        "stack": [100, 100, 100, 251, 999, 251, 1000, 1000],
+    }
+    rows = [{**row, "hand_id": i} for i in range(300)]
+    path = tmp_path / "eight.parquet"
+    pq.write_table(pa.Table.from_pylist(rows), path)
+    cmd = [sys.executable, "-m", "cardbatch", "settle", str(path), "--out", str(tmp_path / "out"), "-q"]
+    cmd += ["--equity", "--equity-budget", "2000000", "--workers", "1"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(12)  # compiled (or loaded) and walking
+    assert proc.poll() is None, "the run ended before the signal: make it longer"
+    sent = time.monotonic()
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 143, err
+    assert time.monotonic() - sent < 8, "the walk did not answer SIGTERM between its slices"
