@@ -94,6 +94,26 @@ def _writable(table: pa.Table) -> pa.Table:
     return table
 
 
+_WALK_OPTIONS = {"equity_budget": "budget", "equity_samples": "samples", "equity_seed": "seed"}
+
+
+def _with_walk(rules: dict[str, Any]) -> dict[str, Any]:
+    """``equity=True`` and the command line's ``equity_budget``/``_samples``/``_seed`` as the
+    :class:`~cardbatch.kernels.equity.Walk` they name (``equity`` may also be a ``Walk`` itself)."""
+    from cardbatch.kernels.equity import Walk
+
+    out = {k: v for k, v in rules.items() if k not in _WALK_OPTIONS}
+    walk = {_WALK_OPTIONS[k]: v for k, v in rules.items() if k in _WALK_OPTIONS}
+    equity = rules.get("equity")
+    if equity is True:
+        out["equity"] = Walk(**walk)
+    elif walk:
+        raise ValueError(f"settle: {', '.join(sorted(k for k in rules if k in _WALK_OPTIONS))}: only with equity=True")
+    elif equity is False:
+        out["equity"] = None
+    return out
+
+
 def settle(
     data: Any, *, audit: bool = False, workers: int | None = None, batch_rows: int = 1 << 16, **rules: Any
 ) -> Settled:
@@ -104,7 +124,8 @@ def settle(
     gathered into tables instead of files; no process is started, so a plain script needs no
     ``if __name__ == "__main__":`` guard. ``rules``: the settlement options by their command-line
     names (``policy``, ``rake_pct``, ``rake_cap``, ``chip_unit``, ``odd_chips``, ``orphan_chips``,
-    ``no_flop_no_drop``, ``rules``, ``game``, ``team_model``, ``trips_beat_straight``); ``workers``:
+    ``no_flop_no_drop``, ``rules``, ``game``, ``team_model``, ``trips_beat_straight``, ``equity=True``
+    with ``equity_budget``, ``equity_samples``, ``equity_seed``, ``by_player``); ``workers``:
     numba's threads for the kernels (default: every core); ``batch_rows``: rows settled at a time.
     Raises ``ValueError`` for an option it does not know and :class:`~cardbatch.batch.io.errors.InputError` for input it
     cannot read as asked (the message names ``the table`` or the file, and the column).
@@ -125,9 +146,11 @@ def settle(
     from cardbatch.batch.settle.options import POT_FIELDS
 
     known = set(POT_FIELDS) | {f.name for f in dataclasses.fields(SettleOptions)} - {"pots", "audit"}
+    known |= set(_WALK_OPTIONS)
     unknown = sorted(set(rules) - known)
     if unknown:
         raise ValueError(f"settle: unknown option(s) {', '.join(unknown)} (known: {', '.join(sorted(known))})")
+    rules = _with_walk(rules)
     if workers is not None:
         require_whole(workers, "workers", 1)
     require_whole(batch_rows, "batch_rows", 1)

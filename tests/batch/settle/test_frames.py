@@ -157,3 +157,20 @@ def test_nulls_and_wide_integers_from_a_dataframe_are_set_aside_as_from_a_file(t
     assert reasons[ids[1]] == "missing_value" and reasons[ids[3]] == "missing_value"
     assert reasons[ids[2]] == "overflow"
     assert s.summary["rows_read"] == 50 == s.results.num_rows + s.errors.num_rows
+
+
+def test_equity_by_the_command_lines_names():
+    """``equity=True`` with ``equity_budget`` / ``_samples`` / ``_seed``, as the command line names
+    them: the same columns and figures as a ``Walk``; walk options without ``equity`` are refused."""
+    import cardbatch
+    from cardbatch.batch.generate import generate_hands
+    from cardbatch.kernels.equity import Walk
+
+    hands = generate_hands("holdem", 2000, seed=3, streets_column=True).table
+    by_name = cardbatch.settle(hands, equity=True, equity_budget=50_000, equity_samples=500, equity_seed=4)
+    by_walk = cardbatch.settle(hands, equity=Walk(budget=50_000, samples=500, seed=4))
+    assert by_name.summary["equity"] == by_walk.summary["equity"] and by_name.summary["equity"]["all_in"] > 0
+    assert by_name.results.equals(by_walk.results)
+    assert "ev_payout" not in cardbatch.settle(hands, equity=False).results.column_names
+    with pytest.raises(ValueError, match="equity_samples: only with equity=True"):
+        cardbatch.settle(hands, equity_samples=500)
