@@ -13,18 +13,20 @@ pots are then paid once per order that occurred, with stand-in values that rank 
 same way, and weighted by its count: the same payouts, exactly. Above :data:`MAX_COUNTED` live
 seats (``n**n`` orders) each completion is paid as it comes.
 
-The board's part of a hand (its cards' key sum and bit mask) is built incrementally, one card a
-level, as the enumeration advances; each live seat adds its own two cards' words: one hash
-lookup a seat a completion.
+The exact walk goes by ranks (:mod:`.boardwalk`: the multisets of ranks to come, weighted by the
+card sets that deal them, then the completions that make a flush); pots without dead chips are
+layered once a table and only their winners found per order. Drawn completions (above the
+budget) and tables of more than :data:`MAX_COUNTED` live seats go card by card: the board's key
+and bits built one card a level, each seat adding its own two cards' words.
 
 Arguments, padded per table (the batch layer passes only the all-in tables):
 ``chips int64[T, S]`` each seat's chips in (dead chips included), ``dead int64[T, S]`` its dead
 chips, ``live bool[T, S]``, ``hole uint8[T, S, 2]``, ``board uint8[T, 5]`` (255: no card),
 ``known int64[T]`` the board cards known at the all-in (0, 3 or 4), ``button int64[T]``,
 ``seeds uint64[T]``; ``game = (lowest_card, budget, samples, keys, counts)``: the deck's lowest
-card code, the most completions walked exactly, the samples drawn above that, and the heads-up
-preflop table (:mod:`.headsup`; empty arrays: none, as for the short deck), whose counts serve a
-heads-up preflop all-in whatever the budget.
+card code, the most completions walked exactly (or the samples, if more), the samples drawn
+above that, and the heads-up preflop table (:mod:`.headsup`; empty arrays: none, as for the
+short deck), whose counts serve a heads-up preflop all-in whatever the budget.
 Outputs: ``ev float64[T, S]`` expected payout, ``sq float64[T, S, 2]`` its standard error (0 when
 exact) and the payout's variance over the completions, ``drawn int64[T]`` completions walked or
 sampled, ``exact bool[T]``, ``status int16[T]``.
