@@ -133,6 +133,16 @@ def _tree(pid: int) -> list[int]:
     return found
 
 
+@pytest.fixture(scope="module")
+def many_small_units(tmp_path_factory) -> Path:
+    """100,000 generated rows in row groups of 100: a run of 1,000 units that lasts seconds, so a
+    signal sent when its first part is written finds it running, however fast the machine."""
+    path = tmp_path_factory.mktemp("units") / "hands.parquet"
+    cmd = [sys.executable, "-m", "cardbatch", "generate", "--hands", "100000", "--row-group", "100"]
+    subprocess.run([*cmd, "--out", str(path), "--quiet"], check=True)
+    return path
+
+
 @pytest.mark.slow  # signals, a Dask LocalCluster, an empty cache
 @pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="reads /proc to find the workers")
 @pytest.mark.parametrize(
@@ -144,13 +154,15 @@ def _tree(pid: int) -> list[int]:
         (signal.SIGINT, 130, "starting"),
     ],
 )
-def test_a_stopped_dask_run_takes_its_local_cluster_along(tmp_path, sig, status, when):
+def test_a_stopped_dask_run_takes_its_local_cluster_along(tmp_path, many_small_units, sig, status, when):
     """Stopped while its units run; as the compiling pool's first process starts (empty cache); or
     as the cluster's first worker starts (warm cache). A process stopped while it receives its
     start-up data, or a cluster stopped half-started, printed a traceback: both are held until up."""
     pytest.importorskip("distributed")
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache")}  # the workers stay busy compiling
     inputs = [str(DATA / "holdem_sample.parquet"), str(DATA / "zjh_sample.parquet")]
+    if when == "running":  # 1,000 units of 100 rows: seconds of work left when the first part lands
+        inputs = [str(many_small_units), "--batch-rows", "100"]
     cmd = [
         sys.executable,
         "-m",
@@ -172,13 +184,15 @@ def test_a_stopped_dask_run_takes_its_local_cluster_along(tmp_path, sig, status,
     deadline = time.time() + 60
     while len(_tree(proc.pid)) < (3 if when == "running" else 1) and time.time() < deadline:
         time.sleep(0.05)
-    if when == "running":
-        time.sleep(5)  # the cluster is up and its workers are in their units
+    if when == "running":  # the cluster is up and its workers are in their units
+        while not list((tmp_path / "out" / "results").rglob("*.parquet")) and time.time() < deadline:
+            time.sleep(0.02)
     processes = _tree(proc.pid)
     proc.send_signal(sig)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == status, err
     assert _said(err) == ["interrupted; run the same command again to resume"]
+    assert not (tmp_path / "out" / "summary.json").exists()
     deadline = time.time() + 15
     while any(alive(p) for p in processes) and time.time() < deadline:
         time.sleep(0.2)
