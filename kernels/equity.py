@@ -527,15 +527,37 @@ def all_in_equity(
     game = (np.int64(lowest_card), np.int64(walk.budget), np.int64(walk.samples), hu_keys, hu_counts)
     rules = opts.lower(False, 0, False)
     seeds = _seeds(walk.seed, ids)
-    step = max(1, SLICE_DRAWS // max(walk.samples, walk.budget, 1))  # a table walks at most either
-    for a in range(0, T, step):  # in slices: a long run still answers Ctrl-C and SIGTERM between them
-        z = slice(a, a + step)
+    for z in _slices(lv, kn, lowest_card, walk):  # a long run still answers Ctrl-C and SIGTERM between them
         part = tuple(x[z] for x in out)
         equity_kernel(c[z], d[z], lv[z], h[z], b[z], kn[z], bt[z], seeds[z], game, tables, rules, part)
     bad = np.flatnonzero(out[4])
     if bad.size:
         raise ValueError(f"table {int(bad[0])}: its pots cannot be paid (orphan chips, and the rules keep them)")
     return Equity(out[0], out[1][:, :, 0], out[2], out[3], out[1][:, :, 1])
+
+
+_COMB = np.array([[math.comb(m, k) for k in range(6)] for m in range(53)], np.int64)
+RANK_WALK = 100_000  # a walk by ranks costs at most about as much as this many completions counted (~1 ms)
+PAID_EACH = 16  # a completion paid as it comes (more than MAX_COUNTED seats) costs about this many counted ones
+
+
+def _slices(lv: np.ndarray, kn: np.ndarray, lowest_card: int, walk: Walk) -> list[slice]:
+    """The tables in runs of about :data:`SLICE_DRAWS` counted completions' work each (well under a
+    second): one kernel call per run, since a call costs microseconds and a long batch must still
+    return to Python, where Ctrl-C and SIGTERM are answered, between runs."""
+    T = lv.shape[0]
+    if T == 0:
+        return []
+    n = lv.sum(axis=1)
+    left = np.clip((52 - lowest_card) - 2 * n - kn, 0, 52)
+    total = _COMB[left, np.clip(5 - kn, 0, 5)]
+    walked = total <= max(walk.budget, walk.samples)
+    draws = np.where(walked, total, walk.samples)
+    cost = np.where(n > MAX_COUNTED, draws * PAID_EACH, np.where(walked, np.minimum(total, RANK_WALK), draws))
+    ends = np.cumsum(np.maximum(cost, 1))
+    cuts = np.unique(np.searchsorted(ends, np.arange(SLICE_DRAWS, ends[-1], SLICE_DRAWS), side="left") + 1)
+    edges = [0, *(int(c) for c in cuts if 0 < c < T), T]
+    return [slice(a, b) for a, b in zip(edges[:-1], edges[1:])]
 
 
 def _standard(options: Options | None) -> Options:

@@ -409,3 +409,20 @@ def test_samples_that_cover_every_board_walk_them_instead():
     assert e.exact[0] and e.drawn[0] == 990 and (e.equity_se[0] == 0).all()
     f = all_in_equity([[10, 10]], [[True, True]], hole, board, [3], [0], walk=Walk(budget=0, samples=500))
     assert not f.exact[0] and f.drawn[0] == 500 and (f.equity_se[0] > 0).all()
+
+
+def test_light_tables_go_in_one_call_heavy_ones_in_many():
+    """The kernel runs in slices of about SLICE_DRAWS completions' work: thousands of turn spots with
+    an unbounded budget are one call (a call costs microseconds: one per table was ten times the
+    walk), 8-seat walks paid as they come a few tables a call (signals are answered between)."""
+    from cardbatch.kernels.equity import PAID_EACH, SLICE_DRAWS, _slices
+
+    unbounded = Walk(budget=10**9)
+    assert _slices(np.ones((20_000, 2), bool), np.full(20_000, 4), 0, unbounded) == [slice(0, 20_000)]
+    assert _slices(np.ones((0, 2), bool), np.zeros(0, np.int64), 0, unbounded) == []
+    eight = _slices(np.ones((300, 8), bool), np.zeros(300, np.int64), 0, unbounded)
+    each = combinations(36, 5) * PAID_EACH
+    assert all(1 <= s.stop - s.start <= SLICE_DRAWS // each + 1 for s in eight)
+    assert len(eight) >= 300 * each // SLICE_DRAWS
+    assert eight[0].start == 0 and eight[-1].stop == 300
+    assert all(a.stop == b.start for a, b in zip(eight, eight[1:]))
