@@ -361,6 +361,58 @@ def scatter(
     return out
 
 
+@twin
+@njit(cache=True, parallel=True)
+def _chips_kernel(
+    values: np.ndarray,
+    starts: np.ndarray,
+    lengths: np.ndarray,
+    row_width: np.ndarray,
+    limit: int,
+    out: np.ndarray,
+    total: np.ndarray,
+    suspect: np.ndarray,
+) -> None:
+    T, K, S = out.shape
+    for t in prange(T):
+        w = max(row_width[t], 1)
+        base = starts[t]
+        for s in range(S):
+            total[t, s] = 0
+            for k in range(K):
+                out[t, k, s] = 0
+        big = False
+        for p in range(lengths[t]):
+            k = p // w
+            s = p % w
+            if k < K and s < S:
+                v = values[base + p]
+                out[t, k, s] = v
+                total[t, s] += v
+                big |= v > limit
+        suspect[t] = big
+
+
+def scatter_chips(
+    values: np.ndarray, starts: np.ndarray, lengths: np.ndarray, row_width: np.ndarray, streets: int, seats: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Chips per street and seat, as :func:`scatter` with ``row_width`` places them in a
+    ``int64[T, streets, seats]`` (0 beyond a row's), with in the same pass each seat's total
+    ``[T, seats]`` and ``bool[T]``: rows whose sum does not fit int64 (:func:`sums_overflow`: their
+    totals are then not to be read)."""
+    T = len(lengths)
+    out = np.empty((T, streets, seats), np.int64)
+    total = np.empty((T, seats), np.int64)
+    suspect = np.empty(T, np.bool_)
+    limit = _MAX64 // max(streets * seats, 1)
+    vals, rw = frozen(values, np.int64), frozen(row_width, np.int64)
+    _chips_kernel(vals, frozen(starts, np.int64), frozen(lengths, np.int64), rw, limit, out, total, suspect)
+    overflow = np.zeros(T, np.bool_)
+    for t in np.flatnonzero(suspect):  # rare: a value near int64's limit, summed exactly
+        overflow[t] = sum(int(x) for x in out[t].reshape(-1) if x > 0) > _MAX64
+    return out, total, overflow
+
+
 def padded_rows(values: np.ndarray, starts: np.ndarray, lengths: np.ndarray, width: int) -> np.ndarray:
     """``[R, width]``: each row's first ``lengths`` values from ``starts`` (0 beyond), in numpy alone:
     for a few rows (no kernel to compile or load, as :func:`scatter` has)."""

@@ -14,7 +14,7 @@ from cardbatch.batch.io.lists import (
     list_parts,
     missing_rows,
     scatter,
-    sums_overflow,
+    scatter_chips,
 )
 from cardbatch.batch.settle.cardcols import cards_given_mask, cards_matrix
 from cardbatch.batch.settle.rejects import CODE, mark, mark_status
@@ -109,16 +109,12 @@ def decode_chips(table: pa.Table, spec: Game, codes: np.ndarray, contrib_name: s
         K = np.where(seats > 0, clen // np.maximum(seats, 1), 0)
         mark(codes, (clen != K * seats) | (K < 1), "seat_count")
         Kmax = int(max(K.max() if T else 1, 1))
-        contrib = scatter(cvals, cstarts, clen, Kmax, 0, np.int64, row_width=seats)
-        if contrib.shape[2] < S:
-            contrib = np.concatenate([contrib, np.zeros((T, Kmax, S - contrib.shape[2]), np.int64)], axis=2)
-        contrib = np.ascontiguousarray(contrib[:, :, :S])
+        contrib, contrib_total, wraps = scatter_chips(cvals, cstarts, clen, seats, Kmax, S)
     else:
         mark(codes, clen != seats, "seat_count")
-        contrib = scatter(cvals, cstarts, clen, S, 0, np.int64)[:, None, :]
-    # before any sum: a row whose chips do not fit int64 would wrap in every sum below
-    overflow = contrib_big | sums_overflow(contrib)
-    contrib_total = contrib.sum(axis=1)
+        contrib, contrib_total, wraps = scatter_chips(cvals, cstarts, clen, np.full(T, S, np.int64), 1, S)
+    # a row whose chips do not fit int64 wraps in every sum: its totals are not to be read
+    overflow = contrib_big | wraps
     return Chips(seats, S, live, contrib, contrib_total, cvals, cstarts, clen, overflow)
 
 

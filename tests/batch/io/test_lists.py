@@ -85,3 +85,34 @@ def test_take_gather_and_differs_like_python(pyrows, lo, data):
     assert differs_from_list(padded, list_offsets(short, rows), arr, rows)[0].tolist() == [
         bool(lengths[r]) for r in rows
     ]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.booleans())
+def test_scatter_chips_is_scatter_summed(seed, streets):
+    """The chips' one pass places, sums and flags rows as scatter, a sum and sums_overflow do, rows
+    of the wrong length and values near int64's limit included."""
+    from cardbatch.batch.io.lists import scatter_chips, sums_overflow
+
+    rng = np.random.default_rng(seed)
+    T = int(rng.integers(0, 40))
+    seats = rng.integers(0, 7, T)
+    K = int(rng.integers(1, 5)) if streets else 1
+    lengths = np.where(rng.random(T) < 0.8, seats * K, rng.integers(0, 30, T))
+    starts = np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int64)
+    values = rng.integers(0, 1000, int(lengths.sum())).astype(np.int64)
+    values[rng.random(values.size) < 0.05] = np.iinfo(np.int64).max // int(rng.integers(1, 4))
+    S = int(max(seats.max() if T else 1, 1)) - int(rng.integers(0, 2))  # sometimes fewer seats than a row has
+    S = max(S, 1)
+    width = seats if streets else np.full(T, S)
+    got, total, overflow = scatter_chips(values, starts, lengths, width, K, S)
+    if streets:
+        full = scatter(values, starts, lengths, K, 0, np.int64, row_width=seats)
+        full = np.concatenate([full, np.zeros((T, K, max(S - full.shape[2], 0)), np.int64)], axis=2)[:, :, :S]
+    else:
+        full = scatter(values, starts, lengths, S, 0, np.int64)[:, None, :]
+    assert (got == full).all()
+    wrap = sums_overflow(full)
+    assert (overflow == wrap).all()
+    with np.errstate(over="ignore"):
+        assert (total[~wrap] == full.sum(axis=1)[~wrap]).all()
