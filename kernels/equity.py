@@ -94,6 +94,57 @@ def _pay_into(c, dead, low, lv, sc, sp, button, rules, lo, hi, amt, mask, won, k
     return code
 
 
+# what the kernel's status says of a table whose input it cannot take (as minus its index + 1)
+INPUT_PROBLEMS = (
+    "known board cards must be 0, 3, 4 or 5",
+    "no live seat",
+    "chips below zero, or dead chips beyond a seat's chips",
+    "the chips in sum beyond int64",
+    "the button is not a seat",
+    "a live seat's or the known board's card is missing, repeated or not in the deck",
+)
+_INT64_MAX = np.iinfo(np.int64).max
+
+
+@njit(cache=True)
+def _bad_input(t, chips, dead, live, hole, board, known, button, lowest_card, used):
+    """Table ``t``'s first problem (1 + its index in :data:`INPUT_PROBLEMS`), or 0 when the walk can
+    take it: then ``used[52]`` marks its live seats' and known board's cards."""
+    kt = known[t]
+    if kt != 0 and kt != 3 and kt != 4 and kt != 5:
+        return 1
+    S = chips.shape[1]
+    n = 0
+    for s in range(S):
+        n += live[t, s]
+    if n == 0:
+        return 2
+    for s in range(S):
+        if chips[t, s] < 0 or dead[t, s] < 0 or dead[t, s] > chips[t, s]:
+            return 3
+    total = np.int64(0)
+    for s in range(S):
+        if total > _INT64_MAX - chips[t, s]:
+            return 4
+        total += chips[t, s]
+    if button[t] < 0 or button[t] >= S:
+        return 5
+    for card in range(52):
+        used[card] = False
+    for s in range(S):
+        for j in range(2 if live[t, s] else 0):
+            card = np.int64(hole[t, s, j])
+            if card < lowest_card or card > 51 or used[card]:
+                return 6
+            used[card] = True
+    for j in range(kt):
+        card = np.int64(board[t, j])
+        if card < lowest_card or card > 51 or used[card]:
+            return 6
+        used[card] = True
+    return 0
+
+
 @njit(cache=True)
 def _tables(first, stop, chips, dead, live, hole, board, known, button, seeds, game, tables, rules, out, work):
     """Tables ``first`` to ``stop`` (see the module's docstring), in the chunk's scratch ``work``: one
@@ -107,9 +158,11 @@ def _tables(first, stop, chips, dead, live, hole, board, known, button, seeds, g
     low = work[3]
     S = chips.shape[1]
     for t in range(first, stop):
+        bad = _bad_input(t, chips, dead, live, hole, board, known, button, lowest_card, used)
+        if bad:
+            status[t] = -bad
+            continue
         n = 0
-        for card in range(52):
-            used[card] = False
         for s in range(S):
             c[s] = chips[t, s]
             dd[s] = dead[t, s]
@@ -125,7 +178,6 @@ def _tables(first, stop, chips, dead, live, hole, board, known, button, seeds, g
                     seat_suit[n, u] = 0
                     seat_lane[n, u] = 0
                 for j in range(2):
-                    used[hole[t, s, j]] = True
                     add_card(n, hole[t, s, j], seat_rank, seat_suit, seat_lane)
                 skey[n] = card_key[hole[t, s, 0]] + card_key[hole[t, s, 1]]
                 sbits[n] = card_bit[hole[t, s, 0]] | card_bit[hole[t, s, 1]]
@@ -134,7 +186,6 @@ def _tables(first, stop, chips, dead, live, hole, board, known, button, seeds, g
         bbits = np.uint64(0)
         for j in range(known[t]):
             b = board[t, j]
-            used[b] = True
             bkey += card_key[b]
             bbits |= card_bit[b]
             for i in range(n):
@@ -513,7 +564,6 @@ def all_in_equity(
     ):
         if arr.shape != shape:
             raise ValueError(f"{name} must have shape {shape}, got {arr.shape}")
-    _check(c, d, lv, h, b, kn, bt, lowest_card)
     ids = np.arange(T, dtype=np.int64) if hand_ids is None else _chips(hand_ids, "hand_ids")
     out = (
         np.zeros((T, S), np.float64),
@@ -532,7 +582,11 @@ def all_in_equity(
         equity_kernel(c[z], d[z], lv[z], h[z], b[z], kn[z], bt[z], seeds[z], game, tables, rules, part)
     bad = np.flatnonzero(out[4])
     if bad.size:
-        raise ValueError(f"table {int(bad[0])}: its pots cannot be paid (orphan chips, and the rules keep them)")
+        t, code = int(bad[0]), int(out[4][bad[0]])
+        if code < 0:  # input the walk cannot take (checked in the kernel: whole-array checks cost as much as a walk)
+            got = f" (got {int(kn[t])})" if code == -1 else ""
+            raise ValueError(f"table {t}: {INPUT_PROBLEMS[-code - 1]}{got}")
+        raise ValueError(f"table {t}: its pots cannot be paid (orphan chips, and the rules keep them)")
     return Equity(out[0], out[1][:, :, 0], out[2], out[3], out[1][:, :, 1])
 
 
@@ -570,36 +624,13 @@ def _standard(options: Options | None) -> Options:
 
 def _chips(values: ArrayLike, name: str) -> np.ndarray:
     """``values`` as int64, or a ValueError: not integers, or beyond int64 (chips: below zero is
-    :func:`_check`'s, which names the table)."""
+    the kernel's, which names the table)."""
     a = np.asarray(values)
     if a.dtype.kind not in "ui" and not (a.size == 0 and a.dtype.kind == "f"):
         raise ValueError(f"{name} must be integers, got dtype {a.dtype}")
     if a.dtype == np.uint64 and (a > np.iinfo(np.int64).max).any():
         raise ValueError(f"{name} do not fit int64")
     return np.ascontiguousarray(a, dtype=np.int64)
-
-
-def _check(
-    c: np.ndarray, d: np.ndarray, lv: np.ndarray, h: np.ndarray, b: np.ndarray, kn: np.ndarray, bt: np.ndarray, low: int
-) -> None:
-    """ValueError naming the first table whose input the walk cannot take (whole arrays at once)."""
-    T, S = c.shape
-    cards = np.concatenate([h.reshape(T, 2 * S).astype(np.int64), b.astype(np.int64)], axis=1)
-    given = np.concatenate([np.repeat(lv, 2, axis=1), np.arange(5)[None, :] < kn[:, None]], axis=1)
-    stand_in = 1000 + np.arange(cards.shape[1])[None, :]  # distinct, for the cards not in play
-    ordered = np.sort(np.where(given, cards, stand_in), axis=1)
-    bad_card = (given & ((cards < low) | (cards > 51))).any(axis=1) | (ordered[:, 1:] == ordered[:, :-1]).any(axis=1)
-    for problem, rows in (
-        ("known board cards must be 0, 3, 4 or 5", ~np.isin(kn, (0, 3, 4, 5))),
-        ("no live seat", ~lv.any(axis=1)),
-        ("chips below zero, or dead chips beyond a seat's chips", ((c < 0) | (d < 0) | (d > c)).any(axis=1)),
-        ("the chips in sum beyond int64", rows_beyond_int64(c)),
-        ("the button is not a seat", (bt < 0) | (bt >= S)),
-        ("a live seat's or the known board's card is missing, repeated or not in the deck", bad_card),
-    ):
-        if rows.any():
-            t = int(np.flatnonzero(rows)[0])
-            raise ValueError(f"table {t}: {problem}" + (f" (got {int(kn[t])})" if problem.startswith("known") else ""))
 
 
 @functools.lru_cache(maxsize=16)

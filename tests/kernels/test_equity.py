@@ -426,3 +426,56 @@ def test_light_tables_go_in_one_call_heavy_ones_in_many():
     assert len(eight) >= 300 * each // SLICE_DRAWS
     assert eight[0].start == 0 and eight[-1].stop == 300
     assert all(a.stop == b.start for a, b in zip(eight, eight[1:]))
+
+
+@pytest.mark.parametrize(
+    "where, value, message",
+    [
+        ("known", 7, "table 2: known board cards must be 0, 3, 4 or 5 \\(got 7\\)"),
+        ("board", 52, "table 2: a live seat's or the known board's card is missing, repeated"),
+        ("board", 0, "table 2: a live seat's or the known board's card is missing, repeated"),  # a hole card again
+        ("hole", 3, "table 2: a live seat's or the known board's card is missing, repeated"),  # below the short deck
+        ("dead", 11, "table 2: chips below zero, or dead chips beyond"),
+        ("button", -1, "table 2: the button is not a seat"),
+        ("chips", 2**62, "table 2: the chips in sum beyond int64"),
+    ],
+)
+def test_the_kernel_names_the_table_it_cannot_take(where, value, message):
+    """The input checks run in the kernel, table by table: the first bad table of a batch is named,
+    whatever the valid tables around it, and no figure is returned."""
+    rng = np.random.default_rng(1)
+    T = 5
+    hole = np.empty((T, 3, 2), np.uint8)
+    board = np.full((T, 5), 255, np.uint8)
+    for t in range(T):
+        deck = rng.permutation(np.arange(16, 52)).astype(np.uint8)
+        hole[t] = deck[:6].reshape(3, 2)
+        board[t, :3] = deck[6:9]
+    chips = np.full((T, 3), 10, np.int64)
+    dead = np.zeros((T, 3), np.int64)
+    known, button = np.full(T, 3), np.zeros(T, np.int64)
+    hole[2, 0, 0] = 0 if where == "board" and value == 0 else hole[2, 0, 0]
+    if where == "known":
+        known[2] = value
+    elif where == "board":
+        board[2, 1] = value
+    elif where == "hole":
+        hole[2, 1, 1] = value
+    elif where == "dead":
+        dead[2, 1] = value
+    elif where == "button":
+        button[2:] = value
+    else:
+        chips[2, :2] = value
+    with pytest.raises(ValueError, match=message):
+        all_in_equity(
+            chips,
+            np.ones((T, 3), bool),
+            hole,
+            board,
+            known,
+            button,
+            dead=dead,
+            tables=shortdeck.SCORE_TABLES[False],
+            lowest_card=16,
+        )
