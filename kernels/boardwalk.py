@@ -63,7 +63,7 @@ def add_card(i, card, seat_rank, seat_suit, seat_lane):
     seat_lane[i, suit] |= np.uint64(1) << np.uint64(rank)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def multisets(k, avail, keys, weights, rows, r, w, key, ix):
     """Every multiset of ``k`` ranks that ``avail[13]`` (cards left of each rank) can deal: its rank
     key into ``keys``, how many sets of cards deal it into ``weights``, its :func:`row` into
@@ -109,7 +109,7 @@ def multisets(k, avail, keys, weights, rows, r, w, key, ix):
     return found
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def row(ranks, k):
     """The index of a multiset of ``k`` ranks (``ranks`` ascending) among all multisets of ``k`` of
     the 13 ranks: ``sum C(ranks[i] + i, i + 1)``, the colex rank of the distinct ``ranks[i] + i``."""
@@ -119,7 +119,7 @@ def row(ranks, k):
     return x
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def walk_five(
     rest,
     m,
@@ -199,7 +199,7 @@ def walk_five(
     )
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def walk_few(
     k,
     rest,
@@ -286,7 +286,7 @@ def walk_few(
     )
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def flush_pass(
     k, rest, m, n, seat_suit, seat_lane, flush_values, counts, rank_vals, avail, avail2, suited, idx, sub, vals, flushv
 ):

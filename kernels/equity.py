@@ -40,7 +40,7 @@ import math
 from typing import Any
 
 import numpy as np
-from numba import njit, prange
+from numba import get_num_threads, njit, prange
 from numpy.typing import ArrayLike
 
 from .boardwalk import MULTISETS, add_card, order_index, walk_few, walk_five
@@ -48,7 +48,7 @@ from .headsup import load as load_headsup
 from .headsup import lookup
 from .holdem import KEY_INIT, SCORE_TABLES, value7
 from .pots.api import Options, rows_beyond_int64
-from .pots.policies import standard_dead, standard_layered, standard_layers
+from .pots.policies import standard_dead, standard_layered, standard_layers, standard_raked
 from .reasons import OK
 
 MAX_SAMPLES = 10_000_000  # a table's samples: about a second of one core at most
@@ -106,7 +106,7 @@ INPUT_PROBLEMS = (
 _INT64_MAX = np.iinfo(np.int64).max
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _bad_input(t, chips, dead, live, hole, board, known, button, lowest_card, used):
     """Table ``t``'s first problem (1 + its index in :data:`INPUT_PROBLEMS`), or 0 when the walk can
     take it: then ``used[52]`` marks its live seats' and known board's cards."""
@@ -145,7 +145,7 @@ def _bad_input(t, chips, dead, live, hole, board, known, button, lowest_card, us
     return 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _tables(first, stop, chips, dead, live, hole, board, known, button, seeds, game, tables, rules, out, work):
     """Tables ``first`` to ``stop`` (see the module's docstring), in the chunk's scratch ``work``: one
     function for them all, the arrays unpacked once (a call per table costs as much as a turn walk)."""
@@ -304,8 +304,13 @@ def _tables(first, stop, chips, dead, live, hole, board, known, button, seeds, g
             layered = True  # no dead chips: the pots are layered once, their winners found per order
             for s in range(S):
                 layered &= dd[s] == 0
-            npots = standard_layers(c, lv, sc, sp, rules, lo, hi, amt0, mask, won, kind) if layered else 0
-            for o in range(norders):
+            npots = 0
+            if layered:  # the rake, uncalled bets and refunds once (into ``tmp``); per order, who wins each pot
+                npots = standard_layers(c, lv, sc, sp, rules, lo, hi, amt0, mask, won, kind)
+                for s in range(S):
+                    tmp[s] = 0
+                code, _ = standard_raked(c, npots, button[t], rules, lo, hi, amt0, mask, won, kind, prk, tmp)
+            for o in range(norders if code == OK else 0):
                 weight = counts[o]
                 if weight == 0:
                     continue
@@ -314,13 +319,9 @@ def _tables(first, stop, chips, dead, live, hole, board, known, button, seeds, g
                     sc[seats[i]] = n - x % n
                     x //= n
                 if layered:
-                    for p in range(npots):
-                        amt[p] = amt0[p]
                     for s in range(S):
-                        pay[s] = 0
-                    code, _, _ = standard_layered(
-                        c, dd, lv, sc, sp, button[t], rules, npots, lo, hi, amt, mask, won, kind, prk, pay
-                    )
+                        pay[s] = tmp[s]
+                    standard_layered(sc, sp, button[t], rules, npots, amt0, mask, won, kind, pay)
                 else:
                     code = _pay_into(
                         c, dd, low, lv, sc, sp, button[t], rules, lo, hi, amt, mask, won, kind, prk, pay, tmp
@@ -351,6 +352,13 @@ def _chunk(first, stop, chips, dead, live, hole, board, known, button, seeds, ga
     """Tables ``first`` to ``stop``, with their scratch allocated once (a turn all-in is a few
     hundred nanoseconds of work: allocating per table would double it)."""
     S = chips.shape[1]
+    five = 1  # the preflop walk's scratch (a few hundred kB: allocating it per chunk cost as much as a turn walk)
+    for t in range(first, stop):
+        n = 0
+        for s in range(S):
+            n += live[t, s]
+        if known[t] == 0 and n <= MAX_COUNTED:
+            five = MULTISETS
     work = (
         (
             np.empty(S, np.int64),
@@ -388,10 +396,10 @@ def _chunk(first, stop, chips, dead, live, hole, board, known, button, seeds, ga
             np.empty(S + 1, np.int64),
         ),
         (
-            np.empty(MULTISETS, np.uint64),
-            np.empty(MULTISETS, np.int64),
-            np.empty(MULTISETS, np.int64),
-            np.empty((MULTISETS, S), np.uint32),
+            np.empty(five, np.uint64),
+            np.empty(five, np.int64),
+            np.empty(five, np.int64),
+            np.empty((five, S), np.uint32),
             np.empty(13, np.int64),
             np.empty(13, np.int64),
             np.empty(6, np.int64),
@@ -409,12 +417,15 @@ def _chunk(first, stop, chips, dead, live, hole, board, known, button, seeds, ga
     _tables(first, stop, chips, dead, live, hole, board, known, button, seeds, game, tables, rules, out, work)
 
 
-CHUNK = 64  # tables a thread takes at a time, with one allocation of scratch
+CHUNK = 64  # the fewest tables a thread takes at a time, with one allocation of scratch
+MAX_CHUNK = 2048
 
 
 @njit(cache=True, parallel=True)
-def equity_kernel(chips, dead, live, hole, board, known, button, seeds, game, tables, rules, out):
-    """Every table's equity, chunks of tables in parallel (see the module's docstring)."""
+def equity_kernel(chips, dead, live, hole, board, known, button, seeds, game, tables, rules, out, threads):
+    """Every table's equity, chunks of tables in parallel (see the module's docstring): four chunks
+    a thread at least (``threads``: numba's, passed in: a kernel that asks for them cannot be cached),
+    so that threads given heavier tables do not leave the others waiting."""
     T = chips.shape[0]
     most = 0
     for t in range(T):
@@ -424,12 +435,13 @@ def equity_kernel(chips, dead, live, hole, board, known, button, seeds, game, ta
         if n <= MAX_COUNTED:
             most = max(most, n)
     norders = most**most  # the most orders a table counts (one with more seats pays as it goes)
-    chunks = (T + CHUNK - 1) // CHUNK
+    size = min(max(T // (4 * max(threads, 1)), CHUNK), MAX_CHUNK)
+    chunks = (T + size - 1) // size
     for ch in prange(chunks):
-        first = ch * CHUNK
+        first = ch * size
         _chunk(
             first,
-            min(first + CHUNK, T),
+            min(first + size, T),
             chips,
             dead,
             live,
@@ -577,9 +589,10 @@ def all_in_equity(
     game = (np.int64(lowest_card), np.int64(walk.budget), np.int64(walk.samples), hu_keys, hu_counts)
     rules = opts.lower(False, 0, False)
     seeds = _seeds(walk.seed, ids)
+    threads = get_num_threads()
     for z in _slices(lv, kn, lowest_card, walk):  # a long run still answers Ctrl-C and SIGTERM between them
         part = tuple(x[z] for x in out)
-        equity_kernel(c[z], d[z], lv[z], h[z], b[z], kn[z], bt[z], seeds[z], game, tables, rules, part)
+        equity_kernel(c[z], d[z], lv[z], h[z], b[z], kn[z], bt[z], seeds[z], game, tables, rules, part, threads)
     bad = np.flatnonzero(out[4])
     if bad.size:
         t, code = int(bad[0]), int(out[4][bad[0]])

@@ -201,14 +201,14 @@ def seat_value(board_key, board_total, board_bits, c0, c1, displace7, values7, f
     return _value_of_key(key, bits, _M7, _B7, _S7, _K7, displace7, values7, flush_values), invalid
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _flush_value(key, bits, flush_values):
     """The value of a flush hand (``key`` has a flush bit): its flush suit's lane of ``bits``."""
     lane = trailing_zeros64((key >> _SUIT_SHIFT) & _SUIT_TOPS) & _SUIT_X4  # 4 * the flush suit
     return flush_values[(bits >> (lane * _FOUR)) & _LANE]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def value7(key, bits, displace7, values7, flush_values):
     """The value of seven cards from their summed key (from :data:`KEY_INIT`) and OR-ed card bits:
     for callers that sum the cards themselves, a board's once for many seats (the equity walk).

@@ -30,7 +30,7 @@ from ..bits import popcount64, seat_bit, seat_in, trailing_zeros64
 from ..reasons import OK, ORPHAN_CHIPS
 from .layering import POT_NORMAL, POT_ORPHAN, POT_UNCALLED, add_dead_pot, called_pot_count, layer, share_in
 from .splitting import muldiv, split_equal, split_proportional
-from .winners import best_of, best_score, winners_at
+from .winners import best_of, best_score, seats_at, winners_at
 
 
 class KernelRules(NamedTuple):
@@ -106,37 +106,45 @@ def standard_dead(
 @njit(cache=True, inline="always")
 def standard_layers(c, live, score, special, rules, lo, hi, amt, mask, won, kind):
     """The pots of a table without dead chips, as :func:`standard_dead` layers them, without their
-    winners: for a caller that pays the same pots for many hands (:func:`standard_layered`)."""
+    winners: for a caller that pays the same pots for many hands (:func:`standard_raked`, then
+    :func:`standard_layered` per hand)."""
     return layer(c, live, score, special, rules[0], rules[1], False, lo, hi, amt, mask, won, kind)
 
 
 @njit(cache=True, inline="always")
-def standard_layered(
-    c, no_dead, live, score, special, button, rules, npots, lo, hi, amt, mask, won, kind, pot_rake, out
-):
-    """:func:`standard_dead` for a table without dead chips whose pots :func:`standard_layers` made:
-    each pot's winners for these scores, then the same rake and payment. ``amt`` is raked in
-    place: pass a copy."""
-    use_special, trips_floor = rules[0], rules[1]
-    for p in range(npots):
-        if kind[p] == POT_NORMAL:
-            won[p] = winners_at(mask[p], score, best_score(mask[p], score), special, use_special, trips_floor)
-    empty = no_dead[:0]
-    return _pay(
-        c, no_dead, empty, _split_high_low, npots, button, False, rules, lo, hi, amt, mask, won, kind, pot_rake, out
-    )
+def standard_raked(c, npots, button, rules, lo, hi, amt, mask, won, kind, pot_rake, out):
+    """What :func:`standard_dead` pays of :func:`standard_layers`' pots whoever wins: the rake, taken
+    from ``amt`` in place, and the uncalled bets and refunded layers, added to ``out``. Returns
+    (status, rake). The rest is each normal pot's ``amt`` to its winners (:func:`standard_layered`)."""
+    empty = c[:0]
+    return _raked(c, empty, npots, button, False, rules, lo, hi, amt, mask, won, kind, pot_rake, out)
 
 
 @njit(cache=True, inline="always")
-def _pay(c, dead, low, halves, npots, button, no_rake, rules, lo, hi, amt, mask, won, kind, pot_rake, out):
-    """Rake and pay the ``npots`` pots of one table (docs: Rules: splitting, rake); ``dead``: the seats' dead
-    chips, empty when the table has none; ``low``: the seats' lows for a high/low game, else empty.
-    Returns (status, rake, npots)."""
+def standard_layered(score, special, button, rules, npots, amt, mask, won, kind, out):
+    """The normal pots of :func:`standard_raked` (``amt`` after rake) to their winners for these
+    scores, added to ``out``: with what that paid, the table's payouts as :func:`standard_dead`
+    would have made them. Called once per hand (per order of the seats, in the equity walk)."""
+    use_special, trips_floor, unit, first_winner = rules[0], rules[1], rules[2], rules[3]
+    for p in range(npots):
+        if kind[p] == POT_NORMAL:
+            best = best_score(mask[p], score)
+            if use_special:
+                won[p] = winners_at(mask[p], score, best, special, use_special, trips_floor)
+            else:  # the board games: the highest score wins
+                won[p] = seats_at(mask[p], score, best)
+            split_equal(amt[p], won[p], button, unit, first_winner, out)
+
+
+@njit(cache=True, inline="always")
+def _raked(c, dead, npots, button, no_rake, rules, lo, hi, amt, mask, won, kind, pot_rake, out):
+    """:func:`_pay`'s part that does not depend on who won: the rake (taken from the normal pots'
+    ``amt`` in order), the uncalled bets and the orphan layers. Returns (status, rake)."""
     _, _, unit, first_winner, refund, rake_num, rake_den, rake_cap, _ = rules
     raked_total = np.int64(0)
     for p in range(npots):
         if kind[p] == POT_ORPHAN and not refund:
-            return ORPHAN_CHIPS, np.int64(0), npots
+            return ORPHAN_CHIPS, np.int64(0)
         if kind[p] == POT_NORMAL:
             raked_total += amt[p]
     rake = np.int64(0)
@@ -153,9 +161,6 @@ def _pay(c, dead, low, halves, npots, button, no_rake, rules, lo, hi, amt, mask,
                 pot_rake[p] = take
                 amt[p] -= take
                 left -= take
-            if low.shape[0] and halves(amt[p], mask[p], won, p, low, button, unit, first_winner, out):
-                continue
-            split_equal(amt[p], won[p], button, unit, first_winner, out)
         elif kind[p] == POT_UNCALLED:
             split_equal(amt[p], mask[p], button, unit, first_winner, out)
             won[p] = mask[p]
@@ -163,6 +168,23 @@ def _pay(c, dead, low, halves, npots, button, no_rake, rules, lo, hi, amt, mask,
             for s in range(c.shape[0]):
                 out[s] += share_in(c[s], lo[p], hi[p]) if hi[p] > 0 else dead[s]
             won[p] = mask[p]
+    return OK, rake
+
+
+@njit(cache=True, inline="always")
+def _pay(c, dead, low, halves, npots, button, no_rake, rules, lo, hi, amt, mask, won, kind, pot_rake, out):
+    """Rake and pay the ``npots`` pots of one table (docs: Rules: splitting, rake); ``dead``: the seats' dead
+    chips, empty when the table has none; ``low``: the seats' lows for a high/low game, else empty.
+    Returns (status, rake, npots)."""
+    code, rake = _raked(c, dead, npots, button, no_rake, rules, lo, hi, amt, mask, won, kind, pot_rake, out)
+    if code != OK:
+        return code, np.int64(0), npots
+    unit, first_winner = rules[2], rules[3]
+    for p in range(npots):
+        if kind[p] == POT_NORMAL:
+            if low.shape[0] and halves(amt[p], mask[p], won, p, low, button, unit, first_winner, out):
+                continue
+            split_equal(amt[p], won[p], button, unit, first_winner, out)
     return OK, rake, npots
 
 

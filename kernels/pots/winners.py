@@ -21,7 +21,7 @@ _ONE = np.uint64(1)
 @njit(cache=True, inline="always")
 def best_of(mask, score):
     """Bitmask of the seats in ``mask`` with the highest score."""
-    return _seats_at(mask, score, best_score(mask, score))
+    return seats_at(mask, score, best_score(mask, score))
 
 
 @njit(cache=True, inline="always")
@@ -35,7 +35,7 @@ def best_score(mask, score):
 
 
 @njit(cache=True, inline="always")
-def _seats_at(mask, score, best):
+def seats_at(mask, score, best):
     """Bitmask of the seats in ``mask`` whose score is ``best``."""
     won = np.uint64(0)
     for s in range(score.shape[0]):
@@ -47,7 +47,7 @@ def _seats_at(mask, score, best):
 def winners_at(mask, score, best, special, use_special, trips_floor):
     """Winners among ``mask`` when their best score is known: the seats holding it, or with
     ``use_special``, when that best is trips (``>= trips_floor``), the best eligible 2-3-5s."""
-    won = _seats_at(mask, score, best)
+    won = seats_at(mask, score, best)
     if use_special and won and best >= trips_floor:  # three-card trips only: a call, not inlined everywhere
         return _trips_or_235(won, mask, score, special)
     return won
