@@ -33,15 +33,19 @@ BUCKETS = 10  # equity groups: tenths
 MAX_VALUES = 1000  # distinct values of a --by column
 
 
-def _add(groups: dict[str, dict[str, float]], names: np.ndarray, x: np.ndarray, e: np.ndarray, v: np.ndarray) -> None:
-    """Add each (name, x, e, v) to its group's sums."""
-    keys, inverse = np.unique(names, return_inverse=True)
-    for stat, values in (("x", x), ("e", e), ("v", v)):
-        sums = np.bincount(inverse, weights=values, minlength=keys.size)
-        for k, total in zip(keys, sums):
-            groups.setdefault(str(k), {"n": 0, "x": 0.0, "e": 0.0, "v": 0.0})[stat] += float(total)
-    for k, count in zip(keys, np.bincount(inverse, minlength=keys.size)):
-        groups[str(k)]["n"] += int(count)
+def _add(
+    groups: dict[str, dict[str, float]], prefix: str, keys: np.ndarray, x: np.ndarray, e: np.ndarray, v: np.ndarray
+) -> None:
+    """Add each (x, e, v) to its group's sums, the group named ``prefix`` and its integer key."""
+    found, inverse = np.unique(keys, return_inverse=True)
+    counts = np.bincount(inverse, minlength=found.size)
+    sums = [np.bincount(inverse, weights=values, minlength=found.size) for values in (x, e, v)]
+    for i, k in enumerate(found.tolist()):
+        g = groups.setdefault(f"{prefix}{k}", {"n": 0, "x": 0.0, "e": 0.0, "v": 0.0})
+        g["n"] += int(counts[i])
+        g["x"] += float(sums[0][i])
+        g["e"] += float(sums[1][i])
+        g["v"] += float(sums[2][i])
 
 
 def _allin(rows: AllIns, payout: np.ndarray, pids: np.ndarray | None, keep: np.ndarray) -> dict[str, Any]:
@@ -66,16 +70,18 @@ def _allin(rows: AllIns, payout: np.ndarray, pids: np.ndarray | None, keep: np.n
     fav = np.argmax(np.where(live, e, -1.0), axis=1)  # argmax: the first of equal ones
     one = np.arange(chosen.size)
     fx, fe, fv = x[one, fav], e[one, fav], v[one, fav]
-    _add(groups, np.full(chosen.size, "favourite"), fx, fe, fv)
-    _add(groups, np.char.add("street=", rows.street[chosen].astype(str)), fx, fe, fv)
+    favourite = {"n": int(chosen.size), "x": float(fx.sum()), "e": float(fe.sum()), "v": float(fv.sum())}
+    groups["favourite"] = favourite
+    _add(groups, "street=", rows.street[chosen], fx, fe, fv)
     r, s = np.nonzero(live)
-    bucket = np.minimum((e[r, s] * BUCKETS).astype(np.int64), BUCKETS - 1)
-    _add(groups, np.char.add("equity=", bucket.astype(str)), x[r, s], e[r, s], v[r, s])
-    _add(groups, np.char.add("seat=", s.astype(str)), x[r, s], e[r, s], v[r, s])
+    xs, es, vs = x[r, s], e[r, s], v[r, s]
+    bucket = np.minimum((es * BUCKETS).astype(np.int64), BUCKETS - 1)
+    _add(groups, "equity=", bucket, xs, es, vs)
+    _add(groups, "seat=", s, xs, es, vs)
     if pids is not None:
         ids = pids[chosen][r, s]
         known = ids >= 0
-        _add(groups, np.char.add("player=", ids[known].astype(str)), x[r, s][known], e[r, s][known], v[r, s][known])
+        _add(groups, "player=", ids[known], xs[known], es[known], vs[known])
     return groups
 
 
