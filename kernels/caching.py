@@ -98,6 +98,7 @@ def install(root: Path) -> None:
 
         def __init__(self, inner: caching._CacheLocator):
             self._inner = inner
+            self._py_file = getattr(inner, "_py_file", "")  # numba names it when it cannot cache a function
 
         def ensure_cache_path(self):
             self._inner.ensure_cache_path()

@@ -73,3 +73,21 @@ def test_the_fingerprint_follows_every_source_and_table(tmp_path):
     assert fingerprint(tmp_path) == before
     (tmp_path / "t.npz").write_bytes(b"table2")
     assert fingerprint(tmp_path) != before
+
+
+def test_a_kernel_numba_cannot_cache_still_runs(tmp_path):
+    """numba warns and runs uncached a kernel it cannot cache (one that asks for its thread count):
+    our locator once lacked the attribute numba's warning names, and such a kernel crashed."""
+    pkg = tmp_path / "uncachable_pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text(textwrap.dedent(INIT))
+    (pkg / "kernel.py").write_text(
+        "from numba import get_num_threads, njit\n\n\n@njit(cache=True)\ndef kernel(x):\n"
+        "    return x + 0 * get_num_threads()\n"
+    )
+    code = f"import sys; sys.path.insert(0, {str(tmp_path)!r})\n"
+    code += "from uncachable_pkg.kernel import kernel\nprint(kernel(3))"
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.strip() == "3"
+    assert "Cannot cache" in res.stderr
