@@ -29,8 +29,8 @@ above that, and the heads-up preflop table (:mod:`.headsup`; empty arrays: none,
 short deck), whose counts serve a heads-up preflop all-in whatever the budget.
 Outputs: ``ev float64[T, S]`` expected payout, ``sq float64[T, S, 2]`` its standard error (0 when
 exact) and the payout's variance over the completions, ``drawn int64[T]`` completions walked or
-sampled, ``exact bool[T]``, ``status int16[T]`` (0, a pot routine's status, or minus one plus the
-index of the table's problem in :data:`INPUT_PROBLEMS`: the input is checked here, a table at a time).
+sampled, ``exact bool[T]``, ``status int16[T]`` (0, a pot routine's status, or -(1 + i) for the
+table's problem i of :data:`INPUT_PROBLEMS`: the input is checked here, a table at a time).
 
 The routines that allocate nothing run without numba's reference counts (``_nrt=False``): an
 atomic increment and decrement per array per call was half of a turn all-in's time.
@@ -594,7 +594,7 @@ def all_in_equity(
     rules = opts.lower(False, 0, False)
     seeds = _seeds(walk.seed, ids)
     threads = get_num_threads()
-    for z in _slices(lv, kn, lowest_card, walk):  # a long run still answers Ctrl-C and SIGTERM between them
+    for z in slices(lv, kn, lowest_card, walk):  # a long run still answers Ctrl-C and SIGTERM between them
         part = tuple(x[z] for x in out)
         equity_kernel(c[z], d[z], lv[z], h[z], b[z], kn[z], bt[z], seeds[z], game, tables, rules, part, threads)
     bad = np.flatnonzero(out[4])
@@ -612,7 +612,7 @@ RANK_WALK = 100_000  # a walk by ranks costs at most about as much as this many 
 PAID_EACH = 16  # a completion paid as it comes (more than MAX_COUNTED seats) costs about this many counted ones
 
 
-def _slices(lv: np.ndarray, kn: np.ndarray, lowest_card: int, walk: Walk) -> list[slice]:
+def slices(lv: np.ndarray, kn: np.ndarray, lowest_card: int, walk: Walk) -> list[slice]:
     """The tables in runs of about :data:`SLICE_DRAWS` counted completions' work each (well under a
     second): one kernel call per run, since a call costs microseconds and a long batch must still
     return to Python, where Ctrl-C and SIGTERM are answered, between runs."""

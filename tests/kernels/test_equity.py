@@ -415,12 +415,12 @@ def test_light_tables_go_in_one_call_heavy_ones_in_many():
     """The kernel runs in slices of about SLICE_DRAWS completions' work: thousands of turn spots with
     an unbounded budget are one call (a call costs microseconds: one per table was ten times the
     walk), 8-seat walks paid as they come a few tables a call (signals are answered between)."""
-    from cardbatch.kernels.equity import PAID_EACH, SLICE_DRAWS, _slices
+    from cardbatch.kernels.equity import PAID_EACH, SLICE_DRAWS, slices
 
     unbounded = Walk(budget=10**9)
-    assert _slices(np.ones((20_000, 2), bool), np.full(20_000, 4), 0, unbounded) == [slice(0, 20_000)]
-    assert _slices(np.ones((0, 2), bool), np.zeros(0, np.int64), 0, unbounded) == []
-    eight = _slices(np.ones((300, 8), bool), np.zeros(300, np.int64), 0, unbounded)
+    assert slices(np.ones((20_000, 2), bool), np.full(20_000, 4), 0, unbounded) == [slice(0, 20_000)]
+    assert slices(np.ones((0, 2), bool), np.zeros(0, np.int64), 0, unbounded) == []
+    eight = slices(np.ones((300, 8), bool), np.zeros(300, np.int64), 0, unbounded)
     each = combinations(36, 5) * PAID_EACH
     assert all(1 <= s.stop - s.start <= SLICE_DRAWS // each + 1 for s in eight)
     assert len(eight) >= 300 * each // SLICE_DRAWS
