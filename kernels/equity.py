@@ -106,6 +106,7 @@ INPUT_PROBLEMS = (
     "the chips in sum beyond int64",
     "the button is not a seat",
     "a live seat's or the known board's card is missing, repeated or not in the deck",
+    "too few cards left in the deck to complete the board",
 )
 _INT64_MAX = np.iinfo(np.int64).max
 
@@ -146,6 +147,11 @@ def _bad_input(t, chips, dead, live, hole, board, known, button, lowest_card, us
         if card < lowest_card or card > 51 or used[card]:
             return 6
         used[card] = True
+    left = 0
+    for card in range(lowest_card, 52):
+        left += not used[card]
+    if left < 5 - kt:
+        return 7
     return 0
 
 
@@ -480,8 +486,12 @@ class Walk:
     seed: int = 0
 
     def __post_init__(self) -> None:
-        if self.budget < 0:
-            raise ValueError(f"budget must be at least 0, got {self.budget}")
+        for name in ("budget", "samples", "seed"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+                raise ValueError(f"{name} must be a whole number, got {value!r}")
+        if not 0 <= self.budget < 2**63:
+            raise ValueError(f"budget must be between 0 and 2**63 - 1, got {self.budget}")
         if not 2 <= self.samples <= MAX_SAMPLES:  # one sample has no standard error to report
             raise ValueError(f"samples must be between 2 and {MAX_SAMPLES:,}, got {self.samples}")
         if not 0 <= self.seed < 2**64:
@@ -558,18 +568,22 @@ def all_in_equity(
     (True, 990, [183.2323, 16.7677])
     """
     opts = _standard(options)
-    if not 0 <= lowest_card <= 51:
-        raise ValueError(f"lowest_card must be a card code (0 to 51), got {lowest_card}")
+    if not isinstance(walk, Walk):
+        raise ValueError(f"walk must be a Walk, got {type(walk).__name__}")
+    if isinstance(lowest_card, bool) or not isinstance(lowest_card, (int, np.integer)) or not 0 <= lowest_card <= 51:
+        raise ValueError(f"lowest_card must be a card code (0 to 51), got {lowest_card!r}")
+    lowest_card = int(lowest_card)
     c = _chips(chips, "chips")
     if c.ndim != 2:
         raise ValueError(f"chips must be [tables, seats], got shape {c.shape}")
     T, S = c.shape
     lv = np.ascontiguousarray(live, dtype=np.bool_)
-    h = np.ascontiguousarray(hole, dtype=np.uint8)
-    b = np.ascontiguousarray(board, dtype=np.uint8)
-    kn = np.ascontiguousarray(known, dtype=np.int64)
-    bt = np.ascontiguousarray(button, dtype=np.int64)
+    h = _cards(hole, "hole")
+    b = _cards(board, "board")
+    kn = _whole(known, "known")
+    bt = _whole(button, "button")
     d = np.zeros((T, S), np.int64) if dead is None else _chips(dead, "dead")
+    ids = np.arange(T, dtype=np.int64) if hand_ids is None else _chips(hand_ids, "hand_ids")
     for name, arr, shape in (
         ("live", lv, (T, S)),
         ("hole", h, (T, S, 2)),
@@ -577,10 +591,10 @@ def all_in_equity(
         ("known", kn, (T,)),
         ("button", bt, (T,)),
         ("dead", d, (T, S)),
+        ("hand_ids", ids, (T,)),
     ):
         if arr.shape != shape:
             raise ValueError(f"{name} must have shape {shape}, got {arr.shape}")
-    ids = np.arange(T, dtype=np.int64) if hand_ids is None else _chips(hand_ids, "hand_ids")
     out = (
         np.zeros((T, S), np.float64),
         np.zeros((T, S, 2), np.float64),
@@ -633,10 +647,34 @@ def slices(lv: np.ndarray, kn: np.ndarray, lowest_card: int, walk: Walk) -> list
 
 def _standard(options: Options | None) -> Options:
     """The pot rules, which must be the standard policy's: the walk pays the pots as it does."""
-    opts = options or Options()
+    opts = Options() if options is None else options
+    if not isinstance(opts, Options):
+        raise ValueError(f"options must be a cardbatch.kernels.pots.Options, got {type(opts).__name__}")
     if opts.policy.name.lower() != "standard":
         raise ValueError(f"equity is defined for the standard policy only, got policy {opts.policy.name.lower()}")
     return opts
+
+
+def _whole(values: ArrayLike, name: str) -> np.ndarray:
+    """``values`` as int64: integers, or floats that hold whole numbers (a fraction would be cut);
+    else a ValueError."""
+    a = np.asarray(values)
+    if a.dtype.kind == "f" and a.size and not (np.isfinite(a).all() and (a == np.floor(a)).all()):
+        raise ValueError(f"{name} must be whole numbers, got {a.reshape(-1)[~(a == np.floor(a)).reshape(-1)][0]!r}")
+    if a.dtype.kind not in "uif" or (a.dtype.kind == "f" and a.size and np.abs(a).max() >= 2**63):
+        raise ValueError(f"{name} must be whole numbers, got dtype {a.dtype}")
+    return _chips(a.astype(np.int64) if a.dtype.kind == "f" else a, name)
+
+
+def _cards(values: ArrayLike, name: str) -> np.ndarray:
+    """Card codes as uint8 (see :func:`_whole`). A code outside 0..255 becomes 254, not a card:
+    the kernel refuses it where a card is needed (uint8 would wrap it to another card)."""
+    a = np.asarray(values)
+    if a.dtype != np.uint8:
+        a = _whole(a, name)
+    if a.dtype != np.uint8 and a.size:
+        a = np.where((a < 0) | (a > 255), 254, a)
+    return np.ascontiguousarray(a, dtype=np.uint8)
 
 
 def _chips(values: ArrayLike, name: str) -> np.ndarray:
@@ -696,10 +734,10 @@ def all_in_equity_by_evaluator(
     c = _chips(chips, "chips")
     T, S = c.shape
     lv = np.asarray(live, dtype=np.bool_)
-    h = np.asarray(hole, dtype=np.uint8)
-    b = np.asarray(board, dtype=np.uint8)
-    kn = np.asarray(known, dtype=np.int64)
-    bt = np.asarray(button, dtype=np.int64)
+    h = _cards(hole, "hole")
+    b = _cards(board, "board")
+    kn = _whole(known, "known")
+    bt = _whole(button, "button")
     d = np.zeros((T, S), np.int64) if dead is None else _chips(dead, "dead")
     ids = np.arange(T, dtype=np.int64) if hand_ids is None else _chips(hand_ids, "hand_ids")
     if ((c < 0) | (d < 0) | (d > c)).any() or rows_beyond_int64(c).any():
@@ -726,6 +764,8 @@ def all_in_equity_by_evaluator(
         used[cards] = True
         rest = np.flatnonzero(~used[low_card:]).astype(np.uint8) + np.uint8(low_card)
         k = 5 - int(kn[t])
+        if rest.size < k:
+            raise ValueError(f"table {t}: {INPUT_PROBLEMS[6]}")
         total = combinations(rest.size, k)
         if 0 <= total <= walk.budget:
             picks = rest[_index_combinations(rest.size, k)]

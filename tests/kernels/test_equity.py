@@ -479,3 +479,42 @@ def test_the_kernel_names_the_table_it_cannot_take(where, value, message):
             tables=shortdeck.SCORE_TABLES[False],
             lowest_card=16,
         )
+
+
+def test_what_would_wrap_or_be_cut_is_refused():
+    """From an independent trial: card codes beyond 255 were read modulo 256 (another card, a wrong
+    equity), floats were cut to integers, 24 live seats left too few cards for the board (every
+    payout 0), and some wrong types crashed outside our words. Each is a ValueError now."""
+    hole = parse(["AsAh", "KsKh"]).reshape(1, 2, 2).astype(np.int64)
+    board = parse(["2c7d9hTs4c"]).astype(np.int64)
+    spot = {"chips": [[100, 100]], "live": [[True, True]], "hole": hole, "board": board, "known": [3], "button": [0]}
+    wrapped = hole.copy()
+    wrapped[0, 0, 0] = 300  # 300 % 256 is a real card
+    cut = hole.astype(float)
+    cut[0, 0, 0] = 51.7
+    cases = [
+        ({"hole": wrapped}, "table 0: a live seat's or the known board's card is missing"),
+        ({"board": np.where(np.arange(5) == 1, 261, board)}, "table 0: a live seat's or the known board's card"),
+        ({"hole": cut}, "hole must be whole numbers"),
+        ({"button": [0.5]}, "button must be whole numbers"),
+        ({"known": [3.5]}, "known must be whole numbers"),
+        ({"known": [np.nan]}, "known must be whole numbers"),
+        ({"hand_ids": [0, 1]}, "hand_ids must have shape"),
+        ({"options": "standard"}, "options must be"),
+        ({"walk": 5}, "walk must be a Walk"),
+        ({"lowest_card": 16.5}, "lowest_card must be a card code"),
+    ]
+    for change, message in cases:
+        with pytest.raises(ValueError, match=message):
+            all_in_equity(**{**spot, **change})
+    deck = np.arange(52, dtype=np.uint8)
+    for seats, known in ((24, 0), (26, 0), (24, 3)):
+        board24 = np.full((1, 5), 255, np.uint8)
+        board24[0, :known] = deck[48 : 48 + known]
+        with pytest.raises(ValueError, match="table 0: too few cards left in the deck"):
+            all_in_equity(
+                [[10] * seats], [[True] * seats], deck[: 2 * seats].reshape(1, seats, 2), board24, [known], [0]
+            )
+    for bad in ({"budget": 1.5}, {"samples": 2.5}, {"budget": True}, {"budget": 2**70}):
+        with pytest.raises(ValueError):
+            Walk(**bad)
