@@ -159,7 +159,10 @@ def _run_locked(planned: RunPlan, ctx: UnitContext, run_opts: RunOptions, mode: 
             "(reuse what is current) or --mode overwrite (settle everything again)"
         )
     fingerprint = manifest.options_fingerprint(opts, ctx.batch_rows)
-    reused, foreign, taken, finished = manifest.prepare(out, identities, fingerprint, holds, reuse=mode != "overwrite")
+    tops = manifest.RUN_TOPS + (manifest.FAIRNESS_TOPS if opts.fairness is not None else ())
+    reused, foreign, taken, finished = manifest.prepare(
+        out, identities, fingerprint, holds, reuse=mode != "overwrite", tops=tops
+    )
     ctx = dataclasses.replace(ctx, taken=frozenset(taken), finished=frozenset(finished))
     if foreign and not quiet:
         shown = "\n  ".join(foreign[:20]) + (f"\n  … and {len(foreign) - 20} more" if len(foreign) > 20 else "")

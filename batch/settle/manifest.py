@@ -128,6 +128,8 @@ class Lock:
 PART_NAME = re.compile(r"^\.?(part-[0-9a-f]{12}-[0-9]{5}(?:-[0-9]{5})?)\.(parquet|json)(\.tmp)?$")
 # files a run writes at the folder's top (each also under its temporary name, ``.NAME.tmp``)
 TOP_FILES = ("summary.json", "report.html", "fairness.json", "fairness.html", "_SUCCESS", MANIFEST)
+RUN_TOPS = ("_SUCCESS", "summary.json", "report.html")  # what every run writes at the top when it ends
+FAIRNESS_TOPS = ("fairness.json", "fairness.html")  # and a fairness run besides
 LOCK = ".lock"
 
 
@@ -202,6 +204,7 @@ def prepare(
     fingerprint: dict[str, Any],
     holds: dict[str, list[str]],
     reuse: bool = True,
+    tops: tuple[str, ...] = RUN_TOPS,
 ) -> tuple[int, list[str], list[str], set[str]]:
     """Make ``out`` hold only parts that belong to this run; returns how many finished parts it
     keeps, the files and links below ``out`` that cardbatch did not write (left alone), which of
@@ -217,10 +220,22 @@ def prepare(
     never ours and never followed. A part is kept (reused) only when its options are the
     manifest's, ``reuse`` is on, it is still in ``holds`` (each part of this run to the keys of the
     files it holds) and it is whole: its record and every file it wrote ours, at the size written.
-    Every other file of ours goes, temporary files too. The summary, report and ``_SUCCESS`` of an
-    earlier run always go: they appear again when every unit is done.
+    Every other file of ours goes, temporary files too. The top files the last manifest lists as its
+    run's (``tops``: the summary, report and ``_SUCCESS``, and a fairness run's two) go: they appear
+    again when every unit is done. A file at the place of one of this run's ``tops`` that the last
+    run did not write is the user's: the run stops (InputError) before changing anything.
     """
     old = _old_manifest(out)
+    found_tops = old.get("tops")
+    theirs_tops = (
+        [str(n) for n in found_tops if n in TOP_FILES and n != MANIFEST] if isinstance(found_tops, list) else RUN_TOPS
+    )
+    users = [n for n in tops if n not in theirs_tops and storage.exists(storage.join(out, n))]
+    if old and users:
+        raise InputError(
+            f"{out} holds {', '.join(users)}, which this run writes, and the last cardbatch run there did not "
+            "write it: it is left alone; move it or choose another --out"
+        )
     listed = set(old.get("parts", {}))
     found = old.get("written")
     written: dict[str, Any] = found if isinstance(found, dict) else {}
@@ -241,13 +256,7 @@ def prepare(
             foreign.append(path)
             if part is not None:
                 at_places.append(full)
-    for name in (
-        "_SUCCESS",
-        "summary.json",
-        "report.html",
-        "fairness.json",
-        "fairness.html",
-    ):  # ours: check_folder saw to it
+    for name in theirs_tops:  # the last run's (or, without a manifest, none: check_folder saw to it)
         if storage.exists(storage.join(out, name)):
             storage.delete(storage.join(out, name))
     finished: dict[str, Any] = {}
@@ -267,6 +276,7 @@ def prepare(
         "parts": holds,
         "written": finished,
         "foreign": at_places,
+        "tops": list(tops),
     }
     storage.write_text(storage.join(out, MANIFEST), json.dumps(content))
     taken = [full for full in at_places if part_of(full) in holds]

@@ -137,6 +137,32 @@ def test_the_command_names_what_it_cannot_use(tmp_path):
     assert res.returncode == 2 and (tmp_path / "mine" / "fairness.json").read_text() == "my notes"
 
 
+def test_a_users_fairness_files_in_a_settled_folder_are_left_alone(tmp_path):
+    """From an independent trial: a user's fairness.json / fairness.html put in a folder a settle run
+    wrote were deleted by the next settle (resume or overwrite), and overwritten by a fairness run.
+    The manifest now lists the top files its run wrote; only those go."""
+    pq.write_table(generate_hands("holdem", 300, seed=4, streets_column=True).table, tmp_path / "h.parquet")
+    out = tmp_path / "o"
+    settle = [sys.executable, "-m", "cardbatch", "settle", str(tmp_path / "h.parquet"), "--out", str(out), "-q"]
+    assert subprocess.run(settle, capture_output=True, text=True).returncode == 0
+    for name in ("fairness.json", "fairness.html"):
+        (out / name).write_text("mine")
+    for extra in ([], ["--mode", "overwrite"]):
+        res = subprocess.run([*settle, *extra], capture_output=True, text=True)
+        assert res.returncode == 0, res.stderr
+        assert [(out / n).read_text() for n in ("fairness.json", "fairness.html")] == ["mine", "mine"]
+    res = _cmd(str(tmp_path / "h.parquet"), "--out", str(out), "-q")
+    assert res.returncode == 2 and "fairness.json, fairness.html, which this run writes" in res.stderr
+    assert [(out / n).read_text() for n in ("fairness.json", "fairness.html")] == ["mine", "mine"]
+    assert (out / "_SUCCESS").exists(), "a refused run changed nothing"
+    fair = tmp_path / "f"  # a fairness run's own files: replaced by the next, removed by a settle
+    assert _cmd(str(tmp_path / "h.parquet"), "--out", str(fair), "-q").returncode == 0
+    assert _cmd(str(tmp_path / "h.parquet"), "--out", str(fair), "-q", "--level", "0.05").returncode == 0
+    assert json.loads((fair / "fairness.json").read_text())["level"] == 0.05
+    assert subprocess.run([*settle[:-3], "--out", str(fair), "-q"], capture_output=True).returncode == 0
+    assert not (fair / "fairness.json").exists() and not (fair / "fairness.html").exists()
+
+
 @pytest.mark.slow  # a Dask LocalCluster
 def test_a_dask_cluster_gives_the_same_verdict(tmp_path):
     pytest.importorskip("distributed")
