@@ -249,7 +249,9 @@ def summarise(
     Checks that no row was lost (a bug of ours if one was)."""
     from cardbatch import __version__
 
-    parts = [(unit, name, s) for unit, named in done for name, s in named]
+    # in part order, whatever order they finished in: float sums (the fairness tallies) then come out
+    # the same to the last bit on every run, a resumed one too
+    parts = sorted(((unit, name, s) for unit, named in done for name, s in named), key=lambda p: p[1])
     total = merge_counters([_counters(s) for _, _, s in parts])
     by_input: dict[str, list[dict[str, Any]]] = {}
     for u, _, s in parts:
