@@ -90,8 +90,8 @@ def internal_error(command: str, exc: BaseException) -> int:
 RESUMABLE = ("settle", "audit")  # the commands whose finished parts a rerun reuses
 
 
-def _whole_number(minimum: int) -> Callable[[str], int]:
-    """An argparse type: a whole number >= ``minimum``, refused in cardbatch's own words."""
+def _whole_number(minimum: int, maximum: int | None = None) -> Callable[[str], int]:
+    """An argparse type: a whole number from ``minimum`` (to ``maximum``), refused in cardbatch's own words."""
 
     def parse(text: str) -> int:
         try:
@@ -100,6 +100,8 @@ def _whole_number(minimum: int) -> Callable[[str], int]:
             raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
         if value < minimum:
             raise argparse.ArgumentTypeError(f"must be at least {minimum}, got {value}")
+        if maximum is not None and value > maximum:
+            raise argparse.ArgumentTypeError(f"must be at most {maximum:,}, got {value:,}")
         return value
 
     return parse
@@ -110,26 +112,35 @@ non_negative_int = _whole_number(0)
 
 
 # Named here, not read from cardbatch.kernels.equity.Walk, so that --help does not load numba
-# (tests/batch/cli/test_cli.py checks they equal Walk's defaults).
-EQUITY_BUDGET, EQUITY_SAMPLES = 100_000, 10_000
+# (tests/batch/cli/test_cli.py checks they equal Walk's defaults and limits).
+EQUITY_BUDGET, EQUITY_SAMPLES, EQUITY_MAX_SAMPLES = 100_000, 10_000, 10_000_000
+WALK_OPTIONS = ("equity_budget", "equity_samples", "equity_seed")
 
 
 def add_walk_options(p: argparse.ArgumentParser) -> None:
-    """The equity walk's options, shared by ``settle``/``audit --equity`` and ``fairness``."""
+    """The equity walk's options, shared by ``settle``/``audit --equity`` and ``fairness`` (unset:
+    None, so that ``settle`` can refuse them without ``--equity``; :func:`walk_from` fills in)."""
     p.add_argument(
         "--equity-budget",
-        type=non_negative_int,
-        default=EQUITY_BUDGET,
-        help="walk every completion of an all-in's board when there are at most this many, else sample",
+        type=_whole_number(0, 2**63 - 1),
+        help=f"walk every completion of an all-in's board when there are at most this many, else sample "
+        f"(default: {EQUITY_BUDGET:,})",
     )
     p.add_argument(
-        "--equity-samples", type=positive_int, default=EQUITY_SAMPLES, help="completions drawn above the budget"
+        "--equity-samples",
+        type=_whole_number(2, EQUITY_MAX_SAMPLES),
+        help=f"completions drawn above the budget, 2 to {EQUITY_MAX_SAMPLES:,} (default: {EQUITY_SAMPLES:,})",
     )
-    p.add_argument("--equity-seed", type=non_negative_int, default=0, help="seed of the drawn completions")
+    p.add_argument("--equity-seed", type=_whole_number(0, 2**64 - 1), help="seed of the drawn completions (default: 0)")
 
 
 def walk_from(args: argparse.Namespace) -> Any:
     """The :class:`cardbatch.kernels.equity.Walk` the walk options ask for."""
     from cardbatch.kernels.equity import Walk
 
-    return Walk(budget=args.equity_budget, samples=args.equity_samples, seed=args.equity_seed)
+    budget, samples, seed = args.equity_budget, args.equity_samples, args.equity_seed
+    return Walk(
+        budget=EQUITY_BUDGET if budget is None else budget,
+        samples=EQUITY_SAMPLES if samples is None else samples,
+        seed=0 if seed is None else seed,
+    )

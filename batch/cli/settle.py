@@ -13,6 +13,7 @@ from typing import Any
 from cardbatch.batch.cli.common import (
     EXIT_USAGE,
     RULE_PRESETS,
+    WALK_OPTIONS,
     add_subcommand,
     add_walk_options,
     non_negative_int,
@@ -128,6 +129,10 @@ def _run(args: argparse.Namespace) -> int:
     from cardbatch.batch.settle.options import SettleJob, SettleOptions
     from cardbatch.kernels.pots import Options
 
+    given = [f"--{name.replace('_', '-')}" for name in WALK_OPTIONS if getattr(args, name) is not None]
+    if given and not args.equity:  # as the Python API: a walk option without the walk is a mistake
+        print(f"cardbatch {args.command}: {', '.join(given)}: only with --equity", file=sys.stderr)
+        return EXIT_USAGE
     if args.rake_pct is not None:
         try:
             if not 0 <= Fraction(args.rake_pct) <= 1:

@@ -71,6 +71,11 @@ def test_dask_engine_without_dask_is_a_usage_error(tmp_path):
         (("settle", "x.parquet", "--out", "o", "--chip-unit", "two"), "--chip-unit: 'two' is not a whole number"),
         (("generate", "--hands", "-5", "--out", "g.parquet"), "--hands: must be at least 0, got -5"),
         (("rank-decks", "--decks", "0", "--out", "r.parquet"), "--decks: must be at least 1, got 0"),
+        # from an independent trial: a walk option without --equity was ignored, a budget past int64 or
+        # one sample was refused late or in numpy's words
+        (("settle", "x.parquet", "--out", "o", "--equity-budget", "5"), "--equity-budget: only with --equity"),
+        (("settle", "x.parquet", "--out", "o", "--equity", "--equity-samples", "1"), "must be at least 2, got 1"),
+        (("fairness", "x.parquet", "--out", "o", "--equity-budget", "9" * 23), "--equity-budget: must be at most"),
     ],
 )
 def test_bad_option_values_are_refused_in_our_words(tmp_path, args, words):
