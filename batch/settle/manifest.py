@@ -158,6 +158,13 @@ def check_folder(out: str) -> None:
                 f"{out}: {', '.join(links)} is a symbolic link where cardbatch writes; it never writes through a "
                 "link: remove the link or choose another --out"
             )
+        files = [
+            n for n in PART_DIRS if os.path.lexists(os.path.join(out, n)) and not os.path.isdir(os.path.join(out, n))
+        ]
+        if files:
+            raise InputError(
+                f"{out}: {', '.join(files)} is not a folder, and cardbatch writes a folder there: choose another --out"
+            )
         tops = [n for name in TOP_FILES for n in (name, f".{name}.tmp")] + [LOCK]
         folders = [
             n for n in tops if os.path.lexists(os.path.join(out, n)) and not os.path.isfile(os.path.join(out, n))

@@ -231,6 +231,18 @@ def test_a_users_summary_in_a_new_folder_is_refused(tmp_path):
     assert (out / "summary.json").read_text() == "mine"
 
 
+@pytest.mark.parametrize("name", ["results", "errors", "_parts"])
+def test_a_users_file_where_cardbatch_writes_a_folder_is_refused_in_our_words(tmp_path, name):
+    """From an independent trial: the refusal was the filesystem's ("[Errno 17] ... non-directory
+    entry exists"), and a file named _parts left empty results/ and errors/ behind."""
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / name).write_text("mine")
+    done = cli("settle", SAMPLE, "--out", str(out))
+    assert done.returncode == 2 and f"{name} is not a folder, and cardbatch writes a folder there" in done.stderr
+    assert [p.name for p in out.iterdir()] == [name] and (out / name).read_text() == "mine"
+
+
 def _big_group(path: Path, rows: int) -> None:
     pq.write_table(generate_hands("holdem", rows, seed=5, bad_rate=0.02).table, path, row_group_size=rows)
 
