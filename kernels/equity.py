@@ -660,7 +660,9 @@ def _whole(values: ArrayLike, name: str) -> np.ndarray:
     else a ValueError."""
     a = np.asarray(values)
     if a.dtype.kind == "f" and a.size and not (np.isfinite(a).all() and (a == np.floor(a)).all()):
-        raise ValueError(f"{name} must be whole numbers, got {a.reshape(-1)[~(a == np.floor(a)).reshape(-1)][0]!r}")
+        bad = np.argwhere(~(np.isfinite(a) & (a == np.floor(a))))[0]
+        where = f"table {int(bad[0])}: " if a.ndim else ""
+        raise ValueError(f"{where}{name} must be whole numbers, got {float(a[tuple(bad)])!r}")
     if a.dtype.kind not in "uif" or (a.dtype.kind == "f" and a.size and np.abs(a).max() >= 2**63):
         raise ValueError(f"{name} must be whole numbers, got dtype {a.dtype}")
     return _chips(a.astype(np.int64) if a.dtype.kind == "f" else a, name)
@@ -670,6 +672,8 @@ def _cards(values: ArrayLike, name: str) -> np.ndarray:
     """Card codes as uint8 (see :func:`_whole`). A code outside 0..255 becomes 254, not a card:
     the kernel refuses it where a card is needed (uint8 would wrap it to another card)."""
     a = np.asarray(values)
+    if a.dtype.kind == "u" and a.dtype != np.uint8 and a.size:
+        a = np.where(a > 255, 254, a).astype(np.int64)  # beyond int64 too: not a card either way
     if a.dtype != np.uint8:
         a = _whole(a, name)
     if a.dtype != np.uint8 and a.size:

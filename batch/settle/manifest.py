@@ -241,7 +241,8 @@ def prepare(
     if old and users:
         raise InputError(
             f"{out} holds {', '.join(users)}, which this run writes, and the last cardbatch run there did not "
-            "write it: it is left alone; move it or choose another --out"
+            f"write {'them' if len(users) > 1 else 'it'}: left alone; move {'them' if len(users) > 1 else 'it'} or "
+            "choose another --out"
         )
     listed = set(old.get("parts", {}))
     found = old.get("written")
