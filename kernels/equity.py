@@ -573,28 +573,8 @@ def all_in_equity(
     if isinstance(lowest_card, bool) or not isinstance(lowest_card, (int, np.integer)) or not 0 <= lowest_card <= 51:
         raise ValueError(f"lowest_card must be a card code (0 to 51), got {lowest_card!r}")
     lowest_card = int(lowest_card)
-    c = _chips(chips, "chips")
-    if c.ndim != 2:
-        raise ValueError(f"chips must be [tables, seats], got shape {c.shape}")
+    c, d, lv, h, b, kn, bt, ids = _arrays(chips, dead, live, hole, board, known, button, hand_ids, 2)
     T, S = c.shape
-    lv = np.ascontiguousarray(live, dtype=np.bool_)
-    h = _cards(hole, "hole")
-    b = _cards(board, "board")
-    kn = _whole(known, "known")
-    bt = _whole(button, "button")
-    d = np.zeros((T, S), np.int64) if dead is None else _chips(dead, "dead")
-    ids = np.arange(T, dtype=np.int64) if hand_ids is None else _chips(hand_ids, "hand_ids")
-    for name, arr, shape in (
-        ("live", lv, (T, S)),
-        ("hole", h, (T, S, 2)),
-        ("board", b, (T, 5)),
-        ("known", kn, (T,)),
-        ("button", bt, (T,)),
-        ("dead", d, (T, S)),
-        ("hand_ids", ids, (T,)),
-    ):
-        if arr.shape != shape:
-            raise ValueError(f"{name} must have shape {shape}, got {arr.shape}")
     out = (
         np.zeros((T, S), np.float64),
         np.zeros((T, S, 2), np.float64),
@@ -653,6 +633,46 @@ def _standard(options: Options | None) -> Options:
     if opts.policy.name.lower() != "standard":
         raise ValueError(f"equity is defined for the standard policy only, got policy {opts.policy.name.lower()}")
     return opts
+
+
+def _arrays(
+    chips: ArrayLike,
+    dead: ArrayLike | None,
+    live: ArrayLike,
+    hole: ArrayLike,
+    board: ArrayLike,
+    known: ArrayLike,
+    button: ArrayLike,
+    hand_ids: ArrayLike | None,
+    per: int | None,
+) -> tuple[np.ndarray, ...]:
+    """The walks' inputs as the kernels take them (chips, dead, live, hole, board, known, button,
+    hand ids), each a whole number of its kind and of its table's shape (``per`` hole cards a
+    seat; None: as given), or a ValueError."""
+    c = _chips(chips, "chips")
+    if c.ndim != 2:
+        raise ValueError(f"chips must be [tables, seats], got shape {c.shape}")
+    T, S = c.shape
+    lv = np.ascontiguousarray(live, dtype=np.bool_)
+    h = _cards(hole, "hole")
+    b = _cards(board, "board")
+    kn = _whole(known, "known")
+    bt = _whole(button, "button")
+    d = np.zeros((T, S), np.int64) if dead is None else _chips(dead, "dead")
+    ids = np.arange(T, dtype=np.int64) if hand_ids is None else _chips(hand_ids, "hand_ids")
+    cards = per if per is not None else (h.shape[2] if h.ndim == 3 else 0)
+    for name, arr, shape in (
+        ("live", lv, (T, S)),
+        ("hole", h, (T, S, cards)),
+        ("board", b, (T, 5)),
+        ("known", kn, (T,)),
+        ("button", bt, (T,)),
+        ("dead", d, (T, S)),
+        ("hand_ids", ids, (T,)),
+    ):
+        if arr.shape != shape:
+            raise ValueError(f"{name} must have shape {shape}, got {arr.shape}")
+    return c, d, lv, h, b, kn, bt, ids
 
 
 def _whole(values: ArrayLike, name: str) -> np.ndarray:
@@ -735,15 +755,8 @@ def all_in_equity_by_evaluator(
     from .showdown import seat_values
 
     opts = _standard(options)
-    c = _chips(chips, "chips")
+    c, d, lv, h, b, kn, bt, ids = _arrays(chips, dead, live, hole, board, known, button, hand_ids, None)
     T, S = c.shape
-    lv = np.asarray(live, dtype=np.bool_)
-    h = _cards(hole, "hole")
-    b = _cards(board, "board")
-    kn = _whole(known, "known")
-    bt = _whole(button, "button")
-    d = np.zeros((T, S), np.int64) if dead is None else _chips(dead, "dead")
-    ids = np.arange(T, dtype=np.int64) if hand_ids is None else _chips(hand_ids, "hand_ids")
     if ((c < 0) | (d < 0) | (d > c)).any() or rows_beyond_int64(c).any():
         t = int(np.flatnonzero(((c < 0) | (d < 0) | (d > c)).any(axis=1) | rows_beyond_int64(c))[0])
         raise ValueError(f"table {t}: chips below zero, dead chips beyond a seat's chips, or a sum beyond int64")
