@@ -408,8 +408,7 @@ def scatter_chips(
     vals, rw = frozen(values, np.int64), frozen(row_width, np.int64)
     _chips_kernel(vals, frozen(starts, np.int64), frozen(lengths, np.int64), rw, limit, out, total, suspect)
     overflow = np.zeros(T, np.bool_)
-    for t in np.flatnonzero(suspect):  # rare: a value near int64's limit, summed exactly
-        overflow[t] = sum(int(x) for x in out[t].reshape(-1) if x > 0) > _MAX64
+    overflow[suspect] = sums_overflow(out[suspect])  # rare: a value near int64's limit, summed exactly
     return out, total, overflow
 
 
