@@ -192,16 +192,18 @@ def fair_file(tmp_path_factory):
     return str(path)
 
 
-@pytest.mark.parametrize("audit", [False, True])
-def test_fairness_against_settle(benchmark, throughput, fair_file, tmp_path, audit):
+@pytest.mark.parametrize("run", ["settle", "fairness", "fairness --results"])
+def test_fairness_against_settle(benchmark, throughput, fair_file, tmp_path, run):
+    """The audit as it runs by default (its verdict, no per-hand results), and with --results."""
     from cardbatch.batch.settle.options import FairnessOptions
 
-    opts = {"equity": equity.Walk(), "fairness": FairnessOptions()} if audit else {}
+    audit = run != "settle"
+    opts = {"equity": equity.Walk(), "fairness": FairnessOptions(results=run.endswith("--results"))} if audit else {}
     _settle(fair_file, str(tmp_path / "warm"), **opts)
     throughput(
         benchmark,
         "fairness against settle (10 M hands, 2 workers)",
-        "fairness" if audit else "settle",
+        run,
         FAIR_HANDS,
         lambda: _settle(fair_file, str(tmp_path / "out"), **opts),
         rounds=2,

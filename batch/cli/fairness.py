@@ -31,10 +31,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         sub,
         "fairness",
         "test whether the deal is fair: all-ins against their equity, cards and categories against their odds",
-        "Settle the inputs as `settle --equity` does (the same output folder), then test the deal: each "
+        "Settle the inputs and walk every all-in as `settle --equity` does, then test the deal: each "
         "group's all-in wins against its summed equity (the favourites, by street, by tenth of equity, by "
         "seat, by player_id), each card slot's cards against their expected counts, three-card categories "
-        "against their exact odds. Writes DIR/fairness.json and DIR/fairness.html; exit 4 when a test is "
+        "against their exact odds. Writes DIR/fairness.json and DIR/fairness.html, the rejected rows "
+        "(DIR/errors/) and the summary; the per-hand results only with --results. Exit 4 when a test is "
         "rejected at --level after correcting for the number of tests (Holm).",
     )
     p.add_argument("inputs", nargs="+", metavar="INPUT", help="Parquet files, folders (hive partitions too) or globs")
@@ -46,6 +47,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--by-player",
         action="store_true",
         help="with a player_id column: an all-in test per player too (one entry per player in the tallies)",
+    )
+    p.add_argument(
+        "--results",
+        action="store_true",
+        help="also write every settled hand's results with its equity columns to DIR/results/, as settle "
+        "--equity does (off by default: writing them costs more than the audit itself)",
     )
     p.add_argument("--game", choices=GAMES, help="the game of files without a game column (as settle)")
     p.add_argument("--rules", default="zjh", help="three-card rule preset: " + ", ".join(RULE_PRESETS))
@@ -75,7 +82,7 @@ def _run(args: argparse.Namespace) -> int:
         game=args.game,
         trips_beat_straight=args.trips_beat_straight,
         equity=walk_from(args),
-        fairness=FairnessOptions(by=args.by, level=args.level),
+        fairness=FairnessOptions(by=args.by, level=args.level, results=args.results),
         by_player=args.by_player,
     )
     job = SettleJob(

@@ -18,7 +18,7 @@ def after_settle(
     table: pa.Table, good: np.ndarray, payout: np.ndarray, spec: Game, opts: SettleOptions
 ) -> tuple[dict[str, pa.Array], dict[str, Any]]:
     """What a run with ``--equity`` (or a fairness run) adds to a batch's settled rows ``good``: the
-    equity columns (with ``opts.equity``) and the counters (``equity``, and ``fairness``'s tallies)."""
+    equity columns (when the results carry them) and the counters (``equity``, and ``fairness``'s tallies)."""
     sub = table.take(pa.array(good)) if good.size != table.num_rows else table
     rows, counts = allin.walk_rows(sub, payout, spec, opts, whole=opts.fairness is not None)
     if opts.equity is not None and opts.by_player and "player_id" in sub.column_names and rows.h is not None:
@@ -26,4 +26,4 @@ def after_settle(
     added: dict[str, Any] = {"equity": counts}
     if opts.fairness is not None:
         added["fairness"] = tally(sub, rows, payout, spec, opts)
-    return (allin.equity_columns(rows) if opts.equity is not None else {}), added
+    return (allin.equity_columns(rows) if opts.equity_columns else {}), added

@@ -109,9 +109,10 @@ def settle_files(
     planned = RunPlan(
         units, holds, [{"path": p, "rows": n} for p, n in zip(paths, file_rows)], list(identities), parsed
     )
-    manifest.check_folder(out_dir)
+    dirs = tuple(d for d in manifest.PART_DIRS if d != "results" or opts.writes_results)
+    manifest.check_folder(out_dir, dirs)
     try:
-        for sub in manifest.PART_DIRS:
+        for sub in dirs:
             storage.mkdir(storage.join(out_dir, sub))
     except (OSError, pa.ArrowException) as exc:
         raise InputError(f"cannot write to {out_dir}: {exc}") from None
@@ -332,7 +333,7 @@ def settle_in_memory(
     figures = summarise(done, inputs, opts, t0, time.perf_counter())
     figures.update({"engine": "in-process", "workers": 1, "options": {**opts.as_dict(), "batch_rows": batch_rows}})
     return (
-        _gathered(sink.results, result_schema(opts.equity is not None)),
+        _gathered(sink.results, result_schema(opts.equity_columns)),
         _gathered(sink.errors, ERROR_SCHEMA),
         figures,
     )

@@ -143,24 +143,26 @@ def _reserved() -> list[str]:
     return [*PART_DIRS, *games, *tops, LOCK]
 
 
-def check_folder(out: str) -> None:
+def check_folder(out: str, dirs: tuple[str, ...] = PART_DIRS) -> None:
     """Refuse, before anything is changed, an output folder a run could not write without touching
     what is not its own: a symbolic link where the run writes (it would write behind the link), or,
     in a folder without a cardbatch manifest, a file of the user's at a name the run writes
-    (``summary.json``, ``report.html``, ``_SUCCESS``, the manifest, the lock)."""
+    (``summary.json``, ``report.html``, ``_SUCCESS``, the manifest, the lock). ``dirs``: the part
+    folders the run writes into (a fairness run without results writes no ``results/``)."""
+    unused = set(PART_DIRS) - set(dirs)
     if storage.is_uri(out):
         ours = storage.exists(storage.join(out, MANIFEST)) and is_output_manifest(storage.join(out, MANIFEST))
         taken = [] if ours else [n for n in TOP_FILES if storage.exists(storage.join(out, n))]
     else:
-        links = [rel for rel in _reserved() if os.path.islink(os.path.join(out, rel))]
+        links = [
+            rel for rel in _reserved() if rel.split("/")[0] not in unused and os.path.islink(os.path.join(out, rel))
+        ]
         if links:
             raise InputError(
                 f"{out}: {', '.join(links)} is a symbolic link where cardbatch writes; it never writes through a "
                 "link: remove the link or choose another --out"
             )
-        files = [
-            n for n in PART_DIRS if os.path.lexists(os.path.join(out, n)) and not os.path.isdir(os.path.join(out, n))
-        ]
+        files = [n for n in dirs if os.path.lexists(os.path.join(out, n)) and not os.path.isdir(os.path.join(out, n))]
         if files:
             raise InputError(
                 f"{out}: {', '.join(files)} is not a folder, and cardbatch writes a folder there: choose another --out"

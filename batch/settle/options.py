@@ -48,7 +48,11 @@ def _decimal(frac: Fraction) -> str:
 class FairnessOptions:
     """A fairness run: what each batch counts besides settling it, and how its tests are judged.
     ``by``: an input column whose values each get every test again (``--by room``; None: the whole
-    run only); ``level``: the family-wise false-alarm rate the tests are held to, together.
+    run only); ``level``: the family-wise false-alarm rate the tests are held to, together;
+    ``results``: also write every settled row's results with its equity columns, as
+    ``settle --equity`` does (off: the run writes its verdict, the rejected rows and the summary;
+    the per-hand results are a settle run's, and writing them is most of what the audit would
+    add to settling).
 
     >>> FairnessOptions(level=2)
     Traceback (most recent call last):
@@ -57,12 +61,15 @@ class FairnessOptions:
 
     by: str | None = None
     level: float = 0.01
+    results: bool = False
 
     def __post_init__(self) -> None:
         if self.by is not None and (not isinstance(self.by, str) or not self.by):
             raise ValueError(f"by must be a column name, got {self.by!r}")
         if not isinstance(self.level, (int, float)) or not 0 < self.level < 1:
             raise ValueError(f"level must be between 0 and 1, got {self.level!r}")
+        if not isinstance(self.results, bool):
+            raise ValueError(f"results must be True or False, got {self.results!r}")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -123,6 +130,17 @@ class SettleOptions:
         for flag in ("no_flop_no_drop", "audit", "trips_beat_straight", "by_player"):
             if not isinstance(getattr(self, flag), bool):
                 raise ValueError(f"{flag} must be True or False, got {getattr(self, flag)!r}")
+
+    @property
+    def writes_results(self) -> bool:
+        """Whether the run writes each settled row's results (every run but a fairness run without
+        ``results``)."""
+        return self.fairness is None or self.fairness.results
+
+    @property
+    def equity_columns(self) -> bool:
+        """Whether the results carry the equity columns (``equity``, and results written)."""
+        return self.equity is not None and self.writes_results
 
     @classmethod
     def of(cls, **options: Any) -> SettleOptions:

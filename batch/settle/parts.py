@@ -152,8 +152,8 @@ def settle_into(tables: Iterable[pa.Table], unit: Unit, opts: SettleOptions, sin
                 by_piece.append(_piece_counters(r, e, len(unit.pieces)))
                 r, e = _untagged(r), _untagged(e)
             for game, part in r.items():
-                if part.num_columns:
-                    sink.add_results(game, conform_results(part, unit.hive, opts.equity is not None))
+                if part.num_columns and opts.writes_results:
+                    sink.add_results(game, conform_results(part, unit.hive, opts.equity_columns))
             for game, part in e.items():
                 if part.num_rows:
                     sink.add_errors(game, conform_errors(part, unit.hive))

@@ -116,13 +116,43 @@ def test_the_command_exits_0_on_a_fair_deal_and_4_on_a_biased_one(tmp_path):
     assert verdict["rejected"] == [] and len(verdict["tests"]) > 20
     assert {"name", "statistic", "p_value", "rejected"} <= set(verdict["tests"][0])
     assert (tmp_path / "f" / "fairness.html").read_text().count("<tr>") == len(verdict["tests"]) + 1
-    assert (tmp_path / "f" / "_SUCCESS").exists() and (tmp_path / "f" / "results").is_dir()
+    assert (tmp_path / "f" / "_SUCCESS").exists() and not (tmp_path / "f" / "results").exists()
     again = _cmd(str(tmp_path / "fair.parquet"), "--out", str(tmp_path / "f"), "--equity-budget", "100000")
     assert again.returncode == 0 and json.loads((tmp_path / "f" / "fairness.json").read_text()) == verdict
     bad = _cmd(str(tmp_path / "biased.parquet"), "--out", str(tmp_path / "b"), "--equity-budget", "100000")
     assert bad.returncode == 4, bad.stderr
     assert "holdem: cards, hole 0.0" in json.loads((tmp_path / "b" / "fairness.json").read_text())["rejected"]
     assert "1 REJECTED" in bad.stderr
+
+
+def test_results_are_written_when_asked_and_the_verdict_is_the_same(tmp_path):
+    """Without --results a fairness run writes its verdict, the rejected rows and the summary, and
+    nothing at results/ (a user's file of that name included); with it, the results of
+    settle --equity. Switching settles again and takes the other run's results away."""
+    t = generate_hands("holdem", 3_000, seed=4, streets_column=True, bad_rate=0.01).table
+    pq.write_table(t, tmp_path / "h.parquet")
+    out = tmp_path / "o"
+    args = [str(tmp_path / "h.parquet"), "--out", str(out), "--equity-budget", "100000", "-q"]
+    with_results = _cmd(*args, "--results")
+    assert with_results.returncode == 0, with_results.stderr
+    results = pq.read_table(out / "results")
+    assert {"ev_payout", "equity", "equity_se", "all_in_street"} <= set(results.column_names)
+    verdict = json.loads((out / "fairness.json").read_text())
+    summary = json.loads((out / "summary.json").read_text())
+    assert results.num_rows == summary["rows_settled"] and summary["rows_rejected"] > 0
+    without = _cmd(*args)
+    assert without.returncode == 0, without.stderr
+    assert not list((out / "results").rglob("*.parquet")), "the earlier run's results are gone"
+    assert json.loads((out / "fairness.json").read_text()) == verdict
+    again = json.loads((out / "summary.json").read_text())
+    assert again["parts_reused"] == 0 and again["rows_rejected"] == summary["rows_rejected"]
+    assert pq.read_table(out / "errors").num_rows == summary["rows_rejected"]
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "results").write_text("my notes")
+    res = _cmd(str(tmp_path / "h.parquet"), "--out", str(mine), "--equity-budget", "100000", "-q")
+    assert res.returncode == 0, res.stderr
+    assert (mine / "results").read_text() == "my notes" and (mine / "fairness.json").exists()
 
 
 def test_the_command_names_what_it_cannot_use(tmp_path):
