@@ -145,7 +145,9 @@ def settle(
     from cardbatch.batch.settle.job import settle_in_memory, status_of
     from cardbatch.batch.settle.options import POT_FIELDS
 
-    known = set(POT_FIELDS) | {f.name for f in dataclasses.fields(SettleOptions)} - {"pots", "audit"}
+    if "fairness" in rules:  # its verdict is a folder's (fairness.json, exit 4), not a table's
+        raise ValueError("settle: fairness is a run over files into a folder: use the cardbatch fairness command")
+    known = set(POT_FIELDS) | {f.name for f in dataclasses.fields(SettleOptions)} - {"pots", "audit", "fairness"}
     known |= set(_WALK_OPTIONS)
     unknown = sorted(set(rules) - known)
     if unknown:

@@ -112,6 +112,11 @@ class SettleOptions:
 
         if not isinstance(self.pots, Options):
             raise ValueError(f"pots must be a cardbatch.kernels.pots.Options, got {type(self.pots).__name__}")
+        if self.fairness is not None and not isinstance(self.fairness, FairnessOptions):
+            raise ValueError(f"fairness must be a FairnessOptions or None, got {self.fairness!r}")
+        if self.fairness is not None and (self.pots.rake_pct or self.no_flop_no_drop):
+            # the audit compares shares of the chips the hand paid with equity: no rake, as the command runs it
+            raise ValueError("a fairness run settles without rake (rake_pct 0, no_flop_no_drop off)")
         if (self.equity is not None or self.fairness is not None) and self.pots.policy.name.lower() != "standard":
             # a per-street policy splits by what each street's bets were against; the walk pays the
             # standard policy's pots, and would report its luck as the policy's

@@ -155,6 +155,20 @@ def test_results_are_written_when_asked_and_the_verdict_is_the_same(tmp_path):
     assert (mine / "results").read_text() == "my notes" and (mine / "fairness.json").exists()
 
 
+def test_the_python_api_refuses_what_the_command_cannot_do():
+    """From an independent trial: fairness=True crashed in the planner, a rake was applied to a
+    fairness run, and the in-memory settle took fairness and gave no verdict."""
+    import cardbatch
+
+    with pytest.raises(ValueError, match="fairness must be a FairnessOptions"):
+        SettleOptions(fairness=True)
+    with pytest.raises(ValueError, match="without rake"):
+        SettleOptions.of(rake_pct="0.05", rake_cap=30, fairness=FairnessOptions())
+    table = generate_hands("holdem", 50, seed=4, streets_column=True).table
+    with pytest.raises(ValueError, match="use the cardbatch fairness command"):
+        cardbatch.settle(table, fairness=FairnessOptions())
+
+
 def test_the_command_names_what_it_cannot_use(tmp_path):
     pq.write_table(generate_hands("holdem", 300, seed=4, streets_column=True).table, tmp_path / "h.parquet")
     res = _cmd(str(tmp_path / "h.parquet"), "--out", str(tmp_path / "o"), "--by", "room")
