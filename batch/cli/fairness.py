@@ -40,7 +40,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     p.add_argument("inputs", nargs="+", metavar="INPUT", help="Parquet files, folders (hive partitions too) or globs")
     p.add_argument("--out", required=True, metavar="DIR", help="output folder (created; reruns resume in it)")
-    p.add_argument("--by", metavar="COLUMN", help="every test again for each value of this input column (e.g. room)")
+    p.add_argument(
+        "--by",
+        metavar="COLUMN",
+        help="every test again for each value of this input column, or of a COLUMN=value folder of the input "
+        "paths (e.g. room; at most 1,000 values, checked before anything is written)",
+    )
     p.add_argument("--level", type=_level, default=0.01, help="false-alarm rate of all the tests together")
     add_walk_options(p)
     p.add_argument(

@@ -109,7 +109,11 @@ def settle_files(
     planned = RunPlan(
         units, holds, [{"path": p, "rows": n} for p, n in zip(paths, file_rows)], list(identities), parsed
     )
-    dirs = tuple(d for d in manifest.PART_DIRS if d != "results" or opts.writes_results)
+    if opts.fairness is not None and opts.fairness.by is not None:  # before the folder changes: a wrong --by stops here
+        from cardbatch.batch.settle.fairness.groups import check_groups
+
+        check_groups(paths, opts.fairness.by, parsed)
+    dirs = manifest.part_dirs(opts)
     manifest.check_folder(out_dir, dirs)
     try:
         for sub in dirs:

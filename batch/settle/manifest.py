@@ -133,14 +133,22 @@ FAIRNESS_TOPS = ("fairness.json", "fairness.html")  # and a fairness run besides
 LOCK = ".lock"
 
 
-def _reserved() -> list[str]:
-    """Paths below ``--out`` that a run writes into or at, relative: a link there would lead it out."""
+def part_dirs(opts: SettleOptions) -> tuple[str, ...]:
+    """The part folders a run with ``opts`` writes into: a fairness run without ``--results`` writes
+    no ``results/``, so nothing there concerns it."""
+    return tuple(d for d in PART_DIRS if d != "results" or opts.writes_results)
+
+
+def _reserved(dirs: tuple[str, ...] = PART_DIRS) -> list[str]:
+    """Paths below ``--out`` that a run writing into the part folders ``dirs`` writes into or at,
+    relative (a link there would lead it out): the folders first, then the rest."""
     from cardbatch.batch.settle.outputs import UNKNOWN_GAME
     from cardbatch.games import GAMES
 
-    games = [f"{kind}/game={g}" for kind in ("results", "errors") for g in (*GAMES, UNKNOWN_GAME)]
+    kinds = [k for k in ("results", "errors") if k in dirs]
+    games = [f"{kind}/game={g}" for kind in kinds for g in (*GAMES, UNKNOWN_GAME)]
     tops = [n for name in TOP_FILES for n in (name, f".{name}.tmp")]
-    return [*PART_DIRS, *games, *tops, LOCK]
+    return [*dirs, *games, *tops, LOCK]
 
 
 def check_folder(out: str, dirs: tuple[str, ...] = PART_DIRS) -> None:
@@ -148,15 +156,12 @@ def check_folder(out: str, dirs: tuple[str, ...] = PART_DIRS) -> None:
     what is not its own: a symbolic link where the run writes (it would write behind the link), or,
     in a folder without a cardbatch manifest, a file of the user's at a name the run writes
     (``summary.json``, ``report.html``, ``_SUCCESS``, the manifest, the lock). ``dirs``: the part
-    folders the run writes into (a fairness run without results writes no ``results/``)."""
-    unused = set(PART_DIRS) - set(dirs)
+    folders the run writes into (:func:`part_dirs`)."""
     if storage.is_uri(out):
         ours = storage.exists(storage.join(out, MANIFEST)) and is_output_manifest(storage.join(out, MANIFEST))
         taken = [] if ours else [n for n in TOP_FILES if storage.exists(storage.join(out, n))]
     else:
-        links = [
-            rel for rel in _reserved() if rel.split("/")[0] not in unused and os.path.islink(os.path.join(out, rel))
-        ]
+        links = [rel for rel in _reserved(dirs) if os.path.islink(os.path.join(out, rel))]
         if links:
             raise InputError(
                 f"{out}: {', '.join(links)} is a symbolic link where cardbatch writes; it never writes through a "
@@ -176,7 +181,7 @@ def check_folder(out: str, dirs: tuple[str, ...] = PART_DIRS) -> None:
                 f"{out}: {', '.join(folders)} is not a file, and cardbatch writes a file there: choose another --out"
             )
         ours = is_output_manifest(os.path.join(out, MANIFEST))
-        taken = [] if ours else [n for n in _reserved()[len(PART_DIRS) :] if os.path.isfile(os.path.join(out, n))]
+        taken = [] if ours else [n for n in _reserved(dirs)[len(dirs) :] if os.path.isfile(os.path.join(out, n))]
         if LOCK in taken and _is_our_lock(os.path.join(out, LOCK)):
             taken.remove(LOCK)
     if taken:

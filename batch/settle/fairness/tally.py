@@ -30,7 +30,6 @@ from cardbatch.batch.settle.options import SettleOptions
 from cardbatch.games import Game
 
 BUCKETS = 10  # equity groups: tenths
-MAX_VALUES = 1000  # distinct values of a --by column
 
 
 def _add(
@@ -156,17 +155,11 @@ def tally(sub: pa.Table, rows: AllIns, payout: np.ndarray, spec: Game, opts: Set
         pids = np.where(ok[:, None], scatter(vals, starts, lengths, h.S, -1, np.int64), -1)
     scopes: list[tuple[str, np.ndarray]] = [("all", np.ones(h.T, bool))]
     by = opts.fairness.by
-    if by is not None:
-        from cardbatch.batch.io.errors import InputError
-
-        if by not in sub.column_names:
-            raise InputError(f"--by {by}: no such column (columns: {', '.join(sub.column_names)})")
+    if by is not None:  # a column of the files (checked by the plan); a by=value folder: groups.with_folder_group
         raw = sub.column(by).to_pylist()
         null = np.array([v is None for v in raw], bool)
         values = np.array(["" if v is None else str(v) for v in raw], dtype=object)
-        distinct = np.unique(values[~null])
-        if distinct.size > MAX_VALUES:
-            raise InputError(f"--by {by}: more than {MAX_VALUES} distinct values; name a column of groups")
+        distinct = np.unique(values[~null])  # at most groups.MAX_VALUES: the run checked the column first
         scopes += [(f"{by}={v}", (values == v) & ~null) for v in distinct]
         if null.any():
             scopes.append((f"{by} null", null))

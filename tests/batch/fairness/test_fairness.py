@@ -153,6 +153,11 @@ def test_results_are_written_when_asked_and_the_verdict_is_the_same(tmp_path):
     res = _cmd(str(tmp_path / "h.parquet"), "--out", str(mine), "--equity-budget", "100000", "-q")
     assert res.returncode == 0, res.stderr
     assert (mine / "results").read_text() == "my notes" and (mine / "fairness.json").exists()
+    (tmp_path / "mine2" / "results").mkdir(parents=True)  # a file where a results part's folder would go
+    (tmp_path / "mine2" / "results" / "game=holdem").write_text("my notes")
+    res = _cmd(str(tmp_path / "h.parquet"), "--out", str(tmp_path / "mine2"), "--equity-budget", "100000", "-q")
+    assert res.returncode == 0, res.stderr
+    assert (tmp_path / "mine2" / "results" / "game=holdem").read_text() == "my notes"
 
 
 def test_the_python_api_refuses_what_the_command_cannot_do():
@@ -179,6 +184,42 @@ def test_the_command_names_what_it_cannot_use(tmp_path):
     (tmp_path / "mine" / "fairness.json").write_text("my notes")
     res = _cmd(str(tmp_path / "h.parquet"), "--out", str(tmp_path / "mine"))
     assert res.returncode == 2 and (tmp_path / "mine" / "fairness.json").read_text() == "my notes"
+
+
+def test_by_a_folder_groups_as_a_column_would(tmp_path):
+    """From an independent trial: --by could not name a room=a/ folder of the inputs (results get it as
+    a column). The folder wins over a column of the same name, as it does in the results."""
+    t = generate_hands("holdem", 4_000, seed=6, streets_column=True).table
+    rooms = np.where(np.arange(t.num_rows) % 3 == 0, "a", "b")
+    flat = tmp_path / "flat.parquet"
+    pq.write_table(t.append_column("room", pa.array(rooms)), flat)
+    for room in ("a", "b"):
+        (tmp_path / "logs" / f"room={room}").mkdir(parents=True)
+        part = t.filter(pa.array(rooms == room)).append_column("room", pa.array(["z"] * int((rooms == room).sum())))
+        pq.write_table(part, tmp_path / "logs" / f"room={room}" / "h.parquet")
+    verdicts = []
+    for source, out in ((str(flat), "o1"), (str(tmp_path / "logs"), "o2")):
+        res = _cmd(source, "--out", str(tmp_path / out), "--by", "room", "--batch-rows", "1000", "-q")
+        assert res.returncode in (0, 4), res.stderr
+        verdicts.append(json.loads((tmp_path / out / "fairness.json").read_text()))
+    names = [sorted(x["name"] for x in v["tests"]) for v in verdicts]
+    assert names[0] == names[1] and any(n.startswith("holdem (room=a):") for n in names[0])
+    assert not any("room=z" in n for n in names[1])
+    stats = [{x["name"]: x["statistic"] for x in v["tests"]} for v in verdicts]
+    assert all(stats[1][n] == pytest.approx(stats[0][n], rel=1e-9, abs=1e-9) for n in names[0])
+
+
+def test_a_column_of_too_many_values_stops_before_the_folder_changes(tmp_path):
+    """From an independent trial: a --by column of more than 1,000 values was found while the rows
+    were read, after the folder's earlier output had been removed for the new options."""
+    pq.write_table(generate_hands("holdem", 1_500, seed=4, streets_column=True).table, tmp_path / "h.parquet")
+    out = tmp_path / "o"
+    first = _cmd(str(tmp_path / "h.parquet"), "--out", str(out), "-q")
+    assert first.returncode in (0, 4), first.stderr
+    before = {p.relative_to(out): p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    res = _cmd(str(tmp_path / "h.parquet"), "--out", str(out), "--by", "hand_id", "-q")
+    assert res.returncode == 2 and "--by hand_id: more than 1,000 distinct values" in res.stderr, res.stderr
+    assert {p.relative_to(out): p.read_bytes() for p in out.rglob("*") if p.is_file()} == before
 
 
 def test_the_verdict_is_the_same_to_the_byte_whatever_order_the_parts_finish_in(tmp_path):
