@@ -78,7 +78,6 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def _run(args: argparse.Namespace) -> int:
     from cardbatch.batch.io.errors import InputError
     from cardbatch.batch.io.jobs import RunOptions
-    from cardbatch.batch.settle.fairness.job import fairness_line
     from cardbatch.batch.settle.job import run
     from cardbatch.batch.settle.options import FairnessOptions, SettleJob, SettleOptions
 
@@ -108,5 +107,5 @@ def _run(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     if not args.quiet:
         print(summary.json())
-        print(fairness_line(summary.figures, args.out), file=sys.stderr, flush=True)
+        print(summary.line, file=sys.stderr, flush=True)
     return summary.status

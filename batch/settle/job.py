@@ -60,12 +60,14 @@ def run(job: SettleJob) -> Summary:
         verbose=job.run.verbose,
         mode=job.mode,
     )
+    from cardbatch.batch.settle.fairness.job import fairness_line
     from cardbatch.batch.settle.report import settle_line
 
-    command = "audit" if job.options.audit else "settle"
-    return Summary(
-        figures, settle_line(command, figures, job.out), status_of(job.options, figures), indent=1, sort_keys=True
-    )
+    if job.options.fairness is not None:
+        line = fairness_line(figures, job.out)
+    else:
+        line = settle_line("audit" if job.options.audit else "settle", figures, job.out)
+    return Summary(figures, line, status_of(job.options, figures), indent=1, sort_keys=True)
 
 
 def status_of(opts: SettleOptions, figures: dict[str, Any]) -> int:
@@ -190,7 +192,7 @@ def _run_locked(planned: RunPlan, ctx: UnitContext, run_opts: RunOptions, mode: 
     t_settle = time.perf_counter()
     engine = Engine()
     done: list[tuple[Unit, list[tuple[str, dict[str, Any]]]]] = []
-    desc = "audit" if opts.audit else "settle"
+    desc = "fairness" if opts.fairness is not None else "audit" if opts.audit else "settle"
     with progress(
         total=sum(u.rows for u in units), desc=desc, unit="row", quiet=quiet, verbose=run_opts.verbose
     ) as bar:

@@ -54,6 +54,9 @@ class FairnessOptions:
     the per-hand results are a settle run's, and writing them is most of what the audit would
     add to settling).
 
+    >>> FairnessOptions(by="game")
+    Traceback (most recent call last):
+    ValueError: --by game: every test is already run for each game apart; name another column
     >>> FairnessOptions(level=2)
     Traceback (most recent call last):
     ValueError: level must be between 0 and 1, got 2
@@ -66,6 +69,8 @@ class FairnessOptions:
     def __post_init__(self) -> None:
         if self.by is not None and (not isinstance(self.by, str) or not self.by):
             raise ValueError(f"by must be a column name, got {self.by!r}")
+        if self.by == "game":
+            raise ValueError("--by game: every test is already run for each game apart; name another column")
         if not isinstance(self.level, (int, float)) or not 0 < self.level < 1:
             raise ValueError(f"level must be between 0 and 1, got {self.level!r}")
         if not isinstance(self.results, bool):

@@ -131,8 +131,13 @@ def run_tests(by_game: dict[str, Any], rules: str, level: float) -> dict[str, An
     """Every test of a run's per-game counters (``summary["by_game"]``), corrected together."""
     tests: list[dict[str, Any]] = []
     skipped: list[str] = []
+    whole: list[str] = []  # --by groups that hold every row of their game: their tests would be the game's again
     for game, counters in sorted(by_game.items()):
-        for scope, t in sorted(counters.get("fairness", {}).items()):
+        scopes = counters.get("fairness", {})
+        for scope, t in sorted(scopes.items()):
+            if scope != "all" and t.get("rows") == scopes.get("all", {}).get("rows"):
+                whole.append(f"{game} ({scope})")
+                continue
             prefix = f"{game} ({scope}):" if scope != "all" else f"{game}:"
             _allin_tests(prefix, t.get("allin", {}), tests, skipped)
             _card_tests(prefix, game, t.get("cards", {}), tests, skipped)
@@ -146,4 +151,5 @@ def run_tests(by_game: dict[str, Any], rules: str, level: float) -> dict[str, An
         "rejected": [t["name"] for t in tests if t["rejected"]],
         "skipped": len(skipped),
         "skipped_examples": skipped[:20],
+        "groups_of_every_row": whole,
     }

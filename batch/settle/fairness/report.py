@@ -70,6 +70,9 @@ def render(verdict: dict[str, Any]) -> str:
         f"<p>Level {verdict['level']} for all tests together (Holm's correction); "
         f"{verdict['skipped']} groups too small to test.</p>",
     ]
+    whole = verdict.get("groups_of_every_row") or []
+    if whole:
+        out.append(f"<p>Not tested again, as they hold every row of their game: {html.escape(', '.join(whole))}.</p>")
     for game, groups in sorted(verdict.get("calibration", {}).items()):
         if groups:
             out.append(f"<h2>{html.escape(game)}: all-ins, share won against equity</h2>")

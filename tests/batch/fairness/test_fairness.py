@@ -100,6 +100,19 @@ def test_by_a_column_tests_each_value():
     v = audit(t, by="room")
     names = [x["name"] for x in v["tests"]]
     assert any(n.startswith("holdem (room=a):") for n in names) and any(n.startswith("holdem (room=b):") for n in names)
+    assert v["groups_of_every_row"] == []
+
+
+def test_a_group_of_every_row_is_not_tested_twice():
+    """From an independent trial: a column of one value ran every test again for a group that is the
+    whole run, and the correction counted each test twice."""
+    t = generate_hands("holdem", 3000, seed=3, streets_column=True).table
+    alone = audit(t)
+    v = audit(t.append_column("room", pa.array(["a"] * t.num_rows)), by="room")
+    assert v["groups_of_every_row"] == ["holdem (room=a)"]
+    assert [(x["name"], x["p_value"]) for x in v["tests"]] == [(x["name"], x["p_value"]) for x in alone["tests"]]
+    with pytest.raises(ValueError, match="each game apart"):
+        FairnessOptions(by="game")
 
 
 def _cmd(*args: str) -> subprocess.CompletedProcess[str]:
