@@ -19,6 +19,7 @@ import pyarrow.compute as pc
 from cardbatch.batch.io.lists import (
     combined,
     differs_from_list,
+    frozen,
     int_column,
     int_list_parts,
     list_array,
@@ -48,6 +49,13 @@ def applies(spec: Game, opts: SettleOptions) -> bool:
     from cardbatch.kernels import twins
 
     return bool(spec.one_pass and opts.pots.policy == pots.Policy.STANDARD and not twins.in_serial())
+
+
+def _read_only(*groups: tuple[Any, ...]) -> tuple[tuple[Any, ...], ...]:
+    """The kernel's inputs with every array read-only (:func:`~cardbatch.batch.io.lists.frozen`):
+    Arrow's buffers arrive read-only and copies writable, and numba compiles the kernel again, for
+    most of a minute, for each mix it meets (a batch with a null, a column cast on reading)."""
+    return tuple(tuple(frozen(a) if isinstance(a, np.ndarray) else a for a in g) for g in groups)
 
 
 def _is_list(t: pa.DataType) -> bool:
@@ -226,13 +234,15 @@ def settle_one_pass(
     )
     options = {"trips_beat_straight": opts.trips_beat_straight} if spec.straight_order_option else {}
     onepass.settle_board_batch(
-        (pre, button, gng),
-        (bits, np.int64(first_bit), fstarts, seats),
-        (cvals, cstarts, clen, cbig.view(np.uint8), has_street),
-        dead,
-        hole,
-        board,
-        recorded,
+        *_read_only(
+            (pre, button, gng),
+            (bits, np.int64(first_bit), fstarts, seats),
+            (cvals, cstarts, clen, cbig.view(np.uint8), has_street),
+            dead,
+            hole,
+            board,
+            recorded,
+        ),
         game,
         spec.kernel().value_tables(**options),
         opts.pots.lower(False, 0, False),

@@ -126,6 +126,24 @@ def test_nulls_anywhere_settle_alike(hands, name, element):
         assert c["rejected_by_reason"].get("missing_value", 0) >= 3
 
 
+def test_the_kernel_is_compiled_once_whatever_the_columns_came_from(hands):
+    """Arrow's buffers are read-only and copies writable, and numba compiled the kernel again (most of
+    a minute, in a nightly run too) for each mix: the full test run had built it 17 times."""
+    from cardbatch.kernels import onepass
+
+    t = hands.slice(0, 400)
+    for table in (
+        t,
+        _with_nulls(t, "contrib", [3], True),
+        _with_nulls(t, "button", [5], False),
+        _with_nulls(t, "payout", [7], False),
+        _set(t, "contrib", t.column("contrib").cast(pa.list_(pa.int32()))),
+        _set(t, "cards", t.column("cards").cast(pa.list_(pa.int64()))),
+    ):
+        same(table)
+    assert len(onepass.settle_board_batch.parallel.signatures) == 1
+
+
 def test_dead_money_settles_alike_and_bad_dead_chips_are_set_aside(hands):
     t = hands.slice(0, 1500)
     rng = np.random.default_rng(4)
