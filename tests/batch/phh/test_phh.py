@@ -267,6 +267,9 @@ def _pokerkit_loads(text: str) -> bool:
     return True
 
 
+HANDS = 1200  # with and without antes: 2,400 hands in all (pokerkit plays about 35 a second)
+
+
 @pytest.mark.slow  # thousands of hands played by pokerkit
 @pytest.mark.parametrize("with_antes", [False, True])
 def test_pokerkit_replays_agree(tmp_path, rng, with_antes):
@@ -278,7 +281,7 @@ def test_pokerkit_replays_agree(tmp_path, rng, with_antes):
     # seat, past this test's one-chip-per-pot allowance: a flaky red, not a wrong payout of ours)
     random.seed(2026 + with_antes)
     hands, streets = [], []
-    for _ in range(2000):
+    for _ in range(HANDS):
         hh, st = _random_pokerkit_hand(rng, with_antes)
         hands.append(hh)
         streets.append(st)
@@ -287,14 +290,14 @@ def test_pokerkit_replays_agree(tmp_path, rng, with_antes):
     f = tmp_path / "random.phhs"
     f.write_text("".join(f"[{i + 1}]\n{t}\n\n" for i, t in enumerate(texts)))
     s = run_import([str(f)], str(tmp_path / "h.parquet"), quiet())
-    assert s["hands_read"] == 2000
+    assert s["hands_read"] == HANDS
     table = pq.read_table(tmp_path / "h.parquet")
-    position = {hid: i for i, hid in enumerate(hand_id("random.phhs", i) for i in range(2000))}
-    imported = np.zeros(2000, bool)
+    position = {hid: i for i, hid in enumerate(hand_id("random.phhs", i) for i in range(HANDS))}
+    imported = np.zeros(HANDS, bool)
     imported[[position[h] for h in table.column("hand_id").to_pylist()]] = True
     assert (imported == loadable).all(), s["rejected_by_reason"]
     assert set(s["rejected_by_reason"]) <= {"illegal_action"}
-    assert (imported & loadable).sum() > 1800
+    assert (imported & loadable).sum() > 0.9 * HANDS
     ours = table.column("contrib_street").to_pylist()
     dead = table.column("dead").to_pylist()
     compared = 0
