@@ -69,7 +69,7 @@ class FairnessOptions:
     def __post_init__(self) -> None:
         if self.by is not None and (not isinstance(self.by, str) or not self.by):
             raise ValueError(f"by must be a column name, got {self.by!r}")
-        if self.by == "game":
+        if self.by is not None and self.by.lower() == "game":  # GAME=G folders name the game too
             raise ValueError("--by game: every test is already run for each game apart; name another column")
         if not isinstance(self.level, (int, float)) or not 0 < self.level < 1:
             raise ValueError(f"level must be between 0 and 1, got {self.level!r}")

@@ -27,13 +27,25 @@ def folder_value(by: str | None, hive: tuple[tuple[str, str], ...]) -> str | Non
     return dict(hive).get(by) if by is not None else None
 
 
+def group_name(value: Any) -> str:
+    """A value's group: its text, a whole float as the integer (pandas writes an integer column with
+    nulls as floats: room 1 is one group whether a file holds 1 or 1.0).
+
+    >>> [group_name(v) for v in (1, 1.0, -0.0, 1.5, "1", "a")]
+    ['1', '1', '0', '1.5', '1', 'a']
+    """
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
 def _values(column: pa.ChunkedArray) -> set[str]:
     """A column's distinct non-null values, as the tallies name them."""
     try:
         found = pc.unique(column).to_pylist()
     except (pa.ArrowNotImplementedError, pa.ArrowInvalid):  # a type unique cannot hash (nested ones)
         found = column.to_pylist()
-    return {str(v) for v in found if v is not None}
+    return {group_name(v) for v in found if v is not None}
 
 
 def check_groups(paths: list[str], by: str, parsed: dict[str, pq.FileMetaData] | None = None) -> None:

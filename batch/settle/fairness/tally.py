@@ -26,6 +26,7 @@ import numpy as np
 import pyarrow as pa
 
 from cardbatch.batch.settle.allin import AllIns, has_equity, row_sums
+from cardbatch.batch.settle.fairness.groups import group_name
 from cardbatch.batch.settle.options import SettleOptions
 from cardbatch.games import Game
 
@@ -158,7 +159,7 @@ def tally(sub: pa.Table, rows: AllIns, payout: np.ndarray, spec: Game, opts: Set
     if by is not None:  # a column of the files (checked by the plan); a by=value folder: groups.with_folder_group
         raw = sub.column(by).to_pylist()
         null = np.array([v is None for v in raw], bool)
-        values = np.array(["" if v is None else str(v) for v in raw], dtype=object)
+        values = np.array(["" if v is None else group_name(v) for v in raw], dtype=object)
         distinct = np.unique(values[~null])  # at most groups.MAX_VALUES: the run checked the column first
         scopes += [(f"{by}={v}", (values == v) & ~null) for v in distinct]
         if null.any():

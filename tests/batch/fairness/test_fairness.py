@@ -111,8 +111,11 @@ def test_a_group_of_every_row_is_not_tested_twice():
     v = audit(t.append_column("room", pa.array(["a"] * t.num_rows)), by="room")
     assert v["groups_of_every_row"] == ["holdem (room=a)"]
     assert [(x["name"], x["p_value"]) for x in v["tests"]] == [(x["name"], x["p_value"]) for x in alone["tests"]]
-    with pytest.raises(ValueError, match="each game apart"):
-        FairnessOptions(by="game")
+    for name in ("game", "GAME"):  # a GAME=G folder names the game too
+        with pytest.raises(ValueError, match="each game apart"):
+            FairnessOptions(by=name)
+    floats = audit(t.append_column("room", pa.array(np.where(np.arange(t.num_rows) % 2, 1.0, -0.0))), by="room")
+    assert {n.split(":")[0] for n in (x["name"] for x in floats["tests"])} >= {"holdem (room=1)", "holdem (room=0)"}
 
 
 def _cmd(*args: str) -> subprocess.CompletedProcess[str]:
