@@ -17,6 +17,7 @@ MODULES = [
     "cardbatch.kernels.team",
     "cardbatch.kernels.pots.api",
     "cardbatch.batch.settle.options",
+    "cardbatch.batch.settle.fairness.groups",
     "cardbatch.batch.frames",
     "cardbatch.games",
     "cardbatch",
