@@ -87,6 +87,21 @@ def internal_error(command: str, exc: BaseException) -> int:
     return EXIT_INTERNAL
 
 
+FILE_MODE_HELP = (
+    "an output name that already holds a file: replace it when a run of this same command wrote it (a file "
+    "of yours is refused, exit 2), overwrite it whatever wrote it, or refuse any (exit 2); an input is never "
+    "an output"
+)
+
+
+def add_file_mode(p: argparse.ArgumentParser) -> None:
+    """``--mode`` of the commands that write files at names the user gives (``import``, ``generate``,
+    ``rank-decks``, ``simulate``)."""
+    from cardbatch.batch.io.jobs import FILE_MODES
+
+    p.add_argument("--mode", choices=FILE_MODES, default="replace", help=FILE_MODE_HELP)
+
+
 RESUMABLE = ("settle", "audit")  # the commands whose finished parts a rerun reuses
 
 

@@ -7,6 +7,7 @@ import sys
 
 from cardbatch.batch.cli.common import (
     EXIT_USAGE,
+    add_file_mode,
     add_subcommand,
     options_from,
     positive_int,
@@ -37,6 +38,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--out", required=True, metavar="FILE", help="the Parquet file of hands to write")
     p.add_argument("--chip", type=positive_int, help="chips per unit of the files' amounts (default: found)")
     p.add_argument("--workers", type=positive_int, default=1, help="processes parsing files")
+    add_file_mode(p)
     p.set_defaults(func=_run)
 
 
@@ -45,7 +47,7 @@ def _run(args: argparse.Namespace) -> int:
     from cardbatch.batch.io.jobs import RunOptions
     from cardbatch.batch.phh.job import ImportJob, ImportOptions, run
 
-    job = ImportJob(tuple(args.inputs), args.out, ImportOptions(args.chip, options_from(RunOptions, args)))
+    job = ImportJob(tuple(args.inputs), args.out, ImportOptions(args.chip, options_from(RunOptions, args), args.mode))
     try:
         summary = run(job)
     except (InputError, OSError) as exc:  # unreadable input or a failing disk: nothing is published

@@ -13,7 +13,7 @@ try:
 except ImportError:  # Python 3.10: the same parser, from PyPI (a dependency there)
     import tomli as tomllib
 
-from cardbatch.batch.cli.common import RULE_PRESETS, add_subcommand, options_from, show
+from cardbatch.batch.cli.common import RULE_PRESETS, add_file_mode, add_subcommand, options_from, show
 from cardbatch.batch.simulate.room import Room
 from cardbatch.games import simulated_games
 
@@ -69,6 +69,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--workers", type=int, help="with several rooms or replicates: processes (default one per core)")
     p.add_argument("--write-hands", metavar="FILE", help="also write every hand played (settle format) to FILE")
     p.add_argument("--out", required=True, metavar="DIR", help="output folder")
+    add_file_mode(p)
     p.set_defaults(func=_run)
 
 
@@ -84,6 +85,7 @@ def _run(args: argparse.Namespace) -> int:
         tuple(args.behaviour_from or ()),
         args.write_hands,
         options_from(RunOptions, args),
+        args.mode,
     )
     return show(run(job), args.quiet)
 

@@ -15,6 +15,10 @@ from typing import Any, Literal
 
 Engine = Literal["local", "dask"]
 ENGINES: tuple[Engine, ...] = ("local", "dask")
+# what a command that writes files at names the user gives does with a file already there
+# (cardbatch.batch.io.owned): replace one its own command wrote, overwrite any, or refuse any
+FileMode = Literal["replace", "overwrite", "error"]
+FILE_MODES: tuple[FileMode, ...] = ("replace", "overwrite", "error")
 
 
 def require_whole(value: object, name: str, least: int) -> None:

@@ -33,10 +33,10 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from cardbatch.batch.io import pycolumns, storage
+from cardbatch.batch.io import owned, pycolumns, storage
 from cardbatch.batch.io.errors import InputError
 from cardbatch.batch.io.inputs import local_files
-from cardbatch.batch.io.jobs import RunOptions, Summary, input_paths
+from cardbatch.batch.io.jobs import FILE_MODES, FileMode, RunOptions, Summary, input_paths
 from cardbatch.batch.phh import notation, replay
 
 SUFFIXES = (".phh", ".phhs")
@@ -73,12 +73,16 @@ ERRORS_SCHEMA = pa.schema(
 @dataclasses.dataclass(frozen=True)
 class ImportOptions:
     """``chip``: chips per unit of the files' amounts (None: found in a first pass); ``run``: how to
-    run (``workers``: processes, 1 or None: in this one; the local engine only)."""
+    run (``workers``: processes, 1 or None: in this one; the local engine only); ``mode``: what to
+    do with a file already at the output's names (:mod:`cardbatch.batch.io.owned`)."""
 
     chip: int | None = None
     run: RunOptions = RunOptions()
+    mode: FileMode = "replace"
 
     def __post_init__(self) -> None:
+        if self.mode not in FILE_MODES:
+            raise ValueError(f"mode must be one of {', '.join(FILE_MODES)}, got {self.mode!r}")
         if self.chip is not None and (isinstance(self.chip, bool) or not isinstance(self.chip, int) or self.chip < 1):
             raise ValueError(f"--chip must be a positive integer, got {self.chip}")
         if self.run.engine != "local":
@@ -334,6 +338,11 @@ def run_import(inputs: list[str], out: str, options: ImportOptions = ImportOptio
 
     t0 = time.perf_counter()
     files = local_files(inputs, SUFFIXES)
+    if out.endswith(SUFFIXES):
+        raise InputError(
+            f"{out}: the output is Parquet, and a name ending in .phh or .phhs would be read as a hand history"
+        )
+    owned.check_outputs([out, errors_path(out)], "import", options.mode, [path for path, _ in files])
     factor, units = plan(files, options.chip, lazy=True)
     try:
         return _import_all(files, factor, units, out, options, t0)
@@ -362,6 +371,7 @@ def _import_all(
 
     err_out = errors_path(out)
     metadata = {b"cardbatch.chip_factor": str(factor).encode(), b"cardbatch.source": b"phh"}
+    metadata.update(owned.parquet_metadata("import"))
     ids: list[np.ndarray] = []
     reasons: Counter[str] = Counter()
     read = imported = 0

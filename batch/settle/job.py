@@ -22,7 +22,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from cardbatch.batch.io import storage
+from cardbatch.batch.io import owned, storage
 from cardbatch.batch.io.errors import InputError
 from cardbatch.batch.io.inputs import is_output_manifest, parquet_inputs
 from cardbatch.batch.io.jobs import Engine as EngineName
@@ -101,6 +101,7 @@ def settle_files(
             import distributed  # noqa: F401
         except ImportError:
             raise InputError("--engine dask needs Dask: pip install 'cardbatch[dask]'") from None
+    owned.check_folder_apart(out_dir, inputs)
     paths = manifest.resolved(parquet_inputs(inputs))
     try:
         identities, footers = zip(*(manifest.file_identity_and_footer(p) for p in paths))

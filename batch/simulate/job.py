@@ -41,10 +41,10 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 
-from cardbatch.batch.io import lists, storage
-from cardbatch.batch.io.jobs import RunOptions, Summary
+from cardbatch.batch.io import lists, owned, storage
+from cardbatch.batch.io.errors import InputError
+from cardbatch.batch.io.jobs import FILE_MODES, FileMode, RunOptions, Summary
 from cardbatch.batch.io.progress import progress
 from cardbatch.batch.simulate import behaviour as bh
 from cardbatch.batch.simulate.room import Room
@@ -307,11 +307,10 @@ def simulate(
         summary["hands_written"] = hands_path
     if out_dir:
         out = _clear(out_dir)
-        pq.write_table(series, out / "rounds.parquet", **storage.WRITE_OPTIONS)
-        players = pa.table({"player": np.arange(room.players), "balance": balance})
-        pq.write_table(players, out / "players.parquet", **storage.WRITE_OPTIONS)
+        _write_table(series, out / "rounds.parquet")
+        _write_table(pa.table({"player": np.arange(room.players), "balance": balance}), out / "players.parquet")
         summary["plots"] = _plots(series, balance, out, room, room.players * room.start_balance)
-        (out / "summary.json").write_text(json.dumps(summary, indent=1))
+        write_summary(out, summary)
     summary["_balance"] = balance
     summary["_series"] = series
     return summary
@@ -373,7 +372,7 @@ def simulate_rooms(
         summary["behaviour"] = (model or behaviour_of(rooms[0][1])).describe()
     if out_dir:
         out = _clear(out_dir)
-        pq.write_table(series, out / "rounds.parquet", **storage.WRITE_OPTIONS)
+        _write_table(series, out / "rounds.parquet")
         balances = pa.table(
             {
                 "room": pa.array([n for n, _, b in finals for _ in range(b.size)], pa.string()).dictionary_encode(),
@@ -382,21 +381,50 @@ def simulate_rooms(
                 "balance": pa.array(np.concatenate([b for _, _, b in finals])),
             }
         )
-        pq.write_table(balances, out / "players.parquet", **storage.WRITE_OPTIONS)
+        _write_table(balances, out / "players.parquet")
         summary["plots"] = _comparison_plot(series, rooms, replicates, out)
-        (out / "summary.json").write_text(json.dumps(summary, indent=1))
+        write_summary(out, summary)
     summary["_series"] = series
     return summary
 
 
+OUTPUTS = ("summary.json", "economy.png", "comparison.png", "rounds.parquet", "players.parquet")
+
+
+def outputs_of(out_dir: str, single: bool) -> list[str]:
+    """The files a run writes in ``out_dir``: a single room's figure is ``economy.png``, a
+    comparison's ``comparison.png``."""
+    skip = "comparison.png" if single else "economy.png"
+    return [str(Path(out_dir) / name) for name in OUTPUTS if name != skip]
+
+
 def _clear(out_dir: str) -> Path:
-    """The output folder, without what an earlier run wrote there: its summary first (written last,
-    it says a run finished), and both figures (a run writes one of them, or none without matplotlib)."""
+    """The output folder, without what an earlier simulate run wrote there (files of the user's stay:
+    :func:`run` refused to start where one lies at a name it writes): its summary first (written
+    last, it says a run finished), and both figures (a run writes one of them, or none without
+    matplotlib)."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    for name in ("summary.json", "economy.png", "comparison.png", "rounds.parquet", "players.parquet"):
-        (out / name).unlink(missing_ok=True)
+    owned.remove_ours([str(out / name) for name in OUTPUTS], "simulate")
     return out
+
+
+def _write_table(table: pa.Table, path: Path) -> None:
+    """A whole table as one marked Parquet file, whole or absent."""
+    writer = storage.PublishedParquet(str(path), owned.marked(table.schema, "simulate"))
+    try:
+        writer.write(table.replace_schema_metadata(owned.marked(table.schema, "simulate").metadata))
+        writer.close()
+    except BaseException:
+        writer.abort()
+        raise
+
+
+def write_summary(out: Path, summary: dict[str, Any]) -> None:
+    """``summary.json`` (the figures without the in-memory ``_`` keys), marked as simulate's."""
+    shown = {k: v for k, v in summary.items() if not k.startswith("_")}
+    marked = {owned.MARK_KEY: owned.mark("simulate"), **shown}
+    storage.write_text(str(out / "summary.json"), json.dumps(marked, indent=1))
 
 
 def _room_summary(name: str, room: Room, first: Room, series: pa.Table) -> dict[str, Any]:
@@ -448,7 +476,7 @@ class _HandsWriter:
             cols["contrib"] = lists.padded_to_list(h.contrib[:, 0], n, pa.int64())
         for name, values in (("folded", h.folded), ("payout", h.payout), ("stack", h.stack), ("player_id", seated)):
             cols[name] = lists.padded_to_list(values, n, pa.bool_() if name == "folded" else pa.int64())
-        self.out.write(pa.table(cols))
+        self.out.write(pa.table(cols).replace_schema_metadata(owned.parquet_metadata("simulate")))
 
     def close(self) -> None:
         self.out.close()
@@ -526,7 +554,7 @@ def _plots(series: pa.Table, balance: np.ndarray, out: Path, room: Room, start_t
     ax.set(title=f"Final balances after {len(rounds)} rounds", xlabel="coins", ylabel="players (log scale)")
     ax.legend()
     path = out / "economy.png"
-    fig.savefig(path)
+    fig.savefig(path, metadata=owned.png_metadata("simulate"))
     plt.close(fig)
     return [str(path)]
 
@@ -636,7 +664,7 @@ def _comparison_plot(series: pa.Table, rooms: list[tuple[str, Room]], replicates
     band = " (line: median of the replicates; band: lowest to highest)" if replicates > 1 else ""
     fig.legend(handles, labels, loc="outside lower center", ncols=min(len(labels), 6), title=f"room{band}")
     path = out / "comparison.png"
-    fig.savefig(path)
+    fig.savefig(path, metadata=owned.png_metadata("simulate"))
     plt.close(fig)
     return [str(path)]
 
@@ -654,6 +682,7 @@ class SimulateJob:
     behaviour_from: tuple[str, ...] = ()
     write_hands: str | None = None
     run: RunOptions = RunOptions()
+    mode: FileMode = "replace"
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "rooms", tuple((str(n), r) for n, r in self.rooms))
@@ -666,6 +695,8 @@ class SimulateJob:
             raise ValueError("--write-hands writes one room's hands: not with --sweep, --rooms or --replicates")
         if self.run.engine != "local":
             raise ValueError("simulate runs on the local engine only")
+        if self.mode not in FILE_MODES:
+            raise ValueError(f"mode must be one of {', '.join(FILE_MODES)}, got {self.mode!r}")
 
     @property
     def single(self) -> bool:
@@ -673,7 +704,16 @@ class SimulateJob:
 
 
 def run(job: SimulateJob) -> Summary:
-    """Play the rooms and write their outputs: the ``cardbatch simulate`` command as one call."""
+    """Play the rooms and write their outputs: the ``cardbatch simulate`` command as one call. The
+    outputs are checked first (:func:`~cardbatch.batch.io.owned.check_outputs`): a file of the
+    user's at a name it writes stops it before anything changes."""
+    from cardbatch.batch.io.inputs import parquet_inputs
+
+    if storage.exists(job.out) and not storage.is_dir(job.out):
+        raise InputError(f"{job.out} is a file, and simulate writes a folder there: choose another --out")
+    outputs = outputs_of(job.out, job.single) + ([job.write_hands] if job.write_hands else [])
+    logs = parquet_inputs(list(job.behaviour_from)) if job.behaviour_from else []
+    owned.check_outputs(outputs, "simulate", job.mode, logs)
     model, fit_info = fitted(list(job.behaviour_from), list(job.rooms)) if job.behaviour_from else (None, None)
     r = job.run
     if job.single:
@@ -686,9 +726,7 @@ def run(job: SimulateJob) -> Summary:
         what = f"{len(rooms)} rooms x {job.replicates} replicates"
     if fit_info is not None:
         summary["behaviour_fit"] = fit_info
-        (Path(job.out) / "summary.json").write_text(
-            json.dumps({k: v for k, v in summary.items() if not k.startswith("_")}, indent=1)
-        )
+        write_summary(Path(job.out), summary)
     figures = {k: v for k, v in summary.items() if not k.startswith("_") and k != "room"}
     return Summary(figures, f"cardbatch simulate: {what} written to {job.out}/")
 

@@ -1,0 +1,164 @@
+"""Every command keeps settle's promises about files (issue 42, rows 1 to 5): an input is never an
+output, however the path spells it, and a file no run of the command wrote is the user's: refused
+(exit 2, named) unless ``--mode overwrite``, never replaced or removed in silence."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from conftest import TEST_DATA, cli
+
+from cardbatch.batch.io import owned
+from cardbatch.batch.io.errors import InputError
+
+ONE_HAND = sorted((TEST_DATA / "phh" / "pluribus").rglob("*.phh"))[0]
+
+
+def _digest(folder: Path) -> dict[str, str]:
+    """Every file below ``folder`` (links as their target text): what must not change."""
+    found = {}
+    for path in sorted(folder.rglob("*")):
+        rel = str(path.relative_to(folder))
+        if path.is_symlink():
+            found[rel] = "-> " + os.readlink(path)
+        elif path.is_file():
+            found[rel] = hashlib.sha256(path.read_bytes()).hexdigest()
+    return found
+
+
+def _decks(path: Path, n: int = 30) -> None:
+    rng = np.random.default_rng(1)
+    decks = [rng.permutation(52).astype(np.uint8).tolist() for _ in range(n)]
+    pq.write_table(pa.table({"deck": pa.array(decks, pa.list_(pa.uint8()))}), path)
+
+
+@pytest.mark.parametrize("spelling", ["one.phh", "./sub/../one.phh", "link.parquet", "hard.parquet"])
+def test_import_never_writes_over_its_input(tmp_path, spelling):
+    """Row 1: ``import one.phh --out one.phh`` replaced the hand history with Parquet."""
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "one.phh").write_bytes(ONE_HAND.read_bytes())
+    os.symlink("one.phh", tmp_path / "link.parquet")
+    os.link(tmp_path / "one.phh", tmp_path / "hard.parquet")
+    before = _digest(tmp_path)
+    os.chdir(tmp_path)
+    r = cli("import", "one.phh", "--out", spelling)
+    assert r.returncode == 2, r.stderr
+    assert spelling in r.stderr and "Traceback" not in r.stderr
+    assert _digest(tmp_path) == before
+
+
+def test_rank_decks_never_writes_over_its_input(tmp_path):
+    """Row 2: ``rank-decks --in decks.parquet --out decks.parquet`` replaced the decks with the ranking."""
+    _decks(tmp_path / "decks.parquet")
+    before = _digest(tmp_path)
+    for out in ("decks.parquet", f"{tmp_path}/./decks.parquet"):
+        r = cli("rank-decks", "--in", tmp_path / "decks.parquet", "--out", out if "/" in out else tmp_path / out)
+        assert r.returncode == 2 and "is an input" in r.stderr, r.stderr
+    # the figure beside the output may not be the input either
+    r = cli("rank-decks", "--in", tmp_path / "decks.parquet", "--out", tmp_path / "decks.png", "--plot")
+    assert r.returncode == 2 and "two files" in r.stderr
+    assert _digest(tmp_path) == before
+
+
+def test_a_users_file_beside_the_import_is_left_alone(tmp_path):
+    """Row 3: the user's ``hands.errors.parquet`` beside ``--out hands.parquet`` was replaced by the
+    import's set-aside file. Refused, named; ``--mode overwrite`` writes over it; then it is ours."""
+    pq.write_table(pa.table({"mine": [1, 2, 3]}), tmp_path / "hands.errors.parquet")
+    before = _digest(tmp_path)
+    r = cli("import", ONE_HAND, "--out", tmp_path / "hands.parquet", "-q")
+    assert r.returncode == 2 and "hands.errors.parquet" in r.stderr and "--mode overwrite" in r.stderr
+    assert _digest(tmp_path) == before
+    assert cli("import", ONE_HAND, "--out", tmp_path / "hands.parquet", "-q", "--mode", "overwrite").returncode == 0
+    assert owned.mark_of(str(tmp_path / "hands.errors.parquet")) == "cardbatch import"
+    assert cli("import", ONE_HAND, "--out", tmp_path / "hands.parquet", "-q").returncode == 0  # ours: replaced
+    r = cli("import", ONE_HAND, "--out", tmp_path / "hands.parquet", "-q", "--mode", "error")
+    assert r.returncode == 2 and "--mode error" in r.stderr
+
+
+def test_simulate_leaves_the_users_figure_alone(tmp_path):
+    """Row 4: a one-room run deleted the user's ``comparison.png``, which it does not even write."""
+    out = tmp_path / "sim"
+    out.mkdir()
+    (out / "comparison.png").write_bytes(b"the user's own figure")
+    (out / "notes.txt").write_text("mine")
+    args = ("simulate", "--game", "zjh", "--players", "40", "--rounds", "5", "--out", out, "-q")
+    assert cli(*args).returncode == 0
+    assert (out / "comparison.png").read_bytes() == b"the user's own figure"
+    assert (out / "notes.txt").read_text() == "mine"
+    assert cli(*args).returncode == 0  # its own files are replaced
+    (out / "economy.png").unlink(missing_ok=True)
+    (out / "rounds.parquet").write_bytes(b"not ours")
+    r = cli(*args)
+    assert r.returncode == 2 and "rounds.parquet" in r.stderr
+    assert (out / "rounds.parquet").read_bytes() == b"not ours"
+    # a comparison run writes comparison.png: the user's file there stops it before anything changes
+    before = _digest(tmp_path)
+    r = cli("simulate", "--game", "zjh", "--players", "40", "--rounds", "5", "--replicates", "2", "--out", out, "-q")
+    assert r.returncode == 2 and "comparison.png" in r.stderr
+    assert _digest(tmp_path) == before
+
+
+def test_generate_leaves_a_users_file_alone(tmp_path):
+    pq.write_table(pa.table({"mine": [1]}), tmp_path / "h.parquet")
+    before = _digest(tmp_path)
+    r = cli("generate", "--hands", "10", "--out", tmp_path / "h.parquet", "-q")
+    assert r.returncode == 2 and "--mode overwrite" in r.stderr
+    assert _digest(tmp_path) == before
+    assert cli("generate", "--hands", "10", "--out", tmp_path / "g.parquet", "-q").returncode == 0
+    assert cli("generate", "--hands", "10", "--out", tmp_path / "g.parquet", "-q").returncode == 0  # ours
+    os.symlink(tmp_path / "g.parquet", tmp_path / "l.parquet")
+    r = cli("generate", "--hands", "10", "--out", tmp_path / "l.parquet", "-q", "--mode", "overwrite")
+    assert r.returncode == 2 and "symbolic link" in r.stderr
+
+
+@pytest.mark.parametrize(
+    "inputs, out",
+    [
+        (["LOGS"], "LOGS"),
+        (["LOGS/*.parquet"], "LOGS/"),
+        (["LOGS/a.parquet"], "./LOGS/../LOGS"),
+        (["LOGS/a.parquet"], "."),
+        (["LOGS/a.parquet"], "LOGS/a.parquet"),
+    ],
+)
+def test_settle_refuses_an_output_folder_that_holds_its_inputs(tmp_path, inputs, out):
+    """Row 5: ``settle LOGS --out LOGS`` worked once, and every rerun then found no inputs (they lay
+    in a folder of cardbatch output). Refused at the first run, before anything is written."""
+    (tmp_path / "LOGS").mkdir()
+    assert cli("generate", "--hands", "50", "--out", tmp_path / "LOGS" / "a.parquet", "-q").returncode == 0
+    before = _digest(tmp_path)
+    os.chdir(tmp_path)
+    r = cli("settle", *inputs, "--out", out, "-q")
+    assert r.returncode == 2 and "an input is never an output" in r.stderr, r.stderr
+    assert _digest(tmp_path) == before
+
+
+def test_an_output_folder_inside_the_input_folder_still_works(tmp_path):
+    """The layout the docs allow: ``settle LOGS --out LOGS/out``, and its rerun."""
+    (tmp_path / "LOGS").mkdir()
+    cli("generate", "--hands", "50", "--out", tmp_path / "LOGS" / "a.parquet", "-q")
+    for _ in range(2):
+        r = cli("settle", tmp_path / "LOGS", "--out", tmp_path / "LOGS" / "out", "-q")
+        assert r.returncode == 0, r.stderr
+
+
+def test_marks_are_read_from_each_format(tmp_path):
+    table = pa.table({"x": [1]})
+    pq.write_table(table.replace_schema_metadata(owned.parquet_metadata("generate")), tmp_path / "a.parquet")
+    pq.write_table(table, tmp_path / "b.parquet")
+    (tmp_path / "c.json").write_text('{"cardbatch.written_by": "cardbatch simulate"}')
+    (tmp_path / "d.json").write_text("[1]")
+    (tmp_path / "e.bin").write_bytes(b"PAR1 but not Parquet")
+    assert owned.mark_of(str(tmp_path / "a.parquet")) == "cardbatch generate"
+    assert owned.mark_of(str(tmp_path / "b.parquet")) is None
+    assert owned.mark_of(str(tmp_path / "c.json")) == "cardbatch simulate"
+    assert owned.mark_of(str(tmp_path / "d.json")) is None
+    assert owned.mark_of(str(tmp_path / "e.bin")) is None
+    with pytest.raises(InputError, match="no run of cardbatch import"):
+        owned.check_outputs([str(tmp_path / "a.parquet")], "import")
