@@ -5,7 +5,8 @@ its deck (1 = best; equal values share a rank: 1 + the number of seats
 strictly better), its global rank over all hands of the run (same rule); for
 each deck: the winning seat(s), the best and second-best value (second-best is
 the runner-up seat's value, equal to the best when seats tie), so margin 0
-means a tie.
+means a tie, and the margin in hand classes (how many classes of the game's
+hands lie between the two: :func:`cardbatch.kernels.readable.margin_classes`).
 
 Ranks come from a histogram over a small key domain (the hand value for
 three-card games, ``7463 - dense rank`` for Hold'em), not a sort, so ranking
@@ -16,6 +17,7 @@ shuffling only the cards they deal, and evaluate in one pass.
 from __future__ import annotations
 
 import dataclasses
+import functools
 
 import numba
 import numpy as np
@@ -37,7 +39,7 @@ from .decks import (
     zjh_positions,
 )
 
-MEASURES = ("best", "second", "margin", "winners")
+MEASURES = ("best", "second", "margin", "margin_classes", "winners")
 _CHUNK = 2048
 
 
@@ -53,17 +55,23 @@ class DeckRanking:
     best: np.ndarray  # [n] value of the best seat
     second: np.ndarray  # [n] value of the runner-up seat
     start: int = 0  # index of the first deck
+    # [n] hand classes between the best and the runner-up seat (0: a tie); the packed values'
+    # difference (``margin``) counts no classes: a Hold'em margin of 1 class can be 2**20
+    margin_classes: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros(0, np.int64))
 
     @property
     def margin(self) -> np.ndarray:
         return self.best.astype(np.int64) - self.second.astype(np.int64)
 
     def measure(self, by: str) -> np.ndarray:
-        """A deck-level measure by name: best, second, margin, winners (number of tied winners)."""
+        """A deck-level measure by name: best, second, margin (of the values), margin_classes (the
+        margin in hand classes, as the readable output shows it), winners (number of tied winners)."""
         if by not in MEASURES:
             raise ValueError(f"unknown measure {by!r} (choose from {', '.join(MEASURES)})")
         if by == "winners":
             return self.winners.sum(axis=1)
+        if by == "margin_classes":
+            return self.margin_classes.astype(np.int64)
         return self.margin if by == "margin" else getattr(self, by).astype(np.int64)
 
     def top(self, k: int, by: str = "best") -> np.ndarray:
@@ -156,9 +164,22 @@ def _histogram_kernel(keys, domain, nthreads):
 
 @njit(cache=True, parallel=True)
 def _rank_kernel(
-    keys, values, greater, special, use_special, trips_floor, rank_in_deck, global_rank, winners, best, second
+    keys,
+    values,
+    greater,
+    special,
+    use_special,
+    trips_floor,
+    classes,
+    rank_in_deck,
+    global_rank,
+    winners,
+    best,
+    second,
+    margin_classes,
 ):
-    """Per deck: ranks by key, global ranks from ``greater[key]``, winners, best and second values."""
+    """Per deck: ranks by key, global ranks from ``greater[key]``, winners, best and second values,
+    and the classes (``classes[key]``) between them."""
     n, players = keys.shape
     for i in prange(n):
         top = -1
@@ -182,6 +203,7 @@ def _rank_kernel(
                 runner_seat = j
         best[i] = values[i, top_seat]
         second[i] = values[i, runner_seat]
+        margin_classes[i] = classes[keys[i, top_seat]] - classes[keys[i, runner_seat]]
         if use_special and values[i, top_seat] >= trips_floor:
             # off-suit 2-3-5 beats trips: the best of the 2-3-5 hands win instead
             best235 = -1
@@ -204,11 +226,20 @@ class Hands:
     start: int = 0
     special: np.ndarray | None = None  # [n, P] off-suit 2-3-5 flags when the rule is on
     trips_floor: int = 0
+    classes: np.ndarray | None = None  # int64[domain]: each key's hand class (None: the keys are the classes)
 
 
 def key_counts(hands: Hands) -> np.ndarray:
     """How many seats hold each key (the global-rank histogram; add them up across slices)."""
     return _histogram_kernel(hands.keys, hands.domain, numba.get_num_threads())
+
+
+@functools.lru_cache(maxsize=16)
+def _identity(domain: int) -> np.ndarray:
+    """``int64[domain]``, each key its own class (read-only, as :func:`_three_card_classes`: one build)."""
+    classes = np.arange(domain, dtype=np.int64)
+    classes.flags.writeable = False
+    return classes
 
 
 def rank(hands: Hands, counts: np.ndarray | None = None) -> DeckRanking:
@@ -228,7 +259,11 @@ def rank(hands: Hands, counts: np.ndarray | None = None) -> DeckRanking:
         best=np.empty(n, values.dtype),
         second=np.empty(n, values.dtype),
         start=hands.start,
+        margin_classes=np.empty(n, np.int64),
     )
+    classes = _identity(hands.domain) if hands.classes is None else hands.classes
+    if classes.shape != (hands.domain,):
+        raise ValueError(f"classes must have shape ({hands.domain},), got {classes.shape}")
     use_special = hands.special is not None
     _rank_kernel(
         hands.keys,
@@ -237,27 +272,41 @@ def rank(hands: Hands, counts: np.ndarray | None = None) -> DeckRanking:
         hands.special if use_special else np.zeros((1, 1), np.bool_),
         use_special,
         hands.trips_floor,
+        np.ascontiguousarray(classes, dtype=np.int64),
         out.rank_in_deck,
         out.global_rank,
         out.winners,
         out.best,
         out.second,
+        out.margin_classes,
     )
     return out
+
+
+@functools.lru_cache(maxsize=16)
+def _three_card_classes(rules: threecard.Rules, domain: int) -> np.ndarray:
+    """``int64[domain]``: the hand class of each three-card value (1 = the weakest distinct value)."""
+    values = threecard.distinct_values(rules)
+    classes = np.zeros(domain, np.int64)
+    classes[values] = np.arange(1, len(values) + 1, dtype=np.int64)
+    classes.flags.writeable = False
+    return classes
 
 
 def _zjh_hands(
     values: np.ndarray, categories: np.ndarray, special: np.ndarray | None, rules: threecard.Rules, start: int
 ) -> Hands:
     use = rules.beats_trips_235 and special is not None
+    domain = int(threecard.lookup_of(rules).max()) + 1
     return Hands(
         values=values,
         keys=values,
         categories=categories,
-        domain=int(threecard.lookup_of(rules).max()) + 1,
+        domain=domain,
         start=start,
         special=np.ascontiguousarray(special, dtype=np.bool_) if use else None,
         trips_floor=threecard.trips_floor(rules) if use else 0,
+        classes=_three_card_classes(rules, domain),
     )
 
 

@@ -72,6 +72,26 @@ def test_rank_decks_top_k_across_slices(tmp_path, monkeypatch):
     assert t.column("deck").to_pylist() == direct.top(7, "margin").tolist()
 
 
+@pytest.mark.parametrize("game", ["holdem", "zjh"])
+def test_top_by_margin_classes_follows_the_margin_in_hand_classes(tmp_path, game):
+    """``--by margin_classes`` keeps and orders the decks by the ``margin_classes`` column (the margin
+    the figure and the docs show a reader), checked against every deck's row sorted in Python;
+    ``--by margin`` (the packed values' difference) picks other Hold'em decks."""
+    common = ("rank-decks", "--game", game, "--decks", "4000", "--players", "6", "--seed", "2", "--quiet")
+    every, top = tmp_path / "every.parquet", tmp_path / "top.parquet"
+    assert run(*common, "--out", str(every)).returncode == 0
+    res = run(*common, "--out", str(top), "--top", "9", "--by", "margin_classes")
+    assert res.returncode == 0, res.stderr
+    rows = pq.read_table(every).select(["deck", "margin_classes"]).to_pylist()
+    expect = sorted(rows, key=lambda r: (-r["margin_classes"], r["deck"]))[:9]
+    t = pq.read_table(top)
+    assert t.select(["deck", "margin_classes"]).to_pylist() == expect
+    if game == "holdem":
+        by_margin = tmp_path / "margin.parquet"
+        assert run(*common, "--out", str(by_margin), "--top", "9", "--by", "margin").returncode == 0
+        assert pq.read_table(by_margin).column("deck").to_pylist() != t.column("deck").to_pylist()
+
+
 def test_rank_given_decks(tmp_path):
     d = decks.deal_decks(500, 4)
     src = tmp_path / "decks.parquet"

@@ -67,6 +67,37 @@ def test_top_k_matches_a_sort():
         r.top(3, "luck")
 
 
+@pytest.mark.parametrize(
+    ("game", "rules", "players"),
+    [("holdem", "zjh", 9), ("zjh", "zjh", 6), ("zjh", "teen_patti", 17), ("shortdeck", "zjh", 5), ("omaha", "zjh", 4)],
+)
+def test_margin_classes_counts_the_hand_classes_between_best_and_runner_up(game, rules, players):
+    """The ``margin_classes`` measure (``rank-decks --by margin_classes``) is the readable margin: the
+    classes between the best seat and the runner-up, 0 for a tie, against a plain reference (values
+    sorted per deck, classes by the evaluator's dense rank or a search in the rule set's values)."""
+    from cardbatch.games import game as game_spec
+
+    n = 3000
+    d = decks.deal_decks(n, 21, start=7)
+    r = ranking.rank_given_decks(d, game, players, rules, start=7)
+    fused = ranking.rank(ranking.deal_and_evaluate(game, n, players, 21, rules, start=7))
+    ordered = np.sort(r.values.astype(np.int64), axis=1)
+    best, second = ordered[:, -1], ordered[:, -2]
+    spec = game_spec(game)
+    if spec.rule_presets:
+        every = threecard.distinct_values(threecard.rules_of(rules))
+        expect = np.searchsorted(every, best) - np.searchsorted(every, second)
+    else:  # dense rank: 1 = the best class
+        dense = spec.kernel().dense_rank
+        expect = dense(second.astype(np.uint32)).astype(np.int64) - dense(best.astype(np.uint32)).astype(np.int64)
+    assert (expect >= 0).all() and (expect == 0).any() and (expect > 0).any()
+    for ranked in (r, fused):
+        assert ranked.measure("margin_classes").tolist() == expect.tolist()
+        assert ranked.top(20, "margin_classes").tolist() == np.lexsort((np.arange(n), -expect))[:20].tolist()
+    if game == "holdem":  # the packed values' difference orders decks otherwise
+        assert r.top(20, "margin").tolist() != r.top(20, "margin_classes").tolist()
+
+
 def test_235_rule_end_to_end():
     rules = threecard.Rules(beats_trips_235=True)
     pos = decks.zjh_positions(3)
