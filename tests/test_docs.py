@@ -31,6 +31,7 @@ import importlib
 import inspect
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -206,6 +207,115 @@ def test_a_docs_python_block_runs(block, tmp_path, monkeypatch):
         assert runner.failures == 0, f"{block.name}: the doctest's output differs from the page's"
     else:
         exec(compile(block.text, block.name, "exec"), {"__name__": "__docs__"})
+
+
+# --- where the examples write ------------------------------------------------------------------------
+
+OUTPUT_OPTIONS = ("--out", "--write-hands")  # the options naming what a command writes
+SEPARATORS = {";", "&&", "||", "|", "&"}  # between the commands of a line
+PLACEHOLDER = re.compile(r"^[A-Z]+$")  # DIR, FILE: an illustration's stand-in for a reader's own name
+
+
+def _outputs(script: str) -> list[tuple[str, str]]:
+    """``(path, command)`` for every path a shell script's commands write: their ``--out`` and
+    ``--write-hands`` values and their redirections (``>``, ``>>``, ``2>``, ``&>``; quotes, comments
+    and line continuations read as bash reads them)."""
+    found = []
+    for line in script.replace("\\\n", " ").splitlines():
+        lexer = shlex.shlex(line, posix=True, punctuation_chars=True)
+        lexer.whitespace_split = True
+        words = list(lexer)
+        commands: list[list[str]] = [[]]
+        for word in words:
+            if word in SEPARATORS:
+                commands.append([])
+            else:
+                commands[-1].append(word)
+        for command in commands:
+            for i, word in enumerate(command):
+                name, eq, value = word.partition("=")
+                following = command[i + 1] if i + 1 < len(command) else ""
+                if name in OUTPUT_OPTIONS:
+                    target = value if eq else following
+                elif word in (">", ">>", "&>", ">|"):
+                    target = following
+                else:
+                    continue
+                if target:
+                    found.append((target, " ".join(command)))
+    return found
+
+
+def _written(blocks: list[Block]) -> list[tuple[str, str, Block]]:
+    """What the shell blocks of pages write: ``(path, command, block)``, placeholders and ``/dev/null``
+    left out."""
+    return [
+        (path, command, b)
+        for b in blocks
+        if b.lang in SHELL and _command(b) is not None or "illustration" in b.markers and b.lang in SHELL
+        for path, command in _outputs(SETUP.sub("", b.text) if "illustration" in b.markers else _command(b) or "")
+        if not PLACEHOLDER.match(path.rstrip("/")) and path != "/dev/null" and not path.startswith("s3://")
+    ]
+
+
+def _same_run(command: str) -> str:
+    """A command as the run it belongs to: ``audit`` is ``settle`` that also compares, and a rerun of a
+    settle run into its folder resumes it (the README's ``settle`` then ``audit`` of ``out/sample``)."""
+    words = command.split()
+    if words[:2] == ["cardbatch", "audit"]:
+        words[1] = "settle"
+    return " ".join(words)
+
+
+def _writes_problems(pages: dict[str, list[Block]]) -> list[str]:
+    """An example that writes outside ``out/`` (git-ignored: a reader following the README, then the
+    guides, from the repository's root leaves no untracked file), or at a path another example's
+    different command writes (it would overwrite that example's file)."""
+    problems = []
+    by_path: dict[str, dict[str, str]] = {}
+    for blocks in pages.values():
+        for path, command, b in _written(blocks):
+            norm = os.path.normpath(path)
+            if norm.startswith(("/", "..")) or norm.split(os.sep)[0] != "out" or norm == "out":
+                problems.append(f"{b.name}: {command!r} writes {path}, outside out/")
+            by_path.setdefault(norm, {}).setdefault(_same_run(command), b.name)
+    for path, runs in by_path.items():
+        if len(runs) > 1:
+            problems.append(f"{path} is written by {len(runs)} examples: {', '.join(runs.values())}")
+    return problems
+
+
+def test_every_example_writes_its_own_file_under_out():
+    """The README's and the docs' commands write under ``out/`` only (the folder git ignores), and no two
+    examples write the same path with different commands (the issue's reader who followed the README,
+    then the guides, found ``hands.parquet``, ``biased.parquet``, ``zjh.*``, ``audit/``... untracked, and
+    ``generate.md`` overwrote the README's ``--streets`` file)."""
+    assert _writes_problems(BLOCKS) == []
+    if (ROOT / ".git").exists() and shutil.which("git"):
+        assert _ignored(["out/x.parquet"]) == {"out/x.parquet"}, "out/ is no longer git-ignored"
+
+
+def test_the_check_of_example_outputs_finds_what_it_looks_for():
+    """The parser behind the check above: options, redirections, continuations, comments."""
+    script = (
+        "cardbatch generate --hands 5 --out hands.parquet  # a comment --out x\n"
+        "cardbatch simulate --players 3 \\\n    --write-hands=out/h.parquet --out out/s\n"
+        "python -c 'print(1)' > printed.txt 2>&1 && echo x >>out/log.txt 2>/dev/null\n"
+    )
+    assert [p for p, _ in _outputs(script)] == [
+        "hands.parquet",
+        "out/h.parquet",
+        "out/s",
+        "printed.txt",
+        "out/log.txt",
+        "/dev/null",
+    ]
+    page = [
+        Block("a.md", 1, "", "cardbatch generate --hands 5 --out out/h.parquet\ncardbatch settle x --out out/d\n"),
+        Block("b.md", 1, "", "cardbatch generate --hands 9 --out out/h.parquet\ncardbatch audit x --out out/d\n"),
+        Block("c.md", 1, "", "cardbatch fairness x --out DIR\n", {"illustration": ""}),
+    ]
+    assert _writes_problems({"p": page}) == ["out/h.parquet is written by 2 examples: a.md:1, b.md:1"]
 
 
 # --- the paths and modules the pages name ---------------------------------------------------------

@@ -1,0 +1,122 @@
+"""`cardbatch generate`'s options through its command line: each does what it says for the game, or is
+refused (exit 2) or said on stderr, never ignored in silence."""
+
+import json
+
+import pyarrow.parquet as pq
+import pytest
+from conftest import cli
+
+from cardbatch.batch.generate import generate_teams
+
+
+def test_tamper_rate_alters_2v2_recorded_deltas_and_audit_finds_every_one(tmp_path):
+    """The issue's row: `--game team2v2 --tamper-rate 0.5` said `"tampered": 0` and the audit found
+    nothing. A 2v2 row records its deltas (`payout`), so one coin moves between two seats of some."""
+    out = tmp_path / "t.parquet"
+    res = cli(
+        "generate",
+        "--game",
+        "team2v2",
+        "--hands",
+        "600",
+        "--tamper-rate",
+        "0.5",
+        "--bad-rate",
+        "0.05",
+        "--out",
+        str(out),
+    )
+    assert res.returncode == 0, res.stderr
+    tampered = json.loads(res.stdout)["tampered"]
+    assert 200 < tampered < 400
+    audit = cli("audit", str(out), "--out", str(tmp_path / "a"), "-q")
+    assert audit.returncode == 3, audit.stderr
+    assert json.loads((tmp_path / "a" / "summary.json").read_text())["mismatches"] == tampered
+    fair = generate_teams(600, 0, bad_rate=0.05)  # without tampering, the file is what it was
+    assert fair.table.equals(generate_teams(600, 0, bad_rate=0.05, tamper_rate=0.0).table)
+    moved = generate_teams(600, 0, bad_rate=0.05, tamper_rate=0.5)
+    assert moved.table.drop_columns(["payout"]).equals(fair.table.drop_columns(["payout"]))
+    changed = [
+        i for i, (a, b) in enumerate(zip(fair.table["payout"].to_pylist(), moved.table["payout"].to_pylist())) if a != b
+    ]
+    assert changed == moved.tampered.tolist()
+    for i in changed:  # one coin from one seat to another
+        a, b = fair.table["payout"][i].as_py(), moved.table["payout"][i].as_py()
+        assert sum(a) == sum(b) and sorted(x - y for x, y in zip(a, b)) == [-1, 0, 0, 1]
+
+
+@pytest.mark.parametrize(
+    ("option", "words"),
+    [
+        (("--streets",), "--streets: game team2v2 has no betting streets"),
+        (("--text-cards",), "--text-cards: game team2v2 deals no cards"),
+        (("--bias", "seat0=0.5"), "--bias: game team2v2 deals no cards"),
+        (("--max-seats", "4"), "--max-seats: game team2v2 always seats 4"),
+    ],
+)
+def test_an_option_that_does_nothing_for_2v2_games_is_refused(tmp_path, option, words):
+    out = tmp_path / "t.parquet"
+    res = cli("generate", "--game", "team2v2", "--hands", "50", *option, "--out", str(out))
+    assert res.returncode == 2 and words in res.stderr and len(res.stderr.strip().splitlines()) == 1, res.stderr
+    assert not out.exists()
+
+
+def test_max_seats_above_what_a_deck_deals_is_said(tmp_path):
+    res = cli(
+        "generate", "--game", "omaha6", "--hands", "300", "--max-seats", "9", "--out", str(tmp_path / "o.parquet")
+    )
+    assert res.returncode == 0
+    said = [line for line in res.stderr.splitlines() if "--max-seats" in line]
+    assert said == [
+        "cardbatch generate: --max-seats 9: one omaha6 deck deals at most 7 seats (with its burn cards), "
+        "so tables seat 2..7"
+    ]
+    seats = {len(f) for f in pq.read_table(tmp_path / "o.parquet").column("folded").to_pylist()}
+    assert max(seats) <= 7
+    quiet = cli("generate", "--game", "omaha6", "--hands", "30", "--out", str(tmp_path / "d.parquet"))
+    assert quiet.returncode == 0 and "--max-seats" not in quiet.stderr  # the default says nothing
+
+
+def test_the_summary_shows_the_bias_used(tmp_path):
+    res = cli(
+        "generate",
+        "--hands",
+        "200",
+        "--bias",
+        "card=As:0.05",
+        "--bias",
+        "seat0=0.5",
+        "--out",
+        str(tmp_path / "b.parquet"),
+    )
+    assert res.returncode == 0, res.stderr
+    assert json.loads(res.stdout)["bias"] == ["card=As:0.05", "seat0=0.5"]
+    fair = cli("generate", "--hands", "20", "--out", str(tmp_path / "f.parquet"))
+    assert json.loads(fair.stdout)["bias"] == []
+
+
+@pytest.mark.parametrize("game", ["holdem", "zjh", "team2v2"])
+def test_start_id_starts_the_hand_ids_elsewhere(tmp_path, game):
+    """Files of one settle run need distinct hand ids: `--start-id N` makes them N, N+1, ..."""
+    out = tmp_path / "day2.parquet"
+    res = cli(
+        "generate", "--game", game, "--hands", "300", "--start-id", "5000", "--row-group", "128", "--out", str(out)
+    )
+    assert res.returncode == 0, res.stderr
+    assert pq.read_table(out).column("hand_id").to_pylist() == list(range(5000, 5300))
+    assert json.loads(res.stdout)["hand_ids"] == [5000, 5299]
+    first = cli("generate", "--game", game, "--hands", "300", "--out", str(tmp_path / "day1.parquet"), "-q")
+    assert first.returncode == 0
+    assert pq.read_table(tmp_path / "day1.parquet").column("hand_id").to_pylist() == list(range(300))
+    settled = cli("settle", str(tmp_path / "day1.parquet"), str(out), "--out", str(tmp_path / "s"), "-q")
+    assert settled.returncode == 0, settled.stderr
+    assert json.loads((tmp_path / "s" / "summary.json").read_text())["rows_read"] == 600
+
+
+def test_start_id_is_a_whole_number_that_keeps_hand_ids_in_int64(tmp_path):
+    out = str(tmp_path / "x.parquet")
+    res = cli("generate", "--hands", "10", "--start-id", "-1", "--out", out)
+    assert res.returncode == 2 and "--start-id" in res.stderr
+    res = cli("generate", "--hands", "10", "--start-id", str(2**63 - 5), "--out", out)
+    assert res.returncode == 2 and "--start-id" in res.stderr and "2**63 - 1" in res.stderr
