@@ -21,9 +21,10 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from cardbatch.batch.io import storage
+from cardbatch.batch.io import owned, storage
 from cardbatch.batch.io.columns import fixed_size_list
-from cardbatch.batch.io.jobs import RunOptions, Summary, require_whole
+from cardbatch.batch.io.compiling import announced
+from cardbatch.batch.io.jobs import FILE_MODES, FileMode, RunOptions, Summary, require_whole
 from cardbatch.batch.io.lists import padded_to_list
 from cardbatch.batch.io.progress import progress
 from cardbatch.games import HOLDEM, TEAM2V2, Game
@@ -248,8 +249,10 @@ def _board_text(board: np.ndarray) -> np.ndarray:
     return out
 
 
-def generate_teams(n: int, seed: int, start: int = 0, bad_rate: float = 0.0) -> Generated:
-    """``n`` team2v2 games with the fixed-width schema of docs/formats.md."""
+def generate_teams(n: int, seed: int, start: int = 0, bad_rate: float = 0.0, tamper_rate: float = 0.0) -> Generated:
+    """``n`` team2v2 games with the fixed-width schema of docs/formats.md; ``tamper_rate`` moves one coin
+    between two seats of the recorded deltas (``payout``) of some valid games (for ``audit``: it finds
+    every one)."""
     rng = np.random.default_rng([seed, start, 2])
     balance = rng.choice([0, 30, 500, 2000, 10000, 50000], (n, 4))
     mult = rng.integers(1, 5, (n, 4))
@@ -275,6 +278,13 @@ def generate_teams(n: int, seed: int, start: int = 0, bad_rate: float = 0.0) -> 
     ok = team.validate_2v2(balance, mult, afk, winner, base, double, fee) == 0
     delta = np.zeros((n, 4), np.int64)
     delta[ok] = team.settle_2v2(balance[ok], mult[ok], afk[ok], winner[ok], base[ok], double[ok], fee[ok])[0]
+    tampered = np.zeros(0, np.int64)
+    if tamper_rate > 0:  # drawn after everything else: a file without tampering stays as it was
+        pick = np.flatnonzero((rng.random(n) < tamper_rate) & ok)
+        src = np.argmax(delta[pick], axis=1)  # one coin from the seat that gained most to seat 0 (or 1)
+        delta[pick, src] -= 1
+        delta[pick, np.where(src != 0, 0, 1)] += 1
+        tampered = hand_id[pick]
     table = pa.table(
         {
             "hand_id": pa.array(hand_id),
@@ -289,7 +299,7 @@ def generate_teams(n: int, seed: int, start: int = 0, bad_rate: float = 0.0) -> 
             "payout": fixed_size_list(delta),
         }
     )
-    return Generated(table, injected, np.zeros(0, np.int64))
+    return Generated(table, injected, tampered)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -302,6 +312,8 @@ class Bias:
 
     >>> Bias.parse("seat0=0.01"), Bias.parse("card=As:0.02").card
     (Bias(kind='seat0', rate=0.01, card=None), 51)
+    >>> str(Bias.parse("card=As:0.02")), str(Bias.parse("seat0=1"))
+    ('card=As:0.02', 'seat0=1.0')
     >>> Bias.parse("seat1=0.5")
     Traceback (most recent call last):
     ValueError: --bias: 'seat1=0.5' is not seat0=RATE or card=CARD:RATE (a rate in 0..1, a card like As)
@@ -332,6 +344,12 @@ class Bias:
     def __post_init__(self) -> None:
         if not 0 <= self.rate <= 1:
             raise ValueError(f"--bias: a rate in 0..1, got {self.rate}")
+
+    def __str__(self) -> str:
+        """The dealer as ``--bias`` writes it (what the summary shows)."""
+        if self.card is not None:
+            return f"card={_TEXT_LUT[self.card]}:{self.rate!r}"
+        return f"{self.kind}={self.rate!r}"
 
 
 def _bias_deck(deck: np.ndarray, seats: np.ndarray, spec: Game, bias: Bias, rng: np.random.Generator) -> None:
@@ -376,12 +394,16 @@ class GenerateOptions:
     """What ``cardbatch generate`` writes: ``hands`` rows of ``game`` to ``out``, in row groups of
     ``row_group`` rows; ``bad_rate`` injects invalid rows, ``tamper_rate`` alters recorded payouts;
     ``streets`` writes ``contrib_street`` (and ``stack``) instead of ``contrib``; ``text_cards`` writes
-    cards as text; ``bias``: dishonest dealers (:class:`Bias`), none by default."""
+    cards as text; ``bias``: dishonest dealers (:class:`Bias`), none by default; ``start_id``: the
+    first ``hand_id`` (hand ``i`` of the file is ``start_id + i``, dealt from deck ``start_id + i``).
+    An option that can do nothing for the game is refused (``ValueError``): a 2v2 game has no streets
+    and no cards."""
 
     out: str
     game: str = HOLDEM.name
     hands: int = 10000
     seed: int = 0
+    start_id: int = 0
     max_seats: int = 9
     bad_rate: float = 0.0
     tamper_rate: float = 0.0
@@ -390,31 +412,43 @@ class GenerateOptions:
     row_group: int = 1 << 20
     run: RunOptions = RunOptions()
     bias: tuple[Bias, ...] = ()
+    mode: FileMode = "replace"
 
     def __post_init__(self) -> None:
         if not isinstance(self.out, str) or not self.out:
             raise ValueError("out: give the Parquet file to write")
         game_spec(self.game)  # a ValueError naming the games
-        for name, least in (("hands", 1), ("seed", 0), ("max_seats", 2), ("row_group", 1)):
+        for name, least in (("hands", 1), ("seed", 0), ("max_seats", 2), ("row_group", 1), ("start_id", 0)):
             require_whole(getattr(self, name), name, least)
         if self.seed >= 2**64:  # the deal's generator takes a 64-bit seed
             raise ValueError(f"seed must be below 2**64, got {self.seed}")
+        if self.start_id + self.hands > 2**63:  # hand_id is an int64, and so is a deck's index
+            raise ValueError(f"--start-id: the last hand_id, {self.start_id + self.hands - 1:,}, passes 2**63 - 1")
         for name in ("bad_rate", "tamper_rate"):
             if not 0 <= getattr(self, name) <= 1:
                 raise ValueError(f"{name} must be in 0..1, got {getattr(self, name)!r}")
-        if self.bias and not game_spec(self.game).has_hands:
-            raise ValueError(f"--bias: game {self.game} deals no cards")
+        if not game_spec(self.game).has_hands:  # what a 2v2 row does not hold: refused, never ignored
+            if self.bias:
+                raise ValueError(f"--bias: game {self.game} deals no cards")
+            if self.streets:
+                raise ValueError(f"--streets: game {self.game} has no betting streets (its rows record balances)")
+            if self.text_cards:
+                raise ValueError(f"--text-cards: game {self.game} deals no cards")
 
 
 def run(opts: GenerateOptions) -> Summary:
     """Write the file ``opts`` describes: the ``cardbatch generate`` command as one call."""
-    s = write(opts)
+    with announced("cardbatch generate", opts.run.quiet):
+        s = write(opts)
     return Summary(s, f"cardbatch generate: {s['rows']:,} {opts.game} rows written to {s['out']}")
 
 
 def write(opts: GenerateOptions) -> dict[str, Any]:
     """Write the file ``opts`` describes (one row group per slice; a temporary name until complete);
     returns a small summary."""
+    if opts.mode not in FILE_MODES:
+        raise ValueError(f"mode must be one of {', '.join(FILE_MODES)}, got {opts.mode!r}")
+    owned.check_outputs([opts.out], "generate", opts.mode)
     out = Path(opts.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
@@ -426,13 +460,13 @@ def write(opts: GenerateOptions) -> dict[str, Any]:
             for start in range(0, opts.hands, opts.row_group):
                 n = min(opts.row_group, opts.hands - start)
                 if not game_spec(opts.game).has_hands:  # a 2v2 game's rows
-                    g = generate_teams(n, opts.seed, start, opts.bad_rate)
+                    g = generate_teams(n, opts.seed, opts.start_id + start, opts.bad_rate, opts.tamper_rate)
                 else:
                     g = generate_hands(
                         opts.game,
                         n,
                         opts.seed,
-                        start,
+                        opts.start_id + start,
                         opts.max_seats,
                         opts.bad_rate,
                         opts.tamper_rate,
@@ -441,7 +475,7 @@ def write(opts: GenerateOptions) -> dict[str, Any]:
                         bias=opts.bias,
                     )
                 if writer is None:
-                    writer = pq.ParquetWriter(tmp, g.table.schema, **storage.WRITE_OPTIONS)
+                    writer = pq.ParquetWriter(tmp, owned.marked(g.table.schema, "generate"), **storage.WRITE_OPTIONS)
                 writer.write_table(g.table, row_group_size=opts.row_group)
                 for k, v in g.injected.items():
                     injected[k] = injected.get(k, 0) + int(v.size)
@@ -453,4 +487,11 @@ def write(opts: GenerateOptions) -> dict[str, Any]:
         finally:
             if tmp.exists():
                 tmp.unlink()
-    return {"out": str(out), "rows": opts.hands, "injected": injected, "tampered": tampered}
+    return {
+        "out": str(out),
+        "rows": opts.hands,
+        "hand_ids": [opts.start_id, opts.start_id + opts.hands - 1],
+        "injected": injected,
+        "tampered": tampered,
+        "bias": [str(b) for b in opts.bias],
+    }

@@ -20,10 +20,11 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from cardbatch.batch.io import lists, storage
+from cardbatch.batch.io import lists, owned, storage
 from cardbatch.batch.io.columns import fixed_size_list
+from cardbatch.batch.io.compiling import announced
 from cardbatch.batch.io.errors import InputError
-from cardbatch.batch.io.jobs import RunOptions, Summary
+from cardbatch.batch.io.jobs import FILE_MODES, FileMode, RunOptions, Summary
 from cardbatch.batch.io.progress import progress
 from cardbatch.games import ZJH
 from cardbatch.games import game as game_spec
@@ -120,6 +121,7 @@ class RankDecksOptions:
     detail: bool = False
     plot: bool = False
     run: RunOptions = RunOptions()
+    mode: FileMode = "replace"
 
     def __post_init__(self) -> None:
         if not isinstance(self.out, str) or not self.out:
@@ -130,6 +132,8 @@ class RankDecksOptions:
             threecard.rules_of(self.rules)  # a ValueError naming the presets
         if self.top is not None and self.top < 0:
             raise ValueError("--top must be >= 0")
+        if self.mode not in FILE_MODES:
+            raise ValueError(f"mode must be one of {', '.join(FILE_MODES)}, got {self.mode!r}")
         if self.by not in ranking.MEASURES:
             raise ValueError(f"by must be one of {', '.join(ranking.MEASURES)}, got {self.by!r}")
 
@@ -233,8 +237,25 @@ def run(args: RankDecksOptions) -> Summary:
     return Summary(s, line)
 
 
+def figure_path(out: str) -> str:
+    """The figure ``--plot`` draws beside ``out``: its name with ``.png``."""
+    return os.path.splitext(str(out))[0] + ".png"
+
+
 def rank(args: RankDecksOptions) -> dict[str, Any]:
-    """:func:`run`'s work; returns the summary's figures."""
+    """:func:`run`'s work; returns the summary's figures. The outputs are checked first
+    (:func:`~cardbatch.batch.io.owned.check_outputs`); an input that holds no decks raises an
+    :class:`InputError` naming it."""
+    outputs = [args.out, figure_path(args.out)] if args.plot else [args.out]
+    owned.check_outputs(outputs, "rank-decks", args.mode, [args.input] if args.input else [])
+    try:
+        with announced("cardbatch rank-decks", args.run.quiet):
+            return _rank(args)
+    except InputError as exc:
+        raise InputError(f"{args.input}: {exc}" if args.input else str(exc)) from None
+
+
+def _rank(args: RankDecksOptions) -> dict[str, Any]:
     quiet, verbose = args.run.quiet, args.run.verbose
     if not game_spec(args.game).rule_presets:  # the rules are unused: the default preset, whatever was given
         args = dataclasses.replace(args, rules=RankDecksOptions.rules)
@@ -280,13 +301,13 @@ def rank(args: RankDecksOptions) -> dict[str, Any]:
                     # dictionary pages kept: these columns repeat (10 M decks, lean: 4.7 s and 127 MB with
                     # them, 4.9 s and 164 MB without; --detail 13.3 s and 374 MB against 15.9 s and 538 MB)
                     if writer is None:
-                        writer = storage.RowGroups(storage.parquet_writer(tmp, table.schema, **storage.WRITE_OPTIONS))
+                        writer = _open(tmp, table.schema)
                     writer.write(table)
                     written += len(rows)
                 bar.update(n)
         if writer is None:  # no deck given, or --top 0: the file has the columns and no row
             table = _no_rows(args)
-            writer = storage.RowGroups(storage.parquet_writer(tmp, table.schema, **storage.WRITE_OPTIONS))
+            writer = _open(tmp, table.schema)
             writer.write(table)
         writer.flush()
         writer.writer.close()
@@ -309,8 +330,13 @@ def rank(args: RankDecksOptions) -> dict[str, Any]:
         "out": str(out),
     }
     if shown is not None:
-        summary["plot"] = shown.draw(os.path.splitext(str(out))[0] + ".png")
+        summary["plot"] = shown.draw(figure_path(out))
     return summary
+
+
+def _open(path: str, schema: pa.Schema) -> storage.RowGroups:
+    """A writer of the output's row groups at ``path``, the file marked as rank-decks'."""
+    return storage.RowGroups(storage.parquet_writer(path, owned.marked(schema, "rank-decks"), **storage.WRITE_OPTIONS))
 
 
 def _no_rows(args: RankDecksOptions) -> pa.Table:
@@ -427,7 +453,7 @@ class _Shown:
         written = f", the rows of {os.path.basename(str(a.out))}" if a.top is not None else ""
         ax.set_title(f"Top {len(rows)} decks by {a.by}{written}", fontsize=13)
         buf = io.BytesIO()
-        fig.savefig(buf, format="png")
+        fig.savefig(buf, format="png", metadata=owned.png_metadata("rank-decks"))
         plt.close(fig)
         storage.write_bytes(path, buf.getvalue())
         return path

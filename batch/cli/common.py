@@ -26,7 +26,7 @@ EXIT_CODES = """exit codes:
 # Named here, not imported from the kernels, so that --help does not load numba
 # (tests/batch/cli/test_cli.py checks they equal threecard.PRESETS and ranking.MEASURES).
 RULE_PRESETS = ("zjh", "zjh_suited", "teen_patti", "three_card_poker")
-MEASURES = ("best", "second", "margin", "winners")
+MEASURES = ("best", "second", "margin", "margin_classes", "winners")
 
 
 class Formatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
@@ -64,10 +64,12 @@ def options_from(cls: type[T], args: argparse.Namespace, **overrides: Any) -> T:
 
 def show(summary: Summary, quiet: bool) -> int:
     """A job's :class:`~cardbatch.batch.io.jobs.Summary`: its JSON on stdout and its one line on
-    stderr, unless ``--quiet``; returns the exit status it asks for."""
+    stderr, unless ``--quiet``, then its warnings on stderr; returns the exit status it asks for."""
     if not quiet:
         print(summary.json())
         print(summary.line, file=sys.stderr, flush=True)
+    for line in summary.warnings:  # even with --quiet: something asked for did not happen as asked
+        print(f"{summary.line.split(':', 1)[0]}: warning: {line}", file=sys.stderr, flush=True)
     return summary.status
 
 

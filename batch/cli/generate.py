@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from cardbatch.batch.cli.common import (
+    add_file_mode,
     add_subcommand,
     non_negative_int,
     options_from,
@@ -25,7 +27,18 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--game", choices=GAMES, default=HOLDEM.name, help="the game logged")
     p.add_argument("--hands", type=non_negative_int, default=10000, help="rows to write")
     p.add_argument("--seed", type=non_negative_int, default=0, help="the file's seed")
-    p.add_argument("--max-seats", type=positive_int, default=9, help="most seats at a table")
+    p.add_argument(
+        "--start-id",
+        type=non_negative_int,
+        default=0,
+        help="the first hand_id (hand i is START_ID + i, dealt from deck START_ID + i): give each file of one "
+        "settle run its own range, hand ids must be unique within a run",
+    )
+    p.add_argument(
+        "--max-seats",
+        type=positive_int,
+        help="most seats at a table (default: 9, or fewer where the game's deck deals fewer)",
+    )
     p.add_argument("--bad-rate", type=float, default=0.0, help="share of rows made invalid (for trying the errors)")
     p.add_argument("--tamper-rate", type=float, default=0.0, help="share of recorded payouts to alter")
     p.add_argument("--streets", action="store_true", help="write contrib_street (per street) instead of contrib")
@@ -40,6 +53,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     p.add_argument("--row-group", type=positive_int, default=1 << 20, help="rows per Parquet row group")
     p.add_argument("--out", required=True, metavar="FILE", help="the Parquet file to write")
+    add_file_mode(p)
     p.set_defaults(func=_run)
 
 
@@ -48,4 +62,25 @@ def _run(args: argparse.Namespace) -> int:
     from cardbatch.batch.io.jobs import RunOptions
 
     bias = tuple(Bias.parse(b) for b in args.bias)  # a ValueError names the bad one (exit 2)
-    return show(run(options_from(GenerateOptions, args, run=options_from(RunOptions, args), bias=bias)), args.quiet)
+    seats = _max_seats(args.game, args.max_seats)
+    opts = options_from(GenerateOptions, args, run=options_from(RunOptions, args), bias=bias, max_seats=seats)
+    return show(run(opts), args.quiet)
+
+
+def _max_seats(game: str, given: int | None) -> int:
+    """``--max-seats`` as the job takes it: refused for a game whose tables always seat the same number,
+    said on stderr (one line) when the game's deck deals fewer seats than asked."""
+    from cardbatch.games import game as game_spec
+
+    spec = game_spec(game)
+    if given is None:
+        return 9
+    if not spec.has_hands:
+        raise ValueError(f"--max-seats: game {game} always seats {spec.max_seats}")
+    if given > spec.dealt_seats:
+        print(
+            f"cardbatch generate: --max-seats {given}: one {game} deck deals at most {spec.dealt_seats} seats "
+            f"(with its burn cards), so tables seat 2..{spec.dealt_seats}",
+            file=sys.stderr,
+        )
+    return given

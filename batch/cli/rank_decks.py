@@ -9,6 +9,7 @@ from cardbatch.batch.cli.common import (
     EXIT_USAGE,
     MEASURES,
     RULE_PRESETS,
+    add_file_mode,
     add_subcommand,
     non_negative_int,
     options_from,
@@ -35,7 +36,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--column", default="deck", help="the deck column of --in")
     p.add_argument("--out", required=True, metavar="FILE", help="the Parquet file to write")
     p.add_argument("--top", type=non_negative_int, help="keep only the K best decks by --by")
-    p.add_argument("--by", choices=MEASURES, default="best", help="the measure --top ranks decks by")
+    p.add_argument(
+        "--by",
+        choices=MEASURES,
+        default="best",
+        help="the measure --top ranks decks by: the best or second value, the margin between them as packed "
+        "values or in hand classes (margin_classes, the margin the output and the figure show), the winners",
+    )
     p.add_argument(
         "--detail",
         action="store_true",
@@ -47,6 +54,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         action="store_true",
         help="also draw OUT's .png: the best hands' categories, the margins and the top decks (cardbatch[plots])",
     )
+    add_file_mode(p)
     p.set_defaults(func=_run)
 
 
@@ -57,8 +65,8 @@ def _run(args: argparse.Namespace) -> int:
 
     try:
         summary = run(options_from(RankDecksOptions, args, run=options_from(RunOptions, args)))
-    except InputError as exc:  # decks that are not decks: nothing is written
-        print(f"cardbatch rank-decks: {args.input}: {exc}", file=sys.stderr)
+    except InputError as exc:  # decks that are not decks, or an output it may not write: nothing is written
+        print(f"cardbatch rank-decks: {exc}", file=sys.stderr)
         return EXIT_USAGE
     if summary.figures.get("plot") == PLOT_MISSING:  # said even with --quiet: the figure asked for is missing
         print(

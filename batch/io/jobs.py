@@ -61,13 +61,16 @@ class RunOptions:
 class Summary:
     """What a job did. ``figures``: its counters (what ``summary.json`` holds and the command prints
     on stdout); ``line``: the one human line (stderr); ``status``: the exit status it asks for (0, or
-    3 for an audit that found mismatches). ``indent``/``sort_keys``: how its JSON is printed."""
+    3 for an audit that found mismatches). ``indent``/``sort_keys``: how its JSON is printed.
+    ``warnings``: lines about what the input or an option did not allow (an option that did little, ids
+    that repeat), printed on stderr even with ``--quiet``."""
 
     figures: Mapping[str, Any]
     line: str
     status: int = 0
     indent: int | None = None
     sort_keys: bool = False
+    warnings: tuple[str, ...] = ()
 
     def json(self) -> str:
         """The figures as the command prints them."""

@@ -53,6 +53,11 @@ def settle_by_game(
         games = games.combine_chunks()
     if pa.types.is_dictionary(games.type):
         games = games.dictionary_decode()
+    if pa.types.is_null(games.type):
+        games = games.cast(pa.string())
+    if games.null_count and opts.game is not None:  # a null cell: --game names it (a folder's came first)
+        games = pc.fill_null(games, pa.scalar(opts.game, games.type))
+        table = table.set_column(table.schema.get_field_index("game"), "game", games)
     names = [v for v in pc.unique(games).to_pylist()]
     if len(names) == 1 and names[0] in GAMES and games.null_count == 0:
         r, e, c = one(table, names[0])  # one game per file: no split, no copy
@@ -68,9 +73,14 @@ def settle_by_game(
         if game in GAMES:
             results[game], errors[game], c = one(sub, game)
         else:
-            codes = np.full(len(rows), CODE["unknown_game"], np.int16)
-            c = Counters(len(rows), 0, len(rows), {"unknown_game": len(rows)}).as_dict()
-            unknown.append(error_rows(sub, np.arange(len(rows)), codes))
+            reason, message = (
+                ("missing_value", "the game cell is null, and no game=G folder or --game names the game")
+                if game == "None"
+                else ("unknown_game", f"the game column names {game!r}, a game cardbatch does not settle")
+            )
+            codes = np.full(len(rows), CODE[reason], np.int16)
+            c = Counters(len(rows), 0, len(rows), {reason: len(rows)}).as_dict()
+            unknown.append(error_rows(sub, np.arange(len(rows)), codes, message))
             c["by_game"] = {game: dict(c)}
         counters.append(c)
     if unknown:

@@ -27,7 +27,7 @@ from cardbatch.batch.io.errors import InputError
 from cardbatch.batch.io.inputs import is_output_manifest, parquet_inputs
 from cardbatch.batch.io.jobs import Engine as EngineName
 from cardbatch.batch.io.jobs import RunOptions, Summary
-from cardbatch.batch.settle import manifest
+from cardbatch.batch.settle import hand_ids, manifest
 from cardbatch.batch.settle.by_game import settle_by_game, settle_table
 from cardbatch.batch.settle.counters import INPUT_COUNTERS, merge_counters
 from cardbatch.batch.settle.engines import Engine, map_units
@@ -67,7 +67,39 @@ def run(job: SettleJob) -> Summary:
         line = fairness_line(figures, job.out)
     else:
         line = settle_line("audit" if job.options.audit else "settle", figures, job.out)
-    return Summary(figures, line, status_of(job.options, figures), indent=1, sort_keys=True)
+    return Summary(figures, line, status_of(job.options, figures), indent=1, sort_keys=True, warnings=warnings(figures))
+
+
+# why an all-in row got no equity (batch/settle/allin.py's causes), in a user's words
+_NOT_PLACED = {
+    "no_stack_column": "the input has no stack column",
+    "no_contrib_street": "the input has no contrib_street column",
+    "stack_missing": "a stack cell or element is null",
+    "stack_count": "the stack list holds another number of seats than the cards",
+    "stack_short": "a stack is smaller than the chips the seat put in",
+}
+
+
+def warnings(figures: dict[str, Any]) -> tuple[str, ...]:
+    """What a run says on stderr beside its line: ids that repeat across the inputs, and ``--equity``
+    rows it could not place (how many, and why)."""
+    found = []
+    repeated = hand_ids.warning(figures.get("repeated_hand_ids") or {})
+    if repeated:
+        found.append(repeated)
+    not_placed = (figures.get("equity") or {}).get("not_placed") or {}
+    causes = {k: v for k, v in not_placed.items() if not k.startswith("game_")}
+    games = sorted(k.removeprefix("game_") for k in not_placed if k.startswith("game_"))
+    settled = figures.get("rows_settled", 0)
+    if causes:
+        why = "; ".join(f"{n:,}: {_NOT_PLACED.get(cause, cause)}" for cause, n in sorted(causes.items()))
+        found.append(
+            f"--equity: {sum(causes.values()):,} of {settled:,} settled rows have no equity ({why}); "
+            "see the equity guide for the columns it needs"
+        )
+    elif games and settled and sum(not_placed.values()) >= settled:  # the games asked for have none
+        found.append(f"--equity: no row has equity: {', '.join(games)} deal(s) no board to come")
+    return tuple(found)
 
 
 def status_of(opts: SettleOptions, figures: dict[str, Any]) -> int:
@@ -129,7 +161,8 @@ def settle_files(
     # compile in half the time (every other run takes the parallel builds, which also run faster);
     # the workers are told, and this process settles, reports and warms up under the same choice
     small = sum(u.rows for u in units) <= batch_rows
-    ctx = UnitContext(out_dir, opts, batch_rows, small)
+    command = "fairness" if opts.fairness is not None else "audit" if opts.audit else "settle"
+    ctx = UnitContext(out_dir, opts, batch_rows, small, command=command, quiet=quiet)
     lock = manifest.Lock(out_dir)
     try:
         with twins.serial(small):
@@ -204,6 +237,7 @@ def _run_locked(planned: RunPlan, ctx: UnitContext, run_opts: RunOptions, mode: 
     written = {name: s.get("files") for _, parts in done for name, s in parts}
     manifest.record_written(out, written)
     total = summarise(done, inputs, opts, t0, settled_at)
+    total["repeated_hand_ids"] = hand_ids.repeated([i["path"] for i in inputs])
     total.update(
         {
             "parts": len(holds),

@@ -122,6 +122,8 @@ class SettleOptions:
         if self.fairness is not None and (self.pots.rake_pct or self.no_flop_no_drop):
             # the audit compares shares of the chips the hand paid with equity: no rake, as the command runs it
             raise ValueError("a fairness run settles without rake (rake_pct 0, no_flop_no_drop off)")
+        if self.no_flop_no_drop and not self.pots.rake_pct:  # no rake to leave out: an option doing nothing
+            raise ValueError("no_flop_no_drop leaves out a rake: give rake_pct too (--rake-pct)")
         if (self.equity is not None or self.fairness is not None) and self.pots.policy.name.lower() != "standard":
             # a per-street policy splits by what each street's bets were against; the walk pays the
             # standard policy's pots, and would report its luck as the policy's

@@ -120,10 +120,21 @@ def folder_game(path: str) -> str | None:
 
 def with_folder_game(table: pa.Table, path: str) -> pa.Table:
     """``table`` with a ``game`` column from a ``game=G`` folder of its ``path`` when it has none of
-    its own: a folder that names the game names it for every row (docs: Formats, the games)."""
+    its own, or its null cells filled from it: a folder that names the game names it for every row
+    whose cell does not (docs: Formats, the games)."""
     game = folder_game(path)
-    if game is None or "game" in table.column_names:
+    if game is None:
         return table
+    if "game" in table.column_names:  # a null cell takes the folder's game (docs: column, then folder)
+        games = table.column("game")
+        if not games.null_count:
+            return table
+        if pa.types.is_dictionary(games.type):
+            games = games.cast(games.type.value_type)
+        if pa.types.is_null(games.type):
+            games = games.cast(pa.string())
+        filled = pc.fill_null(games, pa.scalar(game, games.type))
+        return table.set_column(table.schema.get_field_index("game"), "game", filled)
     return table.append_column("game", pa.array([game] * table.num_rows, pa.string()).dictionary_encode())
 
 

@@ -51,6 +51,8 @@ class UnitContext:
     serial: bool = False
     taken: frozenset[str] = frozenset()
     finished: frozenset[str] = frozenset()  # the parts the folder holds whole: reused, never settled again
+    command: str = "settle"  # how the run is named on stderr
+    quiet: bool = False
 
     def claim(self, rel: str) -> None:
         """Refuse to write ``rel`` (or its temporary name) over what is not cardbatch's."""
@@ -186,9 +188,12 @@ def settle_into(tables: Iterable[pa.Table], unit: Unit, opts: SettleOptions, sin
 def run_unit(unit: Unit, ctx: UnitContext) -> list[tuple[str, dict[str, Any]]]:
     """Settle one unit and write its parts; returns each part's name and counters (also saved as
     the part's JSON). A part whose JSON exists is finished: it is read back, not settled again."""
+    from cardbatch.batch.io.compiling import announced
     from cardbatch.kernels import twins  # numba, loaded where settling loads it
 
-    with twins.serial(ctx.serial):
+    # the warm-up compiles what the inputs' first rows reach; a kernel only a later row reaches is
+    # compiled here, and said (once a process)
+    with twins.serial(ctx.serial), announced(f"cardbatch {ctx.command}", ctx.quiet):
         return _run_unit(unit, ctx)
 
 

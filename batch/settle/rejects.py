@@ -35,12 +35,13 @@ def reason_counts(bad_codes: np.ndarray) -> dict[str, int]:
     return {REASONS[int(v)]: int(c) for v, c in zip(values, counts)}
 
 
-def error_rows(table: pa.Table, rows: np.ndarray, codes: np.ndarray) -> pa.Table:
-    """The original rows with ``reason`` and ``message`` in front."""
+def error_rows(table: pa.Table, rows: np.ndarray, codes: np.ndarray, message: str | None = None) -> pa.Table:
+    """The original rows with ``reason`` and ``message`` in front (``message``: one for every row,
+    where it says more than the reason's own)."""
     taken = table.take(pa.array(rows, pa.int64()))
     names = [REASONS[int(c)] for c in codes]
     reason = pa.array(names, pa.string()).dictionary_encode() if names else pa.array([], pa.string())
-    message = pa.array([MESSAGES[n] for n in names], pa.string())
+    message = pa.array([MESSAGES[n] if message is None else message for n in names], pa.string())
     hid = taken.column("hand_id") if "hand_id" in taken.column_names else pa.nulls(len(rows), pa.int64())
     out = pa.table({"hand_id": hid, "reason": reason.cast(pa.string()) if names else reason, "message": message})
     for name in taken.column_names:

@@ -57,13 +57,38 @@ def heads(paths: Iterable[str], metadata: Mapping[str, pq.FileMetaData] | None =
             if pf.metadata.num_rows == 0 or any(pf.schema_arrow.equals(s) for s in seen):
                 continue
             seen.append(pf.schema_arrow)
-            batch = next(pf.iter_batches(batch_size=HEAD_ROWS, row_groups=[0]))
+            found = _per_game(pf) if "game" in pf.schema_arrow.names else None
+            batch = found or next(pf.iter_batches(batch_size=HEAD_ROWS, row_groups=[0]))
         except (OSError, pa.ArrowException, StopIteration):
             continue
         head = with_folder_game(pa.Table.from_batches([batch]), path)
         out.append(head)
         out.extend(_variants(head))
     return out
+
+
+SCAN_ROWS = 1 << 16  # rows of a file's first row group searched for the games it mixes
+
+
+def _per_game(pf: pq.ParquetFile) -> pa.RecordBatch | None:
+    """The first :data:`HEAD_ROWS` rows of each game among a file's first :data:`SCAN_ROWS` rows (a
+    log that mixes games, as ``import`` writes them: the first rows alone reach one game's kernels),
+    or None when they hold one game."""
+    games = next(pf.iter_batches(batch_size=SCAN_ROWS, row_groups=[0], columns=["game"])).column(0)
+    if pa.types.is_dictionary(games.type):
+        games = games.dictionary_decode()
+    values = games.to_pylist()
+    firsts: dict[object, list[int]] = {}
+    for i, v in enumerate(values):
+        rows = firsts.setdefault(v, [])
+        if len(rows) < HEAD_ROWS:
+            rows.append(i)
+    if len(firsts) < 2:
+        return None
+    last = max(max(rows) for rows in firsts.values())
+    batch = next(pf.iter_batches(batch_size=last + 1, row_groups=[0]))
+    picked = sorted(i for rows in firsts.values() for i in rows)
+    return batch.take(pa.array(picked, pa.int64()))
 
 
 def _variants(head: pa.Table) -> list[pa.Table]:

@@ -43,6 +43,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from cardbatch.batch.io import lists, owned, storage
+from cardbatch.batch.io.compiling import announced
 from cardbatch.batch.io.errors import InputError
 from cardbatch.batch.io.jobs import FILE_MODES, FileMode, RunOptions, Summary
 from cardbatch.batch.io.progress import progress
@@ -714,6 +715,11 @@ def run(job: SimulateJob) -> Summary:
     outputs = outputs_of(job.out, job.single) + ([job.write_hands] if job.write_hands else [])
     logs = parquet_inputs(list(job.behaviour_from)) if job.behaviour_from else []
     owned.check_outputs(outputs, "simulate", job.mode, logs)
+    with announced("cardbatch simulate", job.run.quiet):
+        return _run(job)
+
+
+def _run(job: SimulateJob) -> Summary:
     model, fit_info = fitted(list(job.behaviour_from), list(job.rooms)) if job.behaviour_from else (None, None)
     r = job.run
     if job.single:

@@ -93,6 +93,8 @@ class Options:
             if not 0 <= self.rake_cap < 2**63:
                 raise ValueError(f"rake_cap must be in 0..2**63-1, got {self.rake_cap}")
             object.__setattr__(self, "rake_cap", int(self.rake_cap))
+            if not self.rake_pct:  # a cap on no rake would take nothing, in silence
+                raise ValueError("rake_cap caps a rake: give rake_pct too (--rake-pct)")
         unit = self.chip_unit
         if isinstance(unit, bool) or not isinstance(unit, (int, np.integer)) or not 1 <= unit <= MAX_CHIP_UNIT:
             raise ValueError(f"chip_unit must be a whole number in 1..2**40, got {unit!r}")

@@ -1,0 +1,161 @@
+"""Nothing passes in silence (issue 42, rows 7 to 11): repeated hand ids are counted and warned
+about, a null game cell takes ``--game`` or the folder's game, ``--equity`` says which rows it could
+not place and why, an option that can do nothing is refused, and a command that compiles says so."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from conftest import DATA, TEST_DATA, cli
+
+from cardbatch.batch.settle import hand_ids
+
+HOLDEM = DATA / "holdem_sample.parquet"
+
+
+def _summary(out) -> dict:
+    return json.loads((out / "summary.json").read_text())
+
+
+def test_repeated_hand_ids_are_counted_and_warned_about(tmp_path):
+    """Row 7: a day's logs a folder, each numbering its hands from 0, were settled in silence."""
+    for day, seed in (("2026-12-01", 1), ("2026-12-02", 2)):
+        (tmp_path / "logs" / f"day={day}").mkdir(parents=True)
+        r = cli("generate", "--hands", "300", "--seed", seed, "--out", tmp_path / "logs" / f"day={day}" / "h.parquet")
+        assert r.returncode == 0
+    r = cli("settle", tmp_path / "logs", "--out", tmp_path / "out", "-q")
+    assert r.returncode == 0
+    found = _summary(tmp_path / "out")["repeated_hand_ids"]
+    assert found == {"ids": 300, "rows": 600, "examples": [0, 1, 2, 3, 4]}
+    assert "warning: 300 hand_id(s) appear more than once" in r.stderr  # said even with --quiet
+    # ids that do not repeat: counted as none, no warning
+    r = cli("settle", tmp_path / "logs" / "day=2026-12-01", "--out", tmp_path / "one", "-q")
+    assert _summary(tmp_path / "one")["repeated_hand_ids"]["ids"] == 0 and "warning" not in r.stderr
+
+
+@pytest.mark.parametrize("kind", ["int", "text", "mixed"])
+def test_repeated_ids_against_a_plain_count(tmp_path, kind):
+    rng = np.random.default_rng(5)
+    paths = []
+    expected: dict[object, int] = {}
+    for i in range(3):
+        ids = rng.integers(0, 400, 300)
+        col = pa.array(ids) if kind == "int" or (kind == "mixed" and i) else pa.array([f"h{v}" for v in ids])
+        col = pa.array([None if j % 17 == 0 else v for j, v in enumerate(col.to_pylist())], col.type)
+        pq.write_table(pa.table({"hand_id": col}), tmp_path / f"{i}.parquet")
+        paths.append(str(tmp_path / f"{i}.parquet"))
+        for v in col.to_pylist():
+            if v is not None:
+                key = str(v) if kind == "mixed" else v
+                expected[key] = expected.get(key, 0) + 1
+    found = hand_ids.repeated(paths)
+    many = {k: n for k, n in expected.items() if n > 1}
+    assert found["ids"] == len(many) and found["rows"] == sum(many.values())
+    assert all((str(v) if kind == "mixed" else v) in many for v in found["examples"])
+
+
+def _null_games(tmp_path, folder: str = "") -> str:
+    t = pq.read_table(HOLDEM)
+    t = t.set_column(t.schema.get_field_index("game"), "game", pa.nulls(t.num_rows, pa.string()))
+    where = tmp_path / folder if folder else tmp_path
+    where.mkdir(parents=True, exist_ok=True)
+    pq.write_table(t, where / "h.parquet")
+    return str(where / "h.parquet")
+
+
+def test_a_null_game_cell_takes_game_or_the_folder(tmp_path):
+    """Row 8: a null game cell with --game holdem was unknown_game ("names a game…", naming none)."""
+    plain = cli("settle", HOLDEM, "--out", tmp_path / "plain", "-q")
+    assert plain.returncode == 0
+    expected = _summary(tmp_path / "plain")["rows_settled"]
+    path = _null_games(tmp_path)
+    assert cli("settle", path, "--out", tmp_path / "given", "--game", "holdem", "-q").returncode == 0
+    assert _summary(tmp_path / "given")["rows_settled"] == expected
+    folder = _null_games(tmp_path, "logs/game=holdem")
+    assert cli("settle", folder, "--out", tmp_path / "folder", "-q").returncode == 0
+    assert _summary(tmp_path / "folder")["rows_settled"] == expected
+    assert cli("settle", path, "--out", tmp_path / "none", "-q").returncode == 0
+    s = _summary(tmp_path / "none")
+    assert s["rows_settled"] == 0 and s["rejected_by_reason"] == {"missing_value": s["rows_read"]}
+    errors = pq.read_table(tmp_path / "none" / "errors").column("message").unique().to_pylist()
+    assert errors == ["the game cell is null, and no game=G folder or --game names the game"]
+
+
+def test_an_unknown_game_is_named_in_its_message(tmp_path):
+    t = pq.read_table(HOLDEM).slice(0, 5)
+    t = t.set_column(t.schema.get_field_index("game"), "game", pa.array(["holdem"] * 4 + ["holdum"]))
+    pq.write_table(t, tmp_path / "h.parquet")
+    assert cli("settle", tmp_path / "h.parquet", "--out", tmp_path / "o", "-q").returncode == 0
+    messages = pq.read_table(tmp_path / "o" / "errors").column("message").to_pylist()
+    assert "the game column names 'holdum', a game cardbatch does not settle" in messages
+
+
+def test_equity_says_which_rows_it_could_not_place(tmp_path):
+    """Row 9: --equity on a file without stack: exit 0, nothing said, no row with equity."""
+    r = cli("settle", HOLDEM, "--out", tmp_path / "o", "--equity", "-q")
+    assert r.returncode == 0
+    rows = _summary(tmp_path / "o")["rows_settled"]
+    assert f"--equity: {rows:,} of {rows:,} settled rows have no equity" in r.stderr
+    assert "the input has no stack column" in r.stderr
+    r = cli("settle", DATA / "zjh_sample.parquet", "--out", tmp_path / "z", "--equity", "-q")
+    assert "no row has equity: zjh" in r.stderr
+
+
+def test_settle_with_equity_on_placed_rows_says_nothing(tmp_path):
+    cli("generate", "--hands", "300", "--streets", "--out", tmp_path / "h.parquet", "-q")
+    r = cli("settle", tmp_path / "h.parquet", "--out", tmp_path / "o", "--equity", "-q")
+    assert r.returncode == 0 and "warning" not in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize("flags", [["--rake-cap", "30"], ["--no-flop-no-drop"], ["--rake-pct", "0", "--rake-cap", "3"]])
+def test_a_rake_option_without_a_rake_is_refused(tmp_path, flags):
+    """Row 10: --rake-cap 30 without --rake-pct was a cap of nothing, accepted in silence."""
+    r = cli("settle", HOLDEM, "--out", tmp_path / "o", *flags)
+    assert r.returncode == 2 and "rake_pct" in r.stderr and "Traceback" not in r.stderr
+    assert not (tmp_path / "o").exists()
+
+
+def test_a_compilation_is_said_once(capsys):
+    """Row 11's mechanism: a kernel that misses the cache is announced before it compiles, once."""
+    from numba import njit
+
+    from cardbatch.batch.io.compiling import announced
+
+    @njit
+    def fresh(x):  # never cached: compiled at its first call
+        return x + 1
+
+    with announced("cardbatch test-said-once"):
+        fresh(1)
+        fresh(1.5)
+    assert capsys.readouterr().err.count("cardbatch test-said-once: compiling") == 1
+    with announced("cardbatch test-said-quiet", quiet=True):
+        fresh(np.int8(1))
+    assert capsys.readouterr().err == ""
+
+
+@pytest.mark.slow
+def test_the_warm_up_reaches_every_game_of_an_imported_log(tmp_path):
+    """Row 11: on a fresh cache, an imported PHH corpus (games mixed in one file) compiled its other
+    games' kernels inside the run, with no word (compile_ahead.compiled false). Now the warm-up takes
+    each game's first rows and nothing is left to compile in the run."""
+    assert cli("import", TEST_DATA / "phh", "--out", tmp_path / "imp.parquet", "-q").returncode == 0
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
+    r = subprocess.run(
+        [sys.executable, "-m", "cardbatch", "audit", tmp_path / "imp.parquet", "--out", tmp_path / "o", "--workers=1"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+    )
+    assert r.returncode in (0, 3), r.stderr
+    assert "compiling the kernels this run needs" in r.stderr  # the warm-up's line
+    assert "cardbatch audit: compiling" not in r.stderr  # nothing left for the run itself
+    assert _summary(tmp_path / "o")["compile_ahead"]["compiled"] is True
