@@ -410,6 +410,15 @@ def _clear(out_dir: str) -> Path:
     return out
 
 
+def _save(fig: Any, path: Path) -> None:
+    """A figure as a marked PNG, whole or absent."""
+    import io
+
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", metadata=owned.png_metadata("simulate"))
+    storage.write_bytes(str(path), buf.getvalue())
+
+
 def _write_table(table: pa.Table, path: Path) -> None:
     """A whole table as one marked Parquet file, whole or absent."""
     writer = storage.PublishedParquet(str(path), owned.marked(table.schema, "simulate"))
@@ -555,7 +564,7 @@ def _plots(series: pa.Table, balance: np.ndarray, out: Path, room: Room, start_t
     ax.set(title=f"Final balances after {len(rounds)} rounds", xlabel="coins", ylabel="players (log scale)")
     ax.legend()
     path = out / "economy.png"
-    fig.savefig(path, metadata=owned.png_metadata("simulate"))
+    _save(fig, path)
     plt.close(fig)
     return [str(path)]
 
@@ -665,7 +674,7 @@ def _comparison_plot(series: pa.Table, rooms: list[tuple[str, Room]], replicates
     band = " (line: median of the replicates; band: lowest to highest)" if replicates > 1 else ""
     fig.legend(handles, labels, loc="outside lower center", ncols=min(len(labels), 6), title=f"room{band}")
     path = out / "comparison.png"
-    fig.savefig(path, metadata=owned.png_metadata("simulate"))
+    _save(fig, path)
     plt.close(fig)
     return [str(path)]
 
