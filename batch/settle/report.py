@@ -14,6 +14,14 @@ is built from the run's totals (the summary) and from the output folders:
 - chips in, paid and raked, and the identities the run checks
   (rows in = settled + rejected, chips in = paid + raked);
 - per game and per input, and how long each part took.
+
+Every example and mismatch row names the input it came from, and the timing chart each part's
+input files, from the folder's ``_manifest.json`` (each part's file keys, each key's path): paths
+are shown relative to :func:`input_root` (the deepest folder above every input and above its
+``name=value`` folders, so those are always shown). A row of a part that holds one file names that
+file; a part of several small files, read together, names its files (``one of a.parquet,
+b.parquet``): the results do not say which of them a row came from. Numbers are written one way:
+thousands separated, whole numbers without decimals, others with a fixed number of decimals.
 """
 
 from __future__ import annotations
@@ -22,6 +30,7 @@ import datetime
 import html
 import json
 import os
+import re
 from collections.abc import Collection
 from collections.abc import Set as AbstractSet
 from typing import Any
@@ -45,7 +54,7 @@ table { border-collapse: collapse; margin: 8px 0; } td, th { padding: 3px 10px; 
 th { text-align: left; background: #f4f4f4; } td.n { text-align: right; font-variant-numeric: tabular-nums; }
 .cards { display: flex; flex-wrap: wrap; gap: 12px; } .card { border: 1px solid #ddd; border-radius: 6px;
   padding: 8px 14px; min-width: 140px; } .card b { display: block; font-size: 22px; }
-code { font-size: 13px; } svg text { font: 13px system-ui, sans-serif; }
+code { font-size: 13px; } svg text { font: 13px system-ui, sans-serif; } svg { max-width: 100%; }
 """
 
 
@@ -56,6 +65,7 @@ def write_report(out: str, summary: dict[str, Any], files: Collection[str]) -> s
         summary,
         reject_examples(out, summary, files),
         mismatch_breakdown(out, files) if summary.get("mismatches") else None,
+        part_sources(out, files),
     )
     path = storage.join(out, "report.html")
     storage.write_text(path, page)
@@ -63,10 +73,15 @@ def write_report(out: str, summary: dict[str, Any], files: Collection[str]) -> s
 
 
 def render(
-    summary: dict[str, Any], examples: dict[str, list[dict[str, Any]]], mismatches: dict[str, Any] | None
+    summary: dict[str, Any],
+    examples: dict[str, list[dict[str, Any]]],
+    mismatches: dict[str, Any] | None,
+    sources: dict[str, Any] | None = None,
 ) -> str:
-    """The page's HTML (a pure function of its inputs, so a test can build one without a run)."""
+    """The page's HTML (a pure function of its inputs, so a test can build one without a run);
+    ``sources`` (:func:`part_sources`) names the input files of each part."""
     opts = summary.get("options", {})
+    src = Sources(summary, sources)
     when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     parts = [
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
@@ -77,14 +92,14 @@ def render(
         f"{summary.get('files', 0):,} input files in {summary.get('parts', 0):,} parts "
         f"({summary.get('parts_reused', 0):,} reused from an earlier run); policy "
         f"<code>{_e(opts.get('policy', '?'))}</code>, rake <code>{_e(opts.get('rake_pct') or 'none')}</code>, "
-        f"rules <code>{_e(opts.get('rules', '?'))}</code>.</p>",
+        f"rules <code>{_e(opts.get('rules', '?'))}</code>; inputs below <code>{_e(src.root or '.')}</code>.</p>",
         _totals(summary),
         _by_game(summary),
-        _by_input(summary),
-        _rejects(summary, examples),
-        _mismatch_section(summary, mismatches),
+        _by_input(summary, src),
+        _rejects(summary, examples, src),
+        _mismatch_section(summary, mismatches, src),
         _equity(summary),
-        _timings(summary),
+        _timings(summary, src),
         "</body></html>",
     ]
     return "\n".join(parts)
@@ -94,24 +109,35 @@ def _e(value: object) -> str:
     return html.escape(str(value))
 
 
-def _n(value: object) -> str:
-    return f"{value:,}" if isinstance(value, int) else _e(value)
+def _n(value: object, decimals: int = 1) -> str:
+    """A number as the page writes every number: thousands separated, a whole number without
+    decimals, another with ``decimals``; anything else as text."""
+    if isinstance(value, bool):
+        return _e(value)
+    if isinstance(value, (int, np.integer)):
+        return f"{int(value):,}"
+    if isinstance(value, (float, np.floating)):
+        return f"{float(value):,.{decimals}f}"
+    return _e(value)
 
 
-def _table(head: list[str], rows: list[list[Any]], numeric: AbstractSet[int] = frozenset()) -> str:
+def _table(head: list[str], rows: list[list[Any]], numeric: AbstractSet[int] = frozenset(), decimals: int = 1) -> str:
     th = "".join(f"<th>{_e(h)}</th>" for h in head)
     body = "".join(
         "<tr>"
-        + "".join(f"<td class='n'>{_n(v)}</td>" if i in numeric else f"<td>{_e(v)}</td>" for i, v in enumerate(r))
+        + "".join(
+            f"<td class='n'>{_n(v, decimals)}</td>" if i in numeric else f"<td>{_e(v)}</td>" for i, v in enumerate(r)
+        )
         + "</tr>"
         for r in rows
     )
     return f"<table><tr>{th}</tr>{body}</table>"
 
 
-def bars(items: list[tuple[str, float]], unit: str, title: str) -> str:
-    """A horizontal bar chart as inline SVG: one bar per ``(label, value)``, the value written
-    at the bar's end in ``unit``; ``title`` is the chart's accessible name."""
+def bars(items: list[tuple[str, float]], unit: str, title: str, decimals: int = 3) -> str:
+    """A horizontal bar chart as inline SVG, as wide as the page: one bar per ``(label, value)``,
+    the value written at the bar's end in ``unit`` (a float with ``decimals``); ``title`` is the
+    chart's accessible name."""
     if not items:
         return ""
     longest = max(len(str(label)) for label, _ in items)
@@ -123,14 +149,14 @@ def bars(items: list[tuple[str, float]], unit: str, title: str) -> str:
     for i, (label, value) in enumerate(items):
         y = 4 + i * row_h
         w = (width - label_w - 140) * value / top
-        shown = f"{value:,.3f}" if isinstance(value, float) else f"{value:,}"
+        shown = _n(value, decimals)
         rows.append(
             f"<text x='{label_w - 8}' y='{y + 16}' text-anchor='end'>{_e(label)}</text>"
             f"<rect x='{label_w}' y='{y + 3}' width='{w:.1f}' height='{row_h - 7}' fill='#4472c4'/>"
             f"<text x='{label_w + w + 6:.1f}' y='{y + 16}'>{shown} {_e(unit)}</text>"
         )
     return (
-        f"<svg role='img' aria-label='{_e(title)}' width='{width}' height='{height}' "
+        f"<svg role='img' aria-label='{_e(title)}' width='100%' height='{height}' preserveAspectRatio='xMinYMin meet' "
         f"viewBox='0 0 {width} {height}' xmlns='http://www.w3.org/2000/svg'><title>{_e(title)}</title>"
         + "".join(rows)
         + "</svg>"
@@ -167,11 +193,11 @@ def _equity(s: dict[str, Any]) -> str:
             "all-in adjusted net (expected payouts less chips put in).</p>"
         )
         if lucky:
-            out.append("<h3>Luckiest: chips won above their equity</h3>" + bars(lucky, "chips", "luckiest players"))
+            out.append("<h3>Luckiest: chips won above their equity</h3>" + bars(lucky, "chips", "luckiest players", 1))
         if unlucky:
-            out.append("<h3>Unluckiest: chips lost below their equity</h3>" + bars(unlucky, "chips", "unluckiest"))
+            out.append("<h3>Unluckiest: chips lost below their equity</h3>" + bars(unlucky, "chips", "unluckiest", 1))
         table = [
-            [pid, p["hands"], p["net"], round(p["ev_net"], 1), round(p["net"] - p["ev_net"], 1)]
+            [pid, p["hands"], p["net"], float(p["ev_net"]), float(p["net"] - p["ev_net"])]
             for _, pid, p in (luck[:LUCKIEST] + luck[-LUCKIEST:] if len(luck) > 2 * LUCKIEST else luck)
         ]
         out.append(_table(["player", "hands", "net", "all-in adjusted net", "luck"], table, {1, 2, 3, 4}))
@@ -208,41 +234,72 @@ def _totals(s: dict[str, Any]) -> str:
 _SPLIT = ["rows_read", "rows_settled", "rows_rejected", "mismatches", "chips_in", "chips_paid", "chips_raked"]
 
 
+NO_CHIPS = "—"  # a chip figure of a game that settles coins (2v2 tables), in both tables alike
+_COINS = ["coins_moved", "coins_fee"]
+_NO_CHIPS_NOTE = (
+    f"<p class='meta'>{NO_CHIPS}: not counted in chips (2v2 tables move coins: see the coins columns "
+    "and the totals).</p>"
+)
+
+
 def _by_game(s: dict[str, Any]) -> str:
     games = s.get("by_game", {})
-    rows = [[g] + [c.get(k, "") for k in _SPLIT] for g, c in sorted(games.items())]
-    return "<h2>By game</h2>" + _table(["game"] + [k.replace("_", " ") for k in _SPLIT], rows, set(range(1, 8)))
+    coins = [k for k in _COINS if any(k in c for c in games.values())]
+    rows = [
+        [g]
+        + [c.get(k, 0) if "chips" not in k or "chips_in" in c else NO_CHIPS for k in _SPLIT]
+        + [c.get(k, NO_CHIPS) for k in coins]
+        for g, c in sorted(games.items())
+    ]
+    head = ["game"] + [k.replace("_", " ") for k in _SPLIT] + ["2v2 " + k.replace("_", " ") for k in coins]
+    note = _NO_CHIPS_NOTE if any("chips_in" not in c for c in games.values()) else ""
+    return "<h2>By game</h2>" + _table(head, rows, set(range(1, len(head)))) + note
 
 
-def _by_input(s: dict[str, Any]) -> str:
+def _by_input(s: dict[str, Any], src: Sources) -> str:
     keys = ["rows"] + _SPLIT[1:]
-    rows = [[i["path"]] + [i.get(k, "") for k in keys] for i in s.get("inputs", [])]
-    return "<h2>By input</h2>" + _table(["input"] + [k.replace("_", " ") for k in keys], rows, set(range(1, 8)))
+    chipless = {g for g, c in s.get("by_game", {}).items() if "chips_in" not in c}
+    rows = []
+    for i in s.get("inputs", []):
+        games = src.games_of(str(i["path"]))
+        coins_only = bool(games) and games <= chipless
+        rows.append(
+            [src.shown(str(i["path"]))] + [NO_CHIPS if coins_only and "chips" in k else i.get(k, 0) for k in keys]
+        )
+    note = _NO_CHIPS_NOTE if any(NO_CHIPS in r for r in rows) else ""
+    return "<h2>By input</h2>" + _table(["input"] + [k.replace("_", " ") for k in keys], rows, set(range(1, 8))) + note
 
 
-def _rejects(s: dict[str, Any], examples: dict[str, list[dict[str, Any]]]) -> str:
+def _rejects(s: dict[str, Any], examples: dict[str, list[dict[str, Any]]], src: Sources) -> str:
     reasons = sorted(s.get("rejected_by_reason", {}).items(), key=lambda kv: (-kv[1], kv[0]))
     if not reasons:
         return "<h2>Rejected rows</h2><p class='ok'>No row was set aside.</p>"
     rows = []
     for reason, count in reasons:
         shown = examples.get(reason, [])
-        first = "; ".join(f"hand {x['hand_id']} ({x['game']}): {x['message']}" for x in shown) or "(no example read)"
+        first = (
+            "; ".join(f"hand {x['hand_id']} ({x['game']}, {src.of_part(x.get('part'))}): {x['message']}" for x in shown)
+            or "(no example read)"
+        )
         rows.append([reason, count, first])
     return (
         "<h2>Rejected rows by reason</h2>"
         + bars([(r, c) for r, c in reasons], "rows", "rejected rows by reason")
         + f"<p>Up to {EXAMPLES} examples per reason; every rejected row is in <code>errors/</code>.</p>"
         + _table(["reason", "rows", "examples"], rows, {1})
+        + (_ONE_OF if src.grouped([x.get("part") for xs in examples.values() for x in xs]) else "")
     )
 
 
-def _mismatch_section(s: dict[str, Any], m: dict[str, Any] | None) -> str:
+def _mismatch_section(s: dict[str, Any], m: dict[str, Any] | None, src: Sources) -> str:
     if not s.get("mismatches"):
         return "<h2>Mismatches</h2><p class='ok'>Every recorded payout matched (or none was recorded).</p>"
     if m is None:  # mismatches counted, but results/ is gone: say what is known
         return f"<h2>Mismatches ({s['mismatches']:,} hands)</h2><p>The results are no longer there to break down.</p>"
-    largest = [[r["hand_id"], r["game"], r["size"], r["payout"], r["recorded"]] for r in m["largest"]]
+    largest = [
+        [r["hand_id"], r["game"], src.of_part(r.get("part")), r["size"], r["payout"], r["recorded"]]
+        for r in m["largest"]
+    ]
     return (
         f"<h2>Mismatches ({s['mismatches']:,} hands)</h2>"
         "<h3>By size: chips that differ, summed over the hand's seats</h3>"
@@ -250,18 +307,19 @@ def _mismatch_section(s: dict[str, Any], m: dict[str, Any] | None) -> str:
         + "<h3>By seat: hands where the seat's payout differs</h3>"
         + bars(m["by_seat"], "hands", "mismatched hands by seat")
         + f"<h3>The {len(largest)} largest</h3>"
-        + _table(["hand_id", "game", "chips that differ", "our payout", "recorded"], largest, {0, 2})
+        + _table(["hand_id", "game", "input", "chips that differ", "our payout", "recorded"], largest, {3})
+        + (_ONE_OF if src.grouped([r.get("part") for r in m["largest"]]) else "")
     )
 
 
-def _timings(s: dict[str, Any]) -> str:
+def _timings(s: dict[str, Any], src: Sources) -> str:
     t = s.get("timings", {})
     parts = [p for p in t.get("parts", []) if p.get("seconds") is not None]
     slow = sorted(parts, key=lambda p: -p["seconds"])[:SLOWEST]
     secs = np.array([p["seconds"] for p in parts]) if parts else np.zeros(0)
     stats = (
-        f"{len(parts):,} parts run: median {np.median(secs):.3f} s, slowest {secs.max():.3f} s, "
-        f"total {secs.sum():.2f} s of worker time on {_workers(s.get('workers'))}."
+        f"{len(parts):,} parts run: median {_n(float(np.median(secs)), 3)} s, slowest {_n(float(secs.max()), 3)} s, "
+        f"total {_n(float(secs.sum()), 3)} s of worker time on {_workers(s.get('workers'))}."
         if parts
         else "Every part was reused from an earlier run."
     )
@@ -273,19 +331,162 @@ def _timings(s: dict[str, Any]) -> str:
             ["whole run, this report included", s.get("wall_seconds", "")],
         ],
         {1},
+        decimals=3,
     )
+    drawn = [
+        [
+            _part_label(p, src),
+            src.of_part(str(p.get("part")), every=True, fallback=str(p.get("path", "?"))),
+            p.get("rows", 0),
+            float(p["seconds"]),
+        ]
+        for p in slow
+    ]
     return (
         "<h2>How long each part took</h2>"
         + head
         + f"<p>{_e(stats)}</p>"
-        + bars([(_part_label(p), float(p["seconds"])) for p in slow], "s", "seconds per part, slowest first")
+        + bars([(label, secs) for label, _, _, secs in drawn], "s", "seconds per part, slowest first")
+        + (
+            "<h3>The parts drawn, and their input files</h3>"
+            + _table(["part", "input files", "rows", "seconds"], drawn, {2, 3}, decimals=3)
+            if drawn
+            else ""
+        )
     )
 
 
-def _part_label(part: dict[str, Any]) -> str:
-    """``file.parquet, row group G`` for a part (its name is a hash of the file's identity)."""
-    name = str(part.get("path", "?")).replace("\\", "/").rsplit("/", 1)[-1]
+def _part_label(part: dict[str, Any], src: Sources | None = None) -> str:
+    """``day=D/file.parquet, row group G`` for a part of one file, ``day=D/: 4 files (a.parquet, …)``
+    for a part of several (its name is a hash of the files' identities)."""
+    files = src.parts.get(str(part.get("part")), []) if src is not None else []
+    if len(files) > 1 and src is not None:
+        shown = sorted(src.shown(f) for f in files)
+        folder = _common_folder(shown)
+        return f"{folder}{shown[0][len(folder) :]} and {len(files) - 1:,} more files"
+    path = str(part.get("path", "?"))
+    name = src.shown(path) if src is not None else path.replace("\\", "/").rsplit("/", 1)[-1]
     return f"{name}, row group {part.get('first_row_group', '?')}"
+
+
+_NAME_VALUE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+SHOWN_FILES = 12  # a grouped part's files named in one cell; the rest are counted
+
+
+def input_root(paths: list[str]) -> str:
+    """The folder a page shows input paths relative to: the deepest one holding every input, less
+    its trailing ``name=value`` folders (so every shown path keeps those), with a trailing ``/``;
+    ``""`` when the inputs share no folder.
+
+    >>> input_root(["/logs/day=1/h.parquet", "/logs/day=2/h.parquet"]), input_root(["/logs/day=1/h.parquet"])
+    ('/logs/', '/logs/')
+    >>> input_root(["s3://b/x/a.parquet", "s3://b/x/y/c.parquet"]), input_root(["/a/b.parquet", "/c/d.parquet"])
+    ('s3://b/x/', '')
+    """
+    if not paths:
+        return ""
+    common: list[str] | None = None
+    for p in paths:
+        folders = p.replace("\\", "/").split("/")[:-1]
+        if common is None:
+            common = folders
+        else:
+            k = 0
+            while k < min(len(common), len(folders)) and common[k] == folders[k]:
+                k += 1
+            common = common[:k]
+    common = common or []
+    while common and _NAME_VALUE.match(common[-1]):
+        common = common[:-1]
+    if not [c for c in common if c and not c.endswith(":")]:  # "/" or "s3://": no root a reader knows
+        return ""
+    return "/".join(common) + "/"
+
+
+def shown_path(path: str, root: str) -> str:
+    """``path`` relative to ``root`` (:func:`input_root`), with ``/``."""
+    p = path.replace("\\", "/")
+    return p[len(root) :] if root and p.startswith(root) else p
+
+
+def _common_folder(shown: list[str]) -> str:
+    """The folder (with a trailing ``/``) every one of ``shown`` lies in, or ``""``."""
+    folders = {s.rsplit("/", 1)[0] + "/" if "/" in s else "" for s in shown}
+    return folders.pop() if len(folders) == 1 else ""
+
+
+class Sources:
+    """Which input files each part holds (``_manifest.json``) and which games it wrote, shown
+    relative to the inputs' root."""
+
+    def __init__(self, summary: dict[str, Any], sources: dict[str, Any] | None):
+        self.root = input_root([str(i["path"]) for i in summary.get("inputs", [])])
+        self.parts: dict[str, list[str]] = dict((sources or {}).get("parts", {}))
+        self._games: dict[str, set[str]] = {}
+        for part, games in (sources or {}).get("games", {}).items():
+            for f in self.parts.get(part, []):
+                self._games.setdefault(f, set()).update(games)
+
+    def shown(self, path: str) -> str:
+        return shown_path(path, self.root)
+
+    def games_of(self, path: str) -> set[str]:
+        """The games the parts holding ``path`` wrote (empty when unknown)."""
+        return self._games.get(path, set())
+
+    def of_part(self, part: str | None, every: bool = False, fallback: str = "?") -> str:
+        """The input a row of ``part`` came from: its file, or for a part of several small files read
+        together, ``one of`` them (every one with ``every``, else the first :data:`SHOWN_FILES`):
+        ``day=D/, one of a.parquet, b.parquet``."""
+        files = self.parts.get(part or "", [])
+        if not files:
+            return self.shown(fallback) if fallback != "?" else fallback
+        shown = sorted(self.shown(f) for f in files)
+        if len(shown) == 1:
+            return shown[0]
+        folder = _common_folder(shown)
+        names = [f[len(folder) :] for f in shown]
+        listed = names if every or len(names) <= SHOWN_FILES else names[:SHOWN_FILES]
+        more = f", and {len(names) - len(listed):,} more" if len(listed) < len(names) else ""
+        lead = f"{folder}, " if folder else ""
+        return f"{lead}{'' if every else 'one of '}{', '.join(listed)}{more}"
+
+    def grouped(self, parts: list[str | None]) -> bool:
+        """Whether any of ``parts`` holds several files."""
+        return any(len(self.parts.get(p or "", [])) > 1 for p in parts)
+
+
+_ONE_OF = (
+    "<p class='meta'><i>one of</i>: a part that read several small files together; the output does not say "
+    "which of them the row came from (its <code>name=value</code> folders are exact).</p>"
+)
+
+
+def part_sources(out: str, files: Collection[str]) -> dict[str, Any]:
+    """From the folder's manifest: each part's input files (``parts``: name -> resolved paths), and
+    from the files the run's parts wrote (relative to ``out``), the games each wrote (``games``)."""
+    from cardbatch.batch.settle.manifest import MANIFEST
+
+    try:
+        found = json.loads(storage.read_text(storage.join(out, MANIFEST)))
+    except (OSError, ValueError):
+        found = {}
+    found = found if isinstance(found, dict) else {}
+    paths = {str(f.get("key")): str(f.get("path")) for f in found.get("files", []) if isinstance(f, dict)}
+    parts = {str(p): [paths[k] for k in keys if k in paths] for p, keys in (found.get("parts") or {}).items()}
+    games: dict[str, list[str]] = {}
+    for f in sorted(files):
+        pieces = f.split("/")
+        if len(pieces) == 3 and pieces[0] in ("results", "errors") and pieces[1].startswith("game="):
+            g = games.setdefault(_part_name(pieces[2]), [])
+            if pieces[1][5:] not in g:
+                g.append(pieces[1][5:])
+    return {"parts": parts, "games": games}
+
+
+def _part_name(file_name: str) -> str:
+    """``part-K-G`` of ``part-K-G.parquet``."""
+    return file_name.rsplit("/", 1)[-1].split(".", 1)[0]
 
 
 def parts_below(out: str, kind: str, files: Collection[str]) -> list[tuple[str, str]]:
@@ -305,7 +506,9 @@ def reject_examples(out: str, summary: dict[str, Any], files: Collection[str]) -
         t = t.filter(pc.is_in(t.column("reason"), pa.array(sorted(wanted), pa.string())))
         for hand_id, reason, message in zip(*(t.column(c).to_pylist() for c in t.column_names)):
             if reason in wanted:
-                found.setdefault(reason, []).append({"hand_id": hand_id, "game": _game_of(rel), "message": message})
+                found.setdefault(reason, []).append(
+                    {"hand_id": hand_id, "game": _game_of(rel), "message": message, "part": _part_name(rel)}
+                )
                 if len(found[reason]) == EXAMPLES:
                     wanted.discard(reason)
     return found
@@ -340,6 +543,7 @@ def mismatch_breakdown(out: str, files: Collection[str]) -> dict[str, Any]:
                 {
                     "hand_id": int(ids[k]),
                     "game": game,
+                    "part": _part_name(rel),
                     "size": int(size[k]),
                     "payout": json.dumps(ours[int(k)].as_py()),
                     "recorded": json.dumps(theirs[int(k)].as_py()),

@@ -16,6 +16,13 @@ number of tests.
 
 A test needs :data:`MIN_ALLINS` all-ins, or an expected count of :data:`MIN_EXPECTED` in every
 cell; groups with less are listed as skipped, not tested.
+
+Each test also says, for whoever reads the verdict: its ``game`` and ``scope`` (``all``, or the
+``--by`` group), ``what`` it tests in words (``seat 0, first hole card``), its Holm ``threshold``
+(rejected when its p-value, and every smaller one, is at or below its threshold) and its
+``adjusted_p`` (rejected when at most the level); a card test names the :data:`MOST_OFF` cards
+furthest from their expected counts (``most_off``: card, observed, expected, z), a category test
+the categories (``most_off`` too).
 """
 
 from __future__ import annotations
@@ -26,11 +33,12 @@ from typing import Any
 
 import numpy as np
 
-from cardbatch.batch.settle.fairness.stats import chi2_sf, holm, normal_two_sided
+from cardbatch.batch.settle.fairness.stats import chi2_sf, holm, holm_adjusted, holm_thresholds, normal_two_sided
 from cardbatch.games import REGISTRY
 
 MIN_ALLINS = 30
 MIN_EXPECTED = 5.0
+MOST_OFF = 3  # cards (or categories) a test names, furthest from their expected counts first
 
 
 @functools.cache
@@ -44,6 +52,81 @@ def category_odds(rules: str) -> tuple[float, ...]:
     cats = threecard.category_of(threecard.evaluate(hands, rules), rules)
     counts = np.bincount(cats.astype(np.int64))
     return tuple(float(c) / len(hands) for c in counts)
+
+
+def card_name(code: int) -> str:
+    """A card's text from its code (``51`` is ``As``)."""
+    from cardbatch.kernels.cards import RANKS, SUITS
+
+    return RANKS[code // 4] + SUITS[code % 4]
+
+
+_ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth")
+
+
+def _ordinal(k: int) -> str:
+    return _ORDINALS[k] if k < len(_ORDINALS) else f"card {k + 1}"
+
+
+def slot_words(slot: str, board_cards: int = 5) -> str:
+    """A card slot in words: ``hole 0.1`` is seat 0's second hole card, ``board 3`` the turn card
+    (of a five-card board: three flop cards, the turn, the river).
+
+    >>> slot_words("hole 0.0"), slot_words("board 1"), slot_words("board 4"), slot_words("board 2", 3)
+    ('seat 0, first hole card', 'second flop card', 'river card', 'third board card')
+    """
+    kind, _, where = slot.partition(" ")
+    if kind == "hole" and "." in where:
+        seat, card = where.split(".", 1)
+        return f"seat {seat}, {_ordinal(int(card))} hole card"
+    if kind == "board" and where.isdigit():
+        k = int(where)
+        if board_cards == 5:
+            return f"{_ordinal(k)} flop card" if k < 3 else ("turn card" if k == 3 else "river card")
+        return f"{_ordinal(k)} board card"
+    return slot
+
+
+_STREETS = {"0": "preflop", "1": "on the flop", "2": "on the turn"}
+
+
+def allin_words(group: str) -> str:
+    """An all-in group in words.
+
+    >>> allin_words("street=1"), allin_words("equity=3"), allin_words("seat=2")
+    ('favourites all-in on the flop', 'live seats of equity 0.3 to 0.4', 'live seats at seat 2')
+    """
+    kind, _, value = group.partition("=")
+    if kind == "favourite":
+        return "each all-in's favourite (its seat of highest equity)"
+    if kind == "street":
+        return f"favourites all-in {_STREETS.get(value, 'on street ' + value)}"
+    if kind == "equity" and value.isdigit():
+        b = int(value)
+        return f"live seats of equity {b / 10:.1f} to {(b + 1) / 10:.1f}"
+    if kind == "seat":
+        return f"live seats at seat {value}"
+    if kind == "player":
+        return f"player {value}"
+    return group
+
+
+def _category_names(rules: str, size: int) -> list[str]:
+    from cardbatch.kernels import threecard
+
+    names = list(threecard.category_names(rules))
+    return [names[k] if k < len(names) else f"category {k}" for k in range(size)]
+
+
+def _most_off(names: list[str], obs: np.ndarray, exp: np.ndarray) -> list[dict[str, Any]]:
+    """The :data:`MOST_OFF` cells furthest from their expected counts, in standard deviations
+    (``z = (observed - expected) / sqrt(expected)``, each cell's share of the chi-square)."""
+    z = np.where(exp > 0, (obs - exp) / np.sqrt(np.where(exp > 0, exp, 1.0)), 0.0)
+    order = np.argsort(-np.abs(z), kind="stable")[:MOST_OFF]
+    return [
+        {"name": names[k], "observed": int(obs[k]), "expected": round(float(exp[k]), 3), "z": round(float(z[k]), 2)}
+        for k in order
+    ]
 
 
 def _chi2(obs: np.ndarray, exp: np.ndarray) -> tuple[float, int] | None:
@@ -72,6 +155,7 @@ def _allin_tests(prefix: str, groups: dict[str, Any], tests: list[dict[str, Any]
             {
                 "name": name,
                 "family": "allin",
+                "what": allin_words(group),
                 "group": group,
                 "n": int(g["n"]),
                 "won": round(g["x"], 6),
@@ -96,7 +180,16 @@ def _card_tests(prefix: str, game: str, slots: dict[str, Any], tests: list[dict[
             continue
         stat, df = got
         tests.append(
-            {"name": name, "family": "cards", "n": int(n), "statistic": stat, "df": df, "p_value": chi2_sf(stat, df)}
+            {
+                "name": name,
+                "family": "cards",
+                "what": slot_words(slot, REGISTRY[game].board_cards),
+                "n": int(n),
+                "statistic": stat,
+                "df": df,
+                "p_value": chi2_sf(stat, df),
+                "most_off": _most_off([card_name(int(k)) for k in deck], obs, exp),
+            }
         )
 
 
@@ -117,12 +210,14 @@ def _category_tests(
             {
                 "name": name,
                 "family": "categories",
+                "what": f"{seat}, hand categories dealt",
                 "n": int(n),
                 "statistic": stat,
                 "df": df,
                 "p_value": chi2_sf(stat, df),
                 "dealt": [int(v) for v in obs],
                 "expected": [round(float(v), 3) for v in n * odds],
+                "most_off": _most_off(_category_names(rules, odds.size), obs, n * odds),
             }
         )
 
@@ -139,13 +234,20 @@ def run_tests(by_game: dict[str, Any], rules: str, level: float) -> dict[str, An
                 whole.append(f"{game} ({scope})")
                 continue
             prefix = f"{game} ({scope}):" if scope != "all" else f"{game}:"
+            first = len(tests)
             _allin_tests(prefix, t.get("allin", {}), tests, skipped)
             _card_tests(prefix, game, t.get("cards", {}), tests, skipped)
             _category_tests(prefix, rules, t.get("categories", {}), tests, skipped)
-    for t, rejected in zip(tests, holm([t["p_value"] for t in tests], level)):
-        t["rejected"] = rejected
+            for test in tests[first:]:
+                test.update(game=game, scope=scope)
+    p_values = [t["p_value"] for t in tests]
+    for t, rejected, threshold, adjusted in zip(
+        tests, holm(p_values, level), holm_thresholds(p_values, level), holm_adjusted(p_values)
+    ):
+        t.update(rejected=rejected, threshold=threshold, adjusted_p=adjusted)
     return {
         "level": level,
+        "rules": rules,
         "correction": "holm",
         "tests": tests,
         "rejected": [t["name"] for t in tests if t["rejected"]],

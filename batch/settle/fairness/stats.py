@@ -1,5 +1,6 @@
 """The few distributions the fairness tests need, in the standard library: the normal's and the
-chi-square's upper tails, and Holm's correction for many tests at once.
+chi-square's upper tails, and Holm's correction for many tests at once (which tests it rejects,
+each test's threshold and each test's adjusted p-value).
 
 >>> round(normal_two_sided(1.959963985), 6)
 0.05
@@ -7,6 +8,10 @@ chi-square's upper tails, and Holm's correction for many tests at once.
 (0.05, 0.4737)
 >>> holm([0.001, 0.04, 0.03, 0.2], 0.05)
 [True, False, False, False]
+>>> holm_thresholds([0.001, 0.04, 0.03, 0.2], 0.05)
+[0.0125, 0.025, 0.016666666666666666, 0.05]
+>>> [round(p, 3) for p in holm_adjusted([0.001, 0.04, 0.03, 0.2])]
+[0.004, 0.09, 0.09, 0.2]
 """
 
 from __future__ import annotations
@@ -72,3 +77,27 @@ def holm(p_values: list[float], level: float) -> list[bool]:
             break
         rejected[i] = True
     return rejected
+
+
+def holm_thresholds(p_values: list[float], level: float) -> list[float]:
+    """Each test's threshold in Holm's procedure: ``level / (m - k)`` for the k-th smallest p-value
+    (k from 0; ties in the order given). A test is rejected when its p-value and every smaller
+    one are at or below their thresholds."""
+    m = len(p_values)
+    out = [0.0] * m
+    for k, i in enumerate(sorted(range(m), key=lambda j: p_values[j])):
+        out[i] = level / (m - k)
+    return out
+
+
+def holm_adjusted(p_values: list[float]) -> list[float]:
+    """Holm's adjusted p-values: the smallest family-wise level at which each test is rejected
+    (``(m - k) * p`` for the k-th smallest, never below an earlier one's, at most 1). A test is
+    rejected at ``level`` exactly when its adjusted p-value is at most ``level``."""
+    m = len(p_values)
+    out = [1.0] * m
+    running = 0.0
+    for k, i in enumerate(sorted(range(m), key=lambda j: p_values[j])):
+        running = max(running, min(1.0, (m - k) * p_values[i]))
+        out[i] = running
+    return out

@@ -131,7 +131,8 @@ def test_the_command_exits_0_on_a_fair_deal_and_4_on_a_biased_one(tmp_path):
     verdict = json.loads((tmp_path / "f" / "fairness.json").read_text())
     assert verdict["rejected"] == [] and len(verdict["tests"]) > 20
     assert {"name", "statistic", "p_value", "rejected"} <= set(verdict["tests"][0])
-    assert (tmp_path / "f" / "fairness.html").read_text().count("<tr>") == len(verdict["tests"]) + 1
+    sections = len({(t["game"], t["scope"]) for t in verdict["tests"]})  # a table each, with its head row
+    assert (tmp_path / "f" / "fairness.html").read_text().count("<tr>") == len(verdict["tests"]) + sections
     assert (tmp_path / "f" / "_SUCCESS").exists() and not (tmp_path / "f" / "results").exists()
     again = _cmd(str(tmp_path / "fair.parquet"), "--out", str(tmp_path / "f"), "--equity-budget", "100000")
     assert again.returncode == 0 and json.loads((tmp_path / "f" / "fairness.json").read_text()) == verdict
@@ -391,3 +392,141 @@ def test_card_slot_counts_as_the_definition_says(low):
     assert (got[0] == want[0]).all() and (got[1] == want[1]).all()
     assert np.allclose(got[2], want[2], rtol=1e-12, atol=1e-9)
     assert got[1].sum() > 5_000 and got[0].sum() > 15_000  # enough rows complete and kept
+
+
+# Issue #42, row 13: a page a non-statistician can act on after a rejection.
+
+
+@pytest.fixture(scope="module")
+def two_rooms() -> dict:
+    """Room a's dealer slips the ace of spades to seat 0 one time in twenty; room b's deals fair."""
+    biased = generate_hands("holdem", 10_000, seed=7, streets_column=True, bias=(Bias.parse("card=As:0.05"),)).table
+    fair = generate_hands("holdem", 10_000, seed=8, streets_column=True).table
+    t = pa.concat_tables([biased, fair])
+    t = t.append_column("room", pa.array(["a"] * biased.num_rows + ["b"] * fair.num_rows))
+    return audit(t, by="room")
+
+
+def test_a_rejected_card_test_names_the_card_with_its_counts(two_rooms):
+    """The verdict said 'holdem: cards, hole 0.0, χ² = 2.54e+03, p 0': neither the page nor
+    fairness.json said which card, nor what 'hole 0.0' is."""
+    from cardbatch.batch.settle.fairness.report import render
+
+    test = next(t for t in two_rooms["tests"] if t["name"] == "holdem (room=a): cards, hole 0.0")
+    assert test["rejected"] and test["what"] == "seat 0, first hole card"
+    top = test["most_off"][0]
+    assert top["name"] == "As" and top["observed"] > 2.5 * top["expected"] and top["z"] > 20
+    assert abs(top["expected"] - 10_000 / 52) < 1e-3 and len(test["most_off"]) == 3
+    board = next(t for t in two_rooms["tests"] if t["name"] == "holdem: cards, board 3")
+    assert board["what"] == "turn card" and not board["rejected"]
+    page = render(two_rooms)
+    assert (
+        f"seat 0, first hole card</b>: As dealt {top['observed']:,} times where {top['expected']:,.1f} were expected"
+        in page
+    )
+    assert "hole 0.0" not in page.split("<h2>What was rejected</h2>")[1].split("</b>")[0]
+
+
+def test_each_test_shows_its_holm_threshold_and_adjusted_p(two_rooms):
+    """p-values below the level read 'ok' with no threshold or adjusted p beside them."""
+    from cardbatch.batch.settle.fairness.report import prob, render
+
+    tests, level = two_rooms["tests"], two_rooms["level"]
+    m = len(tests)
+    ranked = sorted(tests, key=lambda t: t["p_value"])
+    running = 0.0
+    for k, t in enumerate(ranked):
+        assert t["threshold"] == pytest.approx(level / (m - k))
+        running = max(running, min(1.0, (m - k) * t["p_value"]))
+        assert t["adjusted_p"] == pytest.approx(running)
+        assert t["rejected"] == (t["adjusted_p"] <= level)
+    page = render(two_rooms)
+    assert "<th>threshold</th><th>adjusted p</th>" in page
+    for t in tests:
+        assert f"<td class='n'>{prob(t['threshold'])}</td><td class='n'>{prob(t['adjusted_p'])}</td>" in page
+    assert prob(0.0) == "below 10<sup>-300</sup>" and prob(0.0123) == "0.012" and "e+" not in page
+
+
+def test_the_holm_figures_agree_with_the_rejections():
+    from cardbatch.batch.settle.fairness.stats import holm_adjusted, holm_thresholds
+
+    rng = np.random.default_rng(3)
+    for _ in range(200):
+        p = list(rng.random(rng.integers(1, 30)) ** 4)
+        level = float(rng.choice([0.01, 0.05, 0.2]))
+        rejected = holm(p, level)
+        assert rejected == [a <= level for a in holm_adjusted(p)]
+        thresholds = holm_thresholds(p, level)
+        assert all(x <= t for x, t, r in zip(p, thresholds, rejected) if r)
+
+
+def test_by_groups_are_sections_with_the_rejected_ones_first(two_rooms):
+    """With --by day, 969 tests stood in one flat table."""
+    import re
+
+    from cardbatch.batch.settle.fairness.report import render
+
+    page = render(two_rooms)
+    sections = re.findall(r"<details class='section'( open)?><summary><b>([^<]*)</b>: ([\d,]+) tests, ([^<]*)", page)
+    titles = [s[1] for s in sections]
+    assert titles[-1] == "holdem, room=b", "the group with nothing rejected comes last"
+    assert set(titles[:2]) == {"holdem, room=a", "holdem, whole run"}
+    assert [s[0] for s in sections] == [" open", " open", ""]  # the rejected and the whole run open
+    counts = {s[1]: int(s[2].replace(",", "")) for s in sections}
+    assert sum(counts.values()) == len(two_rooms["tests"])
+    assert counts["holdem, room=b"] == sum(t["scope"] == "room=b" for t in two_rooms["tests"])
+
+
+def test_the_page_heads_with_the_run(tmp_path):
+    """The page named no inputs, rows, date or --by."""
+    import datetime
+
+    from cardbatch.batch.settle.fairness.report import render
+
+    t = generate_hands("holdem", 1_500, seed=4, streets_column=True).table
+    for day in ("2026-12-01", "2026-12-02"):
+        (tmp_path / "logs" / f"day={day}").mkdir(parents=True)
+        pq.write_table(t, tmp_path / "logs" / f"day={day}" / "h.parquet")
+    out = tmp_path / "o"
+    res = _cmd(str(tmp_path / "logs"), "--out", str(out), "--by", "day", "--equity-budget", "100000", "-q")
+    assert res.returncode in (0, 4), res.stderr
+    page = (out / "fairness.html").read_text()
+    head = page.split("<ul class='meta' id='run'>")[1].split("</ul>")[0]
+    today = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")
+    assert f"Written {today}" in head and "Rows tested: holdem 3,000." in head
+    assert "<code>--by day</code>" in head and "level 0.01" in head
+    verdict = json.loads((out / "fairness.json").read_text())
+    summary = json.loads((out / "summary.json").read_text())
+    head = render(verdict, summary).split("<ul class='meta' id='run'>")[1].split("</ul>")[0]
+    assert f"2 input files below <code>{tmp_path / 'logs'}/</code>" in head
+    assert "day=2026-12-01/h.parquet (1,500 rows), day=2026-12-02/h.parquet (1,500 rows)" in head
+    assert "all-ins walked exactly up to 100,000 boards" in head
+
+
+def test_the_words_for_every_slot_and_group():
+    from cardbatch.batch.settle.fairness.audit import allin_words, card_name, slot_words
+
+    assert [card_name(c) for c in (0, 3, 48, 51)] == ["2d", "2s", "Ad", "As"]
+    assert [slot_words(f"board {k}") for k in range(5)] == [
+        "first flop card",
+        "second flop card",
+        "third flop card",
+        "turn card",
+        "river card",
+    ]
+    assert slot_words("hole 3.2") == "seat 3, third hole card"
+    assert allin_words("favourite").startswith("each all-in's favourite")
+    assert allin_words("street=0") == "favourites all-in preflop" and allin_words("player=12") == "player 12"
+
+
+def test_the_pages_modules_examples_run():
+    import doctest
+
+    from cardbatch.batch.settle import report
+    from cardbatch.batch.settle.fairness import audit as audit_module
+    from cardbatch.batch.settle.fairness import report as fairness_report
+    from cardbatch.batch.settle.fairness import stats
+
+    for module in (stats, audit_module, fairness_report, report):
+        result = doctest.testmod(module)
+        assert result.attempted > 0 and result.failed == 0, module.__name__

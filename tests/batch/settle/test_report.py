@@ -256,3 +256,126 @@ def _parts(out) -> set[str]:
 
     written = json.loads((Path(out) / "_manifest.json").read_text())["written"]
     return {f for files in written.values() for f in files}
+
+
+# Issue #42, rows 7 and 14: a page someone who is not the author can act on.
+
+
+def _section(page: str, title: str) -> str:
+    """The page from the heading ``title`` to the next ``<h2>``."""
+    start = page.index(f"<h2>{title}")
+    end = page.find("<h2>", start + 4)
+    return page[start : end if end > 0 else len(page)]
+
+
+@pytest.fixture(scope="module")
+def by_day(tmp_path_factory) -> tuple[Path, dict, Path]:
+    """Logs in day=D folders: one file a day for two days (one with moved payouts: mismatches), and a
+    third day of four small files, which the run reads together as one part."""
+    tmp = tmp_path_factory.mktemp("by_day")
+    logs = tmp / "logs"
+    for day in ("2026-12-01", "2026-12-02", "2026-12-03"):
+        (logs / f"day={day}").mkdir(parents=True)
+    _with_recorded_errors(ROOT / "data" / "holdem_sample.parquet", logs / "day=2026-12-01" / "h.parquet")
+    t = pq.read_table(ROOT / "data" / "holdem_sample.parquet")
+    pq.write_table(t.slice(0, 1500), logs / "day=2026-12-02" / "h.parquet")
+    for k in range(4):
+        pq.write_table(t.slice(1500 + 200 * k, 200), logs / "day=2026-12-03" / f"f{k}.parquet")
+    code, summary = _audit([str(logs)], tmp / "out")
+    assert code == 3 and len(summary["timings"]["parts"]) == 3, summary["timings"]["parts"]
+    return tmp / "out", summary, logs
+
+
+def _hands_of(path: Path) -> set[int]:
+    return set(pq.read_table(path, columns=["hand_id"]).column(0).to_pylist())
+
+
+def test_examples_and_mismatches_name_their_input_file_and_folders(by_day):
+    """Row 7: an example or mismatch row named a hand by id and game only; it now names its input,
+    relative to the inputs' root with its name=value folders, and the file holds that hand (a part
+    of several small files names them all, the row's file among them)."""
+    import re
+
+    out, summary, logs = by_day
+    page = (out / "report.html").read_text()
+    rejects = _section(page, "Rejected rows by reason")
+    found = re.findall(r"hand (\d+) \(holdem, ([^)]*)\)", rejects)
+    assert len(found) == sum(min(report.EXAMPLES, n) for n in summary["rejected_by_reason"].values())
+    mismatches = _section(page, "Mismatches")
+    rows = re.findall(r"<tr><td>(\d+)</td><td>holdem</td><td>([^<]*)</td>", mismatches)
+    assert len(rows) == report.LARGEST
+    grouped = "day=2026-12-03/, one of f0.parquet, f1.parquet, f2.parquet, f3.parquet"
+    for hand, where in found + rows:
+        if where.startswith("day=2026-12-03/"):
+            assert where == grouped
+            assert any(int(hand) in _hands_of(logs / "day=2026-12-03" / f"f{k}.parquet") for k in range(4))
+        else:
+            assert re.fullmatch(r"day=2026-12-0[12]/h\.parquet", where), where
+            assert int(hand) in _hands_of(logs / where)
+    assert ("<i>one of</i>" in rejects) == any(w == grouped for _, w in found)
+    assert f"inputs below <code>{logs}/</code>" in page
+    sources = report.part_sources(str(out), _parts(out))  # which examples a run shows depends on part names
+    src = report.Sources(summary, sources)
+    assert sorted(src.of_part(p) for p in sources["parts"]) == [
+        "day=2026-12-01/h.parquet",
+        "day=2026-12-02/h.parquet",
+        grouped,
+    ]
+
+
+def test_the_timing_chart_names_every_file_of_a_grouped_part(by_day):
+    """Row 14: the part-timing chart named a part of several small files by its first file only."""
+    out, _, _ = by_day
+    timing = _section((out / "report.html").read_text(), "How long each part took")
+    for k in range(4):
+        assert f"f{k}.parquet" in timing, k
+    assert "day=2026-12-03/f0.parquet and 3 more files" in timing
+    assert "day=2026-12-01/h.parquet, row group 0" in timing and "day=2026-12-02/h.parquet" in timing
+
+
+def test_2v2_chips_read_the_same_by_game_and_by_input(audited):
+    """Row 14: a 2v2 table's chips were blank in 'By game' and 0 in 'By input'; both now say it
+    counts coins, not chips."""
+    import re
+
+    out, summary = audited
+    page = (out / "report.html").read_text()
+    game_row = re.search(r"<tr><td>team2v2</td>(.*?)</tr>", _section(page, "By game")).group(1)
+    input_row = re.search(r"<tr><td>[^<]*/team2v2_sample\.parquet</td>(.*?)</tr>", _section(page, "By input")).group(1)
+    cells = [re.findall(r"<td class='n'>([^<]*)</td>", row) for row in (game_row, input_row)]
+    assert cells[0][4:7] == cells[1][4:7] == ["—"] * 3  # chips in, paid, raked
+    assert cells[0][7:] == [f"{summary['coins_moved']:,}", f"{summary['coins_fee']:,}"]
+    holdem = re.search(r"<tr><td>holdem</td>(.*?)</tr>", _section(page, "By game")).group(1)
+    assert f"{summary['by_game']['holdem']['chips_in']:,}" in holdem
+
+
+def test_numbers_are_written_one_way():
+    """Row 14: '-1,000' stood beside '4129.5' (floats were written as Python prints them)."""
+    summary = {
+        "equity": {
+            "all_in": 3,
+            "rows": 10,
+            "by_player": {
+                "7": {"hands": 1200, "net": -1000, "ev_net": -5129.5},
+                "8": {"hands": 3, "net": 12345, "ev_net": 11000.25},
+            },
+        },
+        "timings": {"parts": [{"part": "p", "path": "/d/h.parquet", "seconds": 1234.5, "first_row_group": 0}]},
+    }
+    page = report.render(summary, {}, None)
+    assert "4129.5" not in page and "4,129.5" in page and "-1,000" in page and "1,344.8" in page
+    assert "1,200" in page and "1,234.500 s" in page and "median 1,234.500 s" in page
+    assert "4,129.500" not in page, "chips: one decimal in the chart as in the table"
+
+
+def test_charts_are_sized_to_the_page():
+    svg = report.bars([("a", 1), ("b", 2)], "rows", "t")
+    assert "width='100%'" in svg and "viewBox='0 0 1000" in svg
+
+
+def test_paths_are_shown_from_the_inputs_root_with_their_folders():
+    assert report.input_root(["/d/day=1/a.parquet", "/d/day=2/b.parquet"]) == "/d/"
+    assert report.input_root(["/d/day=1/room=x/a.parquet"]) == "/d/"
+    assert report.input_root(["/d/x/a.parquet", "/d/y/b.parquet"]) == "/d/"
+    assert report.shown_path("/d/day=1/a.parquet", "/d/") == "day=1/a.parquet"
+    assert report.input_root(["/a/x.parquet", "/b/y.parquet"]) == "", "/ is no root a reader knows"
