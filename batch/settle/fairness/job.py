@@ -39,7 +39,7 @@ def write_fairness(out: str, total: dict[str, Any], opts: SettleOptions) -> dict
     for c in by_game.values():
         c.pop("fairness", None)
     storage.write_text(storage.join(out, "fairness.json"), json.dumps(verdict, indent=1, sort_keys=True))
-    storage.write_text(storage.join(out, "fairness.html"), render(verdict))
+    storage.write_text(storage.join(out, "fairness.html"), render(verdict, total))
     return {
         "tests": len(verdict["tests"]),
         "rejected": len(verdict["rejected"]),
