@@ -39,14 +39,14 @@ def _decks(path: Path, n: int = 30) -> None:
 
 
 @pytest.mark.parametrize("spelling", ["one.phh", "./sub/../one.phh", "link.parquet", "hard.parquet"])
-def test_import_never_writes_over_its_input(tmp_path, spelling):
+def test_import_never_writes_over_its_input(tmp_path, spelling, monkeypatch):
     """Row 1: ``import one.phh --out one.phh`` replaced the hand history with Parquet."""
     (tmp_path / "sub").mkdir()
     (tmp_path / "one.phh").write_bytes(ONE_HAND.read_bytes())
     os.symlink("one.phh", tmp_path / "link.parquet")
     os.link(tmp_path / "one.phh", tmp_path / "hard.parquet")
     before = _digest(tmp_path)
-    os.chdir(tmp_path)
+    monkeypatch.chdir(tmp_path)
     r = cli("import", "one.phh", "--out", spelling)
     assert r.returncode == 2, r.stderr
     assert spelling in r.stderr and "Traceback" not in r.stderr
@@ -127,13 +127,13 @@ def test_generate_leaves_a_users_file_alone(tmp_path):
         (["LOGS/a.parquet"], "LOGS/a.parquet"),
     ],
 )
-def test_settle_refuses_an_output_folder_that_holds_its_inputs(tmp_path, inputs, out):
+def test_settle_refuses_an_output_folder_that_holds_its_inputs(tmp_path, inputs, out, monkeypatch):
     """Row 5: ``settle LOGS --out LOGS`` worked once, and every rerun then found no inputs (they lay
     in a folder of cardbatch output). Refused at the first run, before anything is written."""
     (tmp_path / "LOGS").mkdir()
     assert cli("generate", "--hands", "50", "--out", tmp_path / "LOGS" / "a.parquet", "-q").returncode == 0
     before = _digest(tmp_path)
-    os.chdir(tmp_path)
+    monkeypatch.chdir(tmp_path)
     r = cli("settle", *inputs, "--out", out, "-q")
     assert r.returncode == 2 and "an input is never an output" in r.stderr, r.stderr
     assert _digest(tmp_path) == before
