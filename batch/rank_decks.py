@@ -331,6 +331,8 @@ def _rank(args: RankDecksOptions) -> dict[str, Any]:
     }
     if shown is not None:
         summary["plot"] = shown.draw(figure_path(out))
+    else:  # a figure an earlier --plot run drew of another ranking would sit beside this one
+        owned.remove_ours([figure_path(out)], "rank-decks")
     return summary
 
 

@@ -11,6 +11,7 @@ from cardbatch.batch.cli.common import (
     add_subcommand,
     add_walk_options,
     positive_int,
+    show,
     walk_from,
 )
 from cardbatch.games import GAMES
@@ -105,7 +106,4 @@ def _run(args: argparse.Namespace) -> int:
     except OSError as exc:
         print(f"cardbatch fairness: cannot write the output ({exc}); a rerun resumes", file=sys.stderr)
         return EXIT_USAGE
-    if not args.quiet:
-        print(summary.json())
-        print(summary.line, file=sys.stderr, flush=True)
-    return summary.status
+    return show(summary, args.quiet)

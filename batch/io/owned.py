@@ -116,7 +116,7 @@ def check_outputs(outputs: Sequence[str], command: str, mode: FileMode = "replac
     for i, out in enumerate(outputs):
         for other in outputs[:i]:
             if _same(out, other):
-                raise InputError(f"{out}: this run writes two files there; choose another --out")
+                raise InputError(f"two of this run's outputs, {other} and {out}, are one file: give them other names")
         for given in read:
             if _same(out, given):
                 raise InputError(f"{out} is an input of this run: an input is never an output; choose another --out")
@@ -153,6 +153,45 @@ def check_folder_apart(out: str, inputs: Iterable[str]) -> None:
             raise InputError(
                 f"the input {given} {where} the output folder {out}: an input is never an output (a rerun would "
                 "find its inputs inside cardbatch output and skip them); choose an --out outside the inputs"
+            )
+
+
+def check_holds_no_input(out: str, inputs: Iterable[str], paths: Iterable[str] = ()) -> None:
+    """Refuse (``InputError``) an existing local output folder that holds a Parquet file the run
+    reads or would read: below an input folder, matched by an input glob, or one file with an input
+    (a hard link). Once the folder holds cardbatch's manifest, inputs skip it: the file would be
+    settled once and then left out of every later run of the same inputs, in silence. Files under
+    ``results/``, ``errors/`` and ``_parts/`` (cardbatch's parts) do not count. ``paths``: the
+    input files found."""
+    if storage.is_uri(out) or not os.path.isdir(out):
+        return
+    real_out = os.path.realpath(out)
+    held: list[str] = []
+    for here, dirs, names in os.walk(real_out):
+        if here == real_out:
+            dirs[:] = [d for d in dirs if d not in ("results", "errors", "_parts")]
+        dirs[:] = [d for d in dirs if not d.startswith((".", "_"))]
+        held.extend(os.path.join(here, n) for n in names if n.endswith(".parquet") and not n.startswith((".", "_")))
+    if not held:
+        return
+    found = [p for p in paths if not storage.is_uri(p)]
+    for given in inputs:
+        if storage.is_uri(given):
+            continue
+        if glob.has_magic(given):
+            matched = {os.path.realpath(m) for m in glob.glob(given, recursive=True)}
+            hit = [f for f in held if f in matched]
+        elif os.path.isdir(given):
+            base = os.path.realpath(given)
+            hit = [f for f in held if f.startswith(base + os.sep)]
+        else:
+            hit = []
+        hit += [f for f in held for p in found if _same(f, p)]
+        if hit:
+            raise InputError(
+                f"the output folder {out} holds {hit[0]}, an input of this run ({given}): an input is never an "
+                "output (once cardbatch writes there, later runs of these inputs would skip it); choose an --out "
+                "that holds no input"
             )
 
 

@@ -338,6 +338,8 @@ def run_import(inputs: list[str], out: str, options: ImportOptions = ImportOptio
 
     t0 = time.perf_counter()
     files = local_files(inputs, SUFFIXES)
+    if not files:  # as settle: an empty import would replace the last good output with nothing
+        raise InputError(f"no .phh or .phhs files in {', '.join(inputs)}: nothing to import, {out} is left as it is")
     if out.endswith(SUFFIXES):
         raise InputError(
             f"{out}: the output is Parquet, and a name ending in .phh or .phhs would be read as a hand history"

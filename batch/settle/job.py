@@ -67,7 +67,8 @@ def run(job: SettleJob) -> Summary:
         line = fairness_line(figures, job.out)
     else:
         line = settle_line("audit" if job.options.audit else "settle", figures, job.out)
-    return Summary(figures, line, status_of(job.options, figures), indent=1, sort_keys=True, warnings=warnings(figures))
+    found = warnings(figures, job.options)
+    return Summary(figures, line, status_of(job.options, figures), indent=1, sort_keys=True, warnings=found)
 
 
 # why an all-in row got no equity (batch/settle/allin.py's causes), in a user's words
@@ -80,13 +81,16 @@ _NOT_PLACED = {
 }
 
 
-def warnings(figures: dict[str, Any]) -> tuple[str, ...]:
-    """What a run says on stderr beside its line: ids that repeat across the inputs, and ``--equity``
-    rows it could not place (how many, and why)."""
+def warnings(figures: dict[str, Any], opts: SettleOptions) -> tuple[str, ...]:
+    """What a run says on stderr beside its line: ids that repeat across the inputs, all-in rows
+    whose equity it could not place (how many, and why), and a game's option that no row of the run
+    was of that game to use."""
     found = []
+    fairness = opts.fairness is not None
     repeated = hand_ids.warning(figures.get("repeated_hand_ids") or {})
     if repeated:
-        found.append(repeated)
+        found.append(repeated + ("; a hand given twice counts twice in every test" if fairness else ""))
+    what = "the all-in tests" if fairness else "--equity"
     not_placed = (figures.get("equity") or {}).get("not_placed") or {}
     causes = {k: v for k, v in not_placed.items() if not k.startswith("game_")}
     games = sorted(k.removeprefix("game_") for k in not_placed if k.startswith("game_"))
@@ -94,12 +98,34 @@ def warnings(figures: dict[str, Any]) -> tuple[str, ...]:
     if causes:
         why = "; ".join(f"{n:,}: {_NOT_PLACED.get(cause, cause)}" for cause, n in sorted(causes.items()))
         found.append(
-            f"--equity: {sum(causes.values()):,} of {settled:,} settled rows have no equity ({why}); "
+            f"{what}: {sum(causes.values()):,} of {settled:,} settled rows have no equity ({why}); "
             "see the equity guide for the columns it needs"
         )
-    elif games and settled and sum(not_placed.values()) >= settled:  # the games asked for have none
+    elif games and settled and sum(not_placed.values()) >= settled and not fairness:  # none has equity
         found.append(f"--equity: no row has equity: {', '.join(games)} deal(s) no board to come")
+    found.extend(unused_options(figures, opts))
     return tuple(found)
+
+
+def unused_options(figures: dict[str, Any], opts: SettleOptions) -> list[str]:
+    """A game's option given away from its default when no row of that game was read: it did nothing."""
+    from cardbatch.games import REGISTRY
+
+    specs = [REGISTRY[g] for g, c in (figures.get("by_game") or {}).items() if c.get("rows_read") and g in REGISTRY]
+    found = []
+    for given, flag, used, which in (
+        (opts.rules != SettleOptions.rules, f"--rules {opts.rules}", any(g.rule_presets for g in specs), "three-card"),
+        (opts.trips_beat_straight, "--trips-beat-straight", any(g.straight_order_option for g in specs), "short-deck"),
+        (
+            opts.team_model != SettleOptions.team_model,
+            f"--team-model {opts.team_model}",
+            any(g.settles == "balances" for g in specs),
+            "2v2",
+        ),
+    ):
+        if given and not used:
+            found.append(f"{flag}: no {which} rows were read, so it changed nothing")
+    return found
 
 
 def status_of(opts: SettleOptions, figures: dict[str, Any]) -> int:
@@ -134,7 +160,9 @@ def settle_files(
         except ImportError:
             raise InputError("--engine dask needs Dask: pip install 'cardbatch[dask]'") from None
     owned.check_folder_apart(out_dir, inputs)
+    owned.check_holds_no_input(out_dir, inputs)
     paths = manifest.resolved(parquet_inputs(inputs))
+    owned.check_holds_no_input(out_dir, inputs, paths)
     try:
         identities, footers = zip(*(manifest.file_identity_and_footer(p) for p in paths))
     except OSError as exc:

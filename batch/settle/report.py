@@ -92,8 +92,9 @@ def render(
         f"{summary.get('files', 0):,} input files in {summary.get('parts', 0):,} parts "
         f"({summary.get('parts_reused', 0):,} reused from an earlier run); policy "
         f"<code>{_e(opts.get('policy', '?'))}</code>, rake <code>{_e(opts.get('rake_pct') or 'none')}</code>, "
-        f"rules <code>{_e(opts.get('rules', '?'))}</code>; inputs below <code>{_e(src.root or '.')}</code>.</p>",
+        f"{_rules(summary)}inputs below <code>{_e(src.root or '.')}</code>.</p>",
         _totals(summary),
+        _repeated(summary),
         _by_game(summary),
         _by_input(summary, src),
         _rejects(summary, examples, src),
@@ -268,6 +269,29 @@ def _by_input(s: dict[str, Any], src: Sources) -> str:
         )
     note = _NO_CHIPS_NOTE if any(NO_CHIPS in r for r in rows) else ""
     return "<h2>By input</h2>" + _table(["input"] + [k.replace("_", " ") for k in keys], rows, set(range(1, 8))) + note
+
+
+def _rules(s: dict[str, Any]) -> str:
+    """The three-card rule preset, where a game valued by one was read (else it changed nothing)."""
+    from cardbatch.games import REGISTRY
+
+    read = [g for g, c in (s.get("by_game") or {}).items() if c.get("rows_read") and g in REGISTRY]
+    if not any(REGISTRY[g].rule_presets for g in read):
+        return ""
+    return f"rules <code>{_e((s.get('options') or {}).get('rules', '?'))}</code>; "
+
+
+def _repeated(s: dict[str, Any]) -> str:
+    """A warning when hand ids repeat across the inputs: the pages name a hand by its id."""
+    found = s.get("repeated_hand_ids") or {}
+    if not found.get("ids"):
+        return ""
+    shown = ", ".join(_e(v) for v in found.get("examples", []))
+    return (
+        f"<p class='bad'>{found['ids']:,} hand ids appear more than once across the inputs "
+        f"({found.get('rows', 0):,} rows; e.g. {shown}). A hand below is named by its id and its input file; "
+        "give each file its own ids to tell them apart everywhere.</p>"
+    )
 
 
 def _rejects(s: dict[str, Any], examples: dict[str, list[dict[str, Any]]], src: Sources) -> str:

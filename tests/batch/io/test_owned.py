@@ -62,7 +62,7 @@ def test_rank_decks_never_writes_over_its_input(tmp_path):
         assert r.returncode == 2 and "is an input" in r.stderr, r.stderr
     # the figure beside the output may not be the input either
     r = cli("rank-decks", "--in", tmp_path / "decks.parquet", "--out", tmp_path / "decks.png", "--plot")
-    assert r.returncode == 2 and "two files" in r.stderr
+    assert r.returncode == 2 and "are one file" in r.stderr
     assert _digest(tmp_path) == before
 
 
@@ -162,3 +162,44 @@ def test_marks_are_read_from_each_format(tmp_path):
     assert owned.mark_of(str(tmp_path / "e.bin")) is None
     with pytest.raises(InputError, match="no run of cardbatch import"):
         owned.check_outputs([str(tmp_path / "a.parquet")], "import")
+
+
+@pytest.mark.parametrize("given", ["L", "L/*/*.parquet", "hard"])
+def test_settle_refuses_an_output_folder_holding_an_input_it_reads(tmp_path, given, monkeypatch):
+    """Found by the independent trial: ``settle L --out L/day=2`` (a folder holding one of the
+    inputs) worked once, and every later run of ``L`` skipped that day in silence, exit 0."""
+    monkeypatch.chdir(tmp_path)
+    for day, start in (("1", 0), ("2", 500)):
+        cli("generate", "--hands", "500", "--start-id", start, "--out", f"L/day={day}/h.parquet", "-q")
+    if given == "hard":
+        os.link("L/day=2/h.parquet", "today.parquet")
+        given = "today.parquet"
+    before = _digest(tmp_path)
+    r = cli("settle", given, "--out", "L/day=2", "-q")
+    assert r.returncode == 2 and "holds" in r.stderr and "an input is never an output" in r.stderr, r.stderr
+    assert _digest(tmp_path) == before
+    # a glob that does not reach the folder's file may write there
+    assert cli("settle", "L/day=1/*.parquet", "--out", "L/day=2/out", "-q").returncode == 0
+
+
+def test_import_of_nothing_leaves_the_last_output(tmp_path):
+    """Found by the independent trial: an import of a folder with no hand history exited 0 and
+    replaced yesterday's file with an empty one."""
+    (tmp_path / "empty").mkdir()
+    assert cli("import", ONE_HAND, "--out", tmp_path / "h.parquet", "-q").returncode == 0
+    before = _digest(tmp_path)
+    r = cli("import", tmp_path / "empty", "--out", tmp_path / "h.parquet", "-q")
+    assert r.returncode == 2 and "no .phh or .phhs files" in r.stderr
+    assert _digest(tmp_path) == before
+
+
+def test_a_stale_figure_of_ours_goes_and_one_of_yours_stays(tmp_path):
+    """Found by the independent trial: a run without --plot left the figure of an earlier ranking."""
+    out = tmp_path / "r.parquet"
+    assert cli("rank-decks", "--decks", "50", "--out", out, "--plot", "-q").returncode == 0
+    assert (tmp_path / "r.png").exists()
+    assert cli("rank-decks", "--decks", "60", "--out", out, "-q").returncode == 0
+    assert not (tmp_path / "r.png").exists()
+    (tmp_path / "r.png").write_bytes(b"mine")
+    assert cli("rank-decks", "--decks", "60", "--out", out, "-q").returncode == 0
+    assert (tmp_path / "r.png").read_bytes() == b"mine"

@@ -159,3 +159,41 @@ def test_the_warm_up_reaches_every_game_of_an_imported_log(tmp_path):
     assert "compiling the kernels this run needs" in r.stderr  # the warm-up's line
     assert "cardbatch audit: compiling" not in r.stderr  # nothing left for the run itself
     assert _summary(tmp_path / "o")["compile_ahead"]["compiled"] is True
+
+
+def test_fairness_says_what_it_could_not_test(tmp_path):
+    """Found by the independent trial: fairness printed no warning, with ids given twice (each hand
+    then counts twice) or without stacks (no all-in test can run)."""
+    cli("generate", "--hands", "300", "--out", tmp_path / "src.parquet", "-q")
+    t = pq.read_table(tmp_path / "src.parquet")
+    (tmp_path / "d").mkdir()
+    pq.write_table(t, tmp_path / "d" / "a.parquet")
+    pq.write_table(t, tmp_path / "d" / "b.parquet")
+    r = cli("fairness", tmp_path / "d", "--out", tmp_path / "f", "-q", "--workers", "1")
+    assert r.returncode in (0, 4)
+    assert "300 hand_id(s) appear more than once" in r.stderr and "counts twice in every test" in r.stderr
+    assert "the all-in tests: 600 of 600 settled rows have no equity" in r.stderr
+    page = (tmp_path / "f" / "report.html").read_text()
+    assert "300 hand ids appear more than once" in page
+
+
+def test_an_option_for_a_game_no_row_was_of_is_said(tmp_path):
+    """Found by the independent trial: --rules, --trips-beat-straight and --team-model on Hold'em
+    rows were accepted in silence."""
+    r = cli(
+        "settle",
+        HOLDEM,
+        "--out",
+        tmp_path / "o",
+        "-q",
+        "--rules",
+        "teen_patti",
+        "--trips-beat-straight",
+        "--team-model",
+        "proportional",
+    )
+    assert r.returncode == 0
+    for flag in ("--rules teen_patti", "--trips-beat-straight", "--team-model proportional"):
+        assert f"warning: {flag}: no" in r.stderr
+    r = cli("settle", DATA / "zjh_sample.parquet", "--out", tmp_path / "z", "-q", "--rules", "teen_patti")
+    assert "warning" not in r.stderr
