@@ -234,7 +234,26 @@ def run(args: RankDecksOptions) -> Summary:
         f"cardbatch rank-decks: {s['decks']:,} decks ranked, {s['rows_written']:,} rows written in "
         f"{s['seconds']:.1f} s to {s['out']}"
     )
-    return Summary(s, line)
+    return Summary(s, line, warnings=unused_options(args))
+
+
+def unused_options(args: RankDecksOptions) -> tuple[str, ...]:
+    """Options given away from their defaults that this run cannot use: said, never passed in silence."""
+    d = RankDecksOptions
+    found = []
+    if args.input:
+        found += [
+            f"--{name} is not used with --in (the decks are read)"
+            for name in ("decks", "seed")
+            if getattr(args, name) != getattr(d, name)
+        ]
+    elif args.column != d.column:
+        found.append("--column names the deck column of --in; without --in it is not used")
+    if args.rules != d.rules and not game_spec(args.game).rule_presets:
+        found.append(f"--rules is a three-card rule preset; {args.game} does not use it")
+    if args.by != d.by and args.top is None and not args.plot:
+        found.append("--by orders --top and --plot; without either it is not used")
+    return tuple(found)
 
 
 def figure_path(out: str) -> str:

@@ -743,7 +743,18 @@ def _run(job: SimulateJob) -> Summary:
         summary["behaviour_fit"] = fit_info
         write_summary(Path(job.out), summary)
     figures = {k: v for k, v in summary.items() if not k.startswith("_") and k != "room"}
-    return Summary(figures, f"cardbatch simulate: {what} written to {job.out}/")
+    return Summary(figures, f"cardbatch simulate: {what} written to {job.out}/", warnings=unused_options(job))
+
+
+def unused_options(job: SimulateJob) -> tuple[str, ...]:
+    """Room options that no room of the run uses: said, never passed in silence."""
+    rooms = [room for _, room in job.rooms]
+    found = []
+    if any(r.rake_cap is not None for r in rooms) and not any(r.rake_pct for r in rooms):
+        found.append("--rake-cap caps a rake: no room has --rake-pct, so it took nothing")
+    if any(r.rules != Room.rules and not game_spec(r.game).rule_presets for r in rooms):
+        found.append("--rules is a three-card rule preset; no room of a three-card game uses it")
+    return tuple(found)
 
 
 def fitted(logs: list[str], rooms: list[tuple[str, Room]]) -> tuple[bh.Behaviour, dict[str, Any]]:

@@ -197,3 +197,21 @@ def test_an_option_for_a_game_no_row_was_of_is_said(tmp_path):
         assert f"warning: {flag}: no" in r.stderr
     r = cli("settle", DATA / "zjh_sample.parquet", "--out", tmp_path / "z", "-q", "--rules", "teen_patti")
     assert "warning" not in r.stderr
+
+
+def test_rank_decks_and_simulate_say_which_options_they_did_not_use(tmp_path):
+    """Found by the independent trial: options these commands cannot use were accepted in silence."""
+    r = cli("rank-decks", "--decks", "20", "--out", tmp_path / "a.parquet", "-q")
+    assert r.returncode == 0 and "warning" not in r.stderr
+    rng = np.random.default_rng(2)
+    decks = [rng.permutation(52).astype(np.uint8).tolist() for _ in range(20)]
+    pq.write_table(pa.table({"deck": pa.array(decks, pa.list_(pa.uint8()))}), tmp_path / "decks.parquet")
+    r = cli(
+        "rank-decks", "--in", tmp_path / "decks.parquet", "--out", tmp_path / "b.parquet", "-q",
+        "--decks", "7", "--seed", "3", "--game", "holdem", "--players", "4", "--rules", "teen_patti", "--by", "margin",
+    )  # fmt: skip
+    assert r.returncode == 0
+    for said in ("--decks is not used", "--seed is not used", "--rules is a three-card", "--by orders"):
+        assert said in r.stderr
+    r = cli("simulate", "--game", "zjh", "--players", "30", "--rounds", "2", "--rake-cap", "5", "--out", tmp_path / "s")
+    assert r.returncode == 0 and "--rake-cap caps a rake" in r.stderr
