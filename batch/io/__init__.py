@@ -9,4 +9,6 @@
 - ``progress``: the progress bar on a terminal, a log line every ~10 s elsewhere.
 - ``lifecycle``: worker processes, Ctrl-C and SIGTERM, parents that die.
 - ``errors``: :class:`~cardbatch.batch.io.errors.InputError`, input a job cannot read (exit 2).
+- ``owned``: which files a command may write (an input is never an output; a file without the
+  command's mark is the user's); ``compiling``: one line on stderr when a command stops to compile.
 """

@@ -13,5 +13,5 @@ report out.
   reason codes for set-aside rows.
 - ``outputs``: the fixed schemas of ``results/`` and ``errors/``; ``manifest``: what a rerun
   may reuse, and the folder's lock; ``warmup``: compiling before the workers start;
-  ``report``: ``report.html``.
+  ``report``: ``report.html``; ``hand_ids``: ids that repeat across a run's inputs.
 """
