@@ -475,13 +475,14 @@ def write(opts: GenerateOptions) -> dict[str, Any]:
                         bias=opts.bias,
                     )
                 if writer is None:
-                    writer = pq.ParquetWriter(tmp, owned.marked(g.table.schema, "generate"), **storage.WRITE_OPTIONS)
+                    writer = pq.ParquetWriter(tmp, g.table.schema, **storage.WRITE_OPTIONS)
                 writer.write_table(g.table, row_group_size=opts.row_group)
                 for k, v in g.injected.items():
                     injected[k] = injected.get(k, 0) + int(v.size)
                 tampered += int(g.tampered.size)
                 bar.update(n)
             if writer is not None:
+                owned.seal(writer, "generate")
                 writer.close()
             os.replace(tmp, out)
         finally:

@@ -329,6 +329,8 @@ def _rank(args: RankDecksOptions) -> dict[str, Any]:
             writer = _open(tmp, table.schema)
             writer.write(table)
         writer.flush()
+        if args.top is None:
+            owned.seal(writer.writer, "rank-decks")
         writer.writer.close()
         if args.top is not None:  # order the top decks by measure, best first
             t = storage.parquet_file(tmp).read()
@@ -336,6 +338,7 @@ def _rank(args: RankDecksOptions) -> dict[str, Any]:
             idx = np.argsort([order[int(d)] for d in t.column("deck").to_numpy()])
             with storage.parquet_writer(tmp, t.schema, **storage.WRITE_OPTIONS) as rewrite:
                 rewrite.write_table(t.take(idx), row_group_size=storage.ROW_GROUP_MAX)
+                owned.seal(rewrite, "rank-decks")
         storage.publish(tmp, out)
     finally:
         if storage.exists(tmp):
@@ -357,7 +360,7 @@ def _rank(args: RankDecksOptions) -> dict[str, Any]:
 
 def _open(path: str, schema: pa.Schema) -> storage.RowGroups:
     """A writer of the output's row groups at ``path``, the file marked as rank-decks'."""
-    return storage.RowGroups(storage.parquet_writer(path, owned.marked(schema, "rank-decks"), **storage.WRITE_OPTIONS))
+    return storage.RowGroups(storage.parquet_writer(path, schema, **storage.WRITE_OPTIONS))
 
 
 def _no_rows(args: RankDecksOptions) -> pa.Table:

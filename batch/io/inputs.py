@@ -54,6 +54,11 @@ def parquet_inputs(inputs: Iterable[str]) -> list[str]:
             except (OSError, pa.ArrowException) as exc:
                 raise InputError(f"cannot reach {m!r}: {exc}") from None
             if kind == fs_types.Directory:
+                if not globbed and not remote and _inside_output(os.path.abspath(m)):
+                    raise InputError(
+                        f"{m} lies in a folder of cardbatch output (it holds a cardbatch manifest): its files are "
+                        "outputs, never inputs; move what you want read out of it"
+                    )
                 found.extend(_parquet_files(m))
             elif kind == fs_types.File:
                 found.append(m)

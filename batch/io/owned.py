@@ -19,13 +19,15 @@ files of that mark. ``settle``'s folder keeps its own manifest (:mod:`cardbatch.
 
 from __future__ import annotations
 
+import fnmatch
 import glob
 import json
 import os
 import struct
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 import pyarrow as pa
+import pyarrow.parquet as pq
 
 from cardbatch.batch.io import storage
 from cardbatch.batch.io.errors import InputError
@@ -45,9 +47,12 @@ def parquet_metadata(command: str) -> dict[bytes, bytes]:
     return {MARK_KEY.encode(): mark(command).encode()}
 
 
-def marked(schema: pa.Schema, command: str) -> pa.Schema:
-    """``schema`` with ``command``'s mark added to its metadata."""
-    return schema.with_metadata({**(schema.metadata or {}), **parquet_metadata(command)})
+def seal(writer: pq.ParquetWriter, command: str) -> None:
+    """Mark the Parquet file ``writer`` writes as ``command``'s, just before it is closed: in the
+    file's own key-value metadata, not in the Arrow schema, so a table read from the file and
+    written again elsewhere (pyarrow, Polars, pandas) does not carry the mark; the file becomes the
+    user's."""
+    writer.add_key_value_metadata(parquet_metadata(command))
 
 
 def png_metadata(command: str) -> dict[str, str]:
@@ -61,7 +66,7 @@ def mark_of(path: str) -> str | None:
     try:
         head = storage.read_bytes(path, 0, 8)
         if head[:4] == b"PAR1":
-            meta = storage.parquet_file(path).schema_arrow.metadata or {}
+            meta = storage.parquet_file(path).metadata.metadata or {}
             found = meta.get(MARK_KEY.encode())
             return found.decode(errors="replace") if found is not None else None
         if head == b"\x89PNG\r\n\x1a\n":
@@ -122,6 +127,12 @@ def check_outputs(outputs: Sequence[str], command: str, mode: FileMode = "replac
                 raise InputError(f"{out} is an input of this run: an input is never an output; choose another --out")
         if not storage.is_uri(out) and os.path.islink(out):
             raise InputError(f"{out} is a symbolic link: cardbatch never writes through a link; choose another --out")
+        tmp = storage.temporary_for(out)
+        if not storage.is_uri(out) and os.path.islink(tmp):
+            raise InputError(
+                f"{tmp}, the temporary name cardbatch writes {out} under, is a symbolic link: it never writes "
+                "through a link; remove it or choose another --out"
+            )
         if not storage.exists(out):
             continue
         if storage.is_dir(out):
@@ -144,8 +155,7 @@ def check_folder_apart(out: str, inputs: Iterable[str]) -> None:
     for given in inputs:
         base = given
         if not storage.is_uri(given) and glob.has_magic(given):
-            root = given[: min(given.index(c) for c in "*?[" if c in given)]
-            base = root if root.endswith(os.sep) else os.path.dirname(root)
+            base = _glob_root(given)
         real_in = _real(base or ".").rstrip("/")
         sep = "/" if storage.is_uri(given) else os.sep
         if real_in == real_out or real_in.startswith(real_out + sep):
@@ -156,25 +166,77 @@ def check_folder_apart(out: str, inputs: Iterable[str]) -> None:
             )
 
 
-def check_holds_no_input(out: str, inputs: Iterable[str], paths: Iterable[str] = ()) -> None:
+def check_not_read_later(outputs: Sequence[str], inputs: Iterable[str], suffixes: tuple[str, ...]) -> None:
+    """Refuse (``InputError``) an output that the same inputs would name on the next run: inside
+    an input folder with a name it reads (``suffixes``), or matched by an input glob. The first run
+    would work, and the next one read its own output (or refuse it as an input): a nightly job
+    that works once."""
+    given = [g for g in inputs if not storage.is_uri(g)]
+    for out in outputs:
+        if storage.is_uri(out):
+            continue
+        real = os.path.realpath(out)
+        for g in given:
+            if glob.has_magic(g):
+                hit = fnmatch.fnmatchcase(real, os.path.join(os.path.realpath(_glob_root(g) or "."), _glob_rest(g)))
+            elif os.path.isdir(g):
+                base = os.path.realpath(g)
+                rel = os.path.relpath(real, base)
+                hit = (
+                    real.startswith(base + os.sep)
+                    and real.endswith(suffixes)
+                    and not any(part.startswith((".", "_")) for part in rel.split(os.sep))
+                )
+            else:
+                hit = False
+            if hit:
+                raise InputError(
+                    f"{out} would be read as an input ({g}) by the next run of the same command: an input is never "
+                    "an output; write it outside the inputs"
+                )
+
+
+def _glob_root(pattern: str) -> str:
+    """The folder before a glob's first wildcard."""
+    root = pattern[: min(pattern.index(c) for c in "*?[" if c in pattern)]
+    return root if root.endswith(os.sep) else os.path.dirname(root)
+
+
+def _glob_rest(pattern: str) -> str:
+    """The glob after its root folder."""
+    root = _glob_root(pattern)
+    return pattern[len(root) :].lstrip(os.sep) if root else pattern
+
+
+def check_holds_no_input(
+    out: str, inputs: Iterable[str], paths: Iterable[str] = (), ours: Callable[[str], bool] = lambda rel: False
+) -> None:
     """Refuse (``InputError``) an existing local output folder that holds a Parquet file the run
     reads or would read: below an input folder, matched by an input glob, or one file with an input
-    (a hard link). Once the folder holds cardbatch's manifest, inputs skip it: the file would be
-    settled once and then left out of every later run of the same inputs, in silence. Files under
-    ``results/``, ``errors/`` and ``_parts/`` (cardbatch's parts) do not count. ``paths``: the
-    input files found."""
+    (a hard link), anywhere below the folder, ``results/`` and ``errors/`` included. Once the
+    folder holds cardbatch's manifest, inputs skip it: the file would be settled once and then left
+    out of every later run of the same inputs, in silence. ``paths``: the input files found;
+    ``ours``: whether a path relative to the folder (with ``/``) is where cardbatch writes its
+    own parts (those are outputs, not inputs)."""
     if storage.is_uri(out) or not os.path.isdir(out):
         return
     real_out = os.path.realpath(out)
     held: list[str] = []
     for here, dirs, names in os.walk(real_out):
-        if here == real_out:
-            dirs[:] = [d for d in dirs if d not in ("results", "errors", "_parts")]
-        dirs[:] = [d for d in dirs if not d.startswith((".", "_"))]
-        held.extend(os.path.join(here, n) for n in names if n.endswith(".parquet") and not n.startswith((".", "_")))
+        dirs[:] = [d for d in dirs if not d.startswith(".")]
+        for n in names:
+            full = os.path.join(here, n)
+            if n.endswith(".parquet") and not ours(os.path.relpath(full, real_out).replace(os.sep, "/")):
+                held.append(full)
+    found = [os.path.realpath(p) for p in paths if not storage.is_uri(p)]
+    inside = [p for p in found if p.startswith(real_out + os.sep)]
+    if inside:
+        raise InputError(
+            f"the output folder {out} holds {inside[0]}, an input of this run: an input is never an output (once "
+            "cardbatch writes there, later runs of these inputs would skip it); choose an --out that holds no input"
+        )
     if not held:
         return
-    found = [p for p in paths if not storage.is_uri(p)]
     for given in inputs:
         if storage.is_uri(given):
             continue
@@ -183,7 +245,8 @@ def check_holds_no_input(out: str, inputs: Iterable[str], paths: Iterable[str] =
             hit = [f for f in held if f in matched]
         elif os.path.isdir(given):
             base = os.path.realpath(given)
-            hit = [f for f in held if f.startswith(base + os.sep)]
+            rel = [(f, os.path.relpath(f, base)) for f in held if f.startswith(base + os.sep)]
+            hit = [f for f, r in rel if not any(part.startswith((".", "_")) for part in r.split(os.sep))]
         else:
             hit = []
         hit += [f for f in held for p in found if _same(f, p)]

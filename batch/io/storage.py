@@ -138,6 +138,7 @@ def write_bytes(path: str, data: bytes) -> None:
     filesystem, p = resolve(path)
     if isinstance(filesystem, fs.LocalFileSystem):
         tmp = posixpath.join(posixpath.dirname(p), f".{posixpath.basename(p)}.tmp")
+        fresh(tmp)
         with filesystem.open_output_stream(tmp) as f:
             f.write(data)
         os.replace(tmp, p)
@@ -179,7 +180,23 @@ def parquet_writer(path: str, schema: pa.Schema, **kwargs: Any) -> pq.ParquetWri
     filesystem, p = resolve(path)
     if isinstance(filesystem, fs.LocalFileSystem):
         os.makedirs(os.path.dirname(p), exist_ok=True)
+        fresh(p)
     return pq.ParquetWriter(p, schema, filesystem=filesystem, **kwargs)
+
+
+def fresh(path: str) -> None:
+    """Make way for a new local file at ``path``, a name of cardbatch's own (a temporary name):
+    a symbolic link there is refused (writing would go through it), and an earlier file is
+    unlinked first (a stopped run's leftover; writing into it would also write into every hard
+    link of it)."""
+    from cardbatch.batch.io.errors import InputError
+
+    if os.path.islink(path):
+        raise InputError(
+            f"{path} is a symbolic link where cardbatch writes a temporary file: it never writes through a link"
+        )
+    if os.path.lexists(path):
+        os.unlink(path)
 
 
 # Row groups sized for readers: a writer given small tables (a unit of a few rows, one imported hand
@@ -233,8 +250,11 @@ class PublishedParquet:
     the file is opened at once (no rows is still a file), else at the first table; ``options`` go
     to the writer after :data:`WRITE_OPTIONS`."""
 
-    def __init__(self, path: str, schema: pa.Schema | None = None, **options: Any) -> None:
+    def __init__(
+        self, path: str, schema: pa.Schema | None = None, seal: dict[bytes, bytes] | None = None, **options: Any
+    ) -> None:
         self.path = path
+        self.seal = seal
         self.tmp = temporary_for(path)
         self.options = {**WRITE_OPTIONS, **options}
         self.writer: pq.ParquetWriter | None = None
@@ -255,6 +275,8 @@ class PublishedParquet:
         if self.writer is not None:
             assert self.groups is not None
             self.groups.flush()
+            if self.seal:
+                self.writer.add_key_value_metadata(self.seal)
             self.writer.close()
             publish(self.tmp, self.path)
 

@@ -345,6 +345,7 @@ def run_import(inputs: list[str], out: str, options: ImportOptions = ImportOptio
             f"{out}: the output is Parquet, and a name ending in .phh or .phhs would be read as a hand history"
         )
     owned.check_outputs([out, errors_path(out)], "import", options.mode, [path for path, _ in files])
+    owned.check_not_read_later([out, errors_path(out)], inputs, SUFFIXES)
     factor, units = plan(files, options.chip, lazy=True)
     try:
         return _import_all(files, factor, units, out, options, t0)
@@ -373,15 +374,15 @@ def _import_all(
 
     err_out = errors_path(out)
     metadata = {b"cardbatch.chip_factor": str(factor).encode(), b"cardbatch.source": b"phh"}
-    metadata.update(owned.parquet_metadata("import"))
     ids: list[np.ndarray] = []
     reasons: Counter[str] = Counter()
     read = imported = 0
     writers: list[storage.PublishedParquet] = []
     try:
-        writer = storage.PublishedParquet(out, HANDS_SCHEMA.with_metadata(metadata))
+        seal = owned.parquet_metadata("import")
+        writer = storage.PublishedParquet(out, HANDS_SCHEMA.with_metadata(metadata), seal)
         writers.append(writer)
-        err_writer = storage.PublishedParquet(err_out, ERRORS_SCHEMA.with_metadata(metadata))
+        err_writer = storage.PublishedParquet(err_out, ERRORS_SCHEMA.with_metadata(metadata), seal)
         writers.append(err_writer)
         with progress(sum(u.hands for u in units), "import", "hand", options.run.quiet, options.run.verbose) as bar:
             for hands, bad in _results(units, options.workers):

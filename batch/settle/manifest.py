@@ -343,3 +343,8 @@ def part_of(rel: str) -> str | None:
     if pieces[0] in ("results", "errors") and len(pieces) == 3 and pieces[1] in games and m.group(2) == "parquet":
         return m.group(1)
     return None
+
+
+def is_part_place(rel: str) -> bool:
+    """Whether ``rel`` (relative to an output folder, with ``/``) is where a part's file goes."""
+    return part_of(rel) is not None

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -399,6 +400,15 @@ def outputs_of(out_dir: str, single: bool) -> list[str]:
     return [str(Path(out_dir) / name) for name in OUTPUTS if name != skip]
 
 
+def _figure(out_dir: str) -> str:
+    """The one-room figure's path (:func:`outputs_of` of a comparison leaves it out)."""
+    return str(Path(out_dir) / "economy.png")
+
+
+def _same_place(a: str, b: str) -> bool:
+    return os.path.realpath(a) == os.path.realpath(b)
+
+
 def _clear(out_dir: str) -> Path:
     """The output folder, without what an earlier simulate run wrote there (files of the user's stay:
     :func:`run` refused to start where one lies at a name it writes): its summary first (written
@@ -421,9 +431,9 @@ def _save(fig: Any, path: Path) -> None:
 
 def _write_table(table: pa.Table, path: Path) -> None:
     """A whole table as one marked Parquet file, whole or absent."""
-    writer = storage.PublishedParquet(str(path), owned.marked(table.schema, "simulate"))
+    writer = storage.PublishedParquet(str(path), table.schema, owned.parquet_metadata("simulate"))
     try:
-        writer.write(table.replace_schema_metadata(owned.marked(table.schema, "simulate").metadata))
+        writer.write(table)
         writer.close()
     except BaseException:
         writer.abort()
@@ -467,7 +477,7 @@ class _HandsWriter:
         from cardbatch.batch.io.storage import PublishedParquet
 
         self.room = room
-        self.out = PublishedParquet(path)
+        self.out = PublishedParquet(path, seal=owned.parquet_metadata("simulate"))
 
     def write(self, r: int, seated: np.ndarray, h: _Hands) -> None:
         t, K, S = h.contrib.shape
@@ -486,7 +496,7 @@ class _HandsWriter:
             cols["contrib"] = lists.padded_to_list(h.contrib[:, 0], n, pa.int64())
         for name, values in (("folded", h.folded), ("payout", h.payout), ("stack", h.stack), ("player_id", seated)):
             cols[name] = lists.padded_to_list(values, n, pa.bool_() if name == "folded" else pa.int64())
-        self.out.write(pa.table(cols).replace_schema_metadata(owned.parquet_metadata("simulate")))
+        self.out.write(pa.table(cols))
 
     def close(self) -> None:
         self.out.close()
@@ -721,9 +731,16 @@ def run(job: SimulateJob) -> Summary:
 
     if storage.exists(job.out) and not storage.is_dir(job.out):
         raise InputError(f"{job.out} is a file, and simulate writes a folder there: choose another --out")
+    if job.write_hands and any(
+        _same_place(job.write_hands, p) for p in outputs_of(job.out, False) + [_figure(job.out)]
+    ):
+        raise InputError(
+            f"--write-hands {job.write_hands}: simulate writes a file of that name in --out; choose another"
+        )
     outputs = outputs_of(job.out, job.single) + ([job.write_hands] if job.write_hands else [])
     logs = parquet_inputs(list(job.behaviour_from)) if job.behaviour_from else []
     owned.check_outputs(outputs, "simulate", job.mode, logs)
+    owned.check_not_read_later(outputs, job.behaviour_from, (".parquet",))
     with announced("cardbatch simulate", job.run.quiet):
         return _run(job)
 

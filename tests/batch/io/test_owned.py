@@ -150,8 +150,13 @@ def test_an_output_folder_inside_the_input_folder_still_works(tmp_path):
 
 def test_marks_are_read_from_each_format(tmp_path):
     table = pa.table({"x": [1]})
-    pq.write_table(table.replace_schema_metadata(owned.parquet_metadata("generate")), tmp_path / "a.parquet")
+    with pq.ParquetWriter(tmp_path / "a.parquet", table.schema) as w:
+        w.write_table(table)
+        owned.seal(w, "generate")
     pq.write_table(table, tmp_path / "b.parquet")
+    # a table read from a marked file and written again is the user's: the mark is the file's, not the table's
+    pq.write_table(pq.read_table(tmp_path / "a.parquet"), tmp_path / "copy.parquet")
+    assert owned.mark_of(str(tmp_path / "copy.parquet")) is None
     (tmp_path / "c.json").write_text('{"cardbatch.written_by": "cardbatch simulate"}')
     (tmp_path / "d.json").write_text("[1]")
     (tmp_path / "e.bin").write_bytes(b"PAR1 but not Parquet")
@@ -203,3 +208,57 @@ def test_a_stale_figure_of_ours_goes_and_one_of_yours_stays(tmp_path):
     (tmp_path / "r.png").write_bytes(b"mine")
     assert cli("rank-decks", "--decks", "60", "--out", out, "-q").returncode == 0
     assert (tmp_path / "r.png").read_bytes() == b"mine"
+
+
+def test_a_link_at_the_temporary_name_is_never_written_through(tmp_path):
+    """Found by the second trial: a link at ``.hands.parquet.tmp`` made import write through it,
+    into the input it pointed at."""
+    (tmp_path / "phh").mkdir()
+    (tmp_path / "phh" / "a.phh").write_bytes(ONE_HAND.read_bytes())
+    os.symlink(tmp_path / "phh" / "a.phh", tmp_path / ".hands.parquet.tmp")
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious")
+    (tmp_path / "sim").mkdir()
+    os.symlink(victim, tmp_path / "sim" / ".rounds.parquet.tmp")
+    before = _digest(tmp_path)
+    r = cli("import", tmp_path / "phh", "--out", tmp_path / "hands.parquet", "-q")
+    assert r.returncode == 2 and "temporary name" in r.stderr
+    r = cli("simulate", "--game", "zjh", "--players", "30", "--rounds", "2", "--out", tmp_path / "sim", "-q")
+    assert r.returncode == 2 and "temporary name" in r.stderr
+    assert _digest(tmp_path) == before
+
+
+def test_an_output_the_next_run_would_read_is_refused(tmp_path, monkeypatch):
+    """Found by the second trial: import 'phh/*' --out phh/hands.parquet and simulate --behaviour-from
+    LOGS --out LOGS worked once, then refused every rerun (their output had become an input)."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "phh").mkdir()
+    (tmp_path / "phh" / "a.phh").write_bytes(ONE_HAND.read_bytes())
+    r = cli("import", "phh/*", "--out", "phh/hands.parquet", "-q")
+    assert r.returncode == 2 and "next run" in r.stderr
+    assert cli("import", "phh", "--out", "phh/hands.parquet", "-q").returncode == 0  # a folder reads .phh only
+    assert cli("import", "phh", "--out", "phh/hands.parquet", "-q").returncode == 0
+    cli("generate", "--hands", "300", "--streets", "--out", "BL/h.parquet", "-q")
+    sim = ("simulate", "--game", "holdem", "--players", "100", "--rounds", "2", "--tables-per-round", "10", "-q")
+    r = cli(*sim, "--behaviour-from", "BL", "--out", "BL")
+    assert r.returncode == 2 and "next run" in r.stderr
+    r = cli(*sim, "--write-hands", "o/comparison.png", "--out", "o")
+    assert r.returncode == 2 and "--write-hands" in r.stderr
+
+
+def test_an_input_below_results_is_refused_and_a_named_output_folder_is_no_input(tmp_path, monkeypatch):
+    """Found by the second trial: a Parquet file of the inputs below OUT/results/ was read once, then
+    skipped; a folder inside cardbatch output named as an input was dropped in silence."""
+    monkeypatch.chdir(tmp_path)
+    cli("generate", "--hands", "200", "--out", "LOGS/h.parquet", "-q")
+    (tmp_path / "LOGS" / "out" / "results" / "game=holdem").mkdir(parents=True)
+    cli("generate", "--hands", "200", "--start-id", "500", "--out", "LOGS/out/results/game=holdem/late.parquet", "-q")
+    r = cli("settle", "LOGS", "--out", "LOGS/out", "-q")
+    assert r.returncode == 2 and "late.parquet" in r.stderr
+    os.remove("LOGS/out/results/game=holdem/late.parquet")
+    assert cli("settle", "LOGS", "--out", "LOGS/out", "-q").returncode == 0
+    assert cli("settle", "LOGS", "--out", "LOGS/out", "-q").returncode == 0  # the rerun: our own parts are no input
+    (tmp_path / "LOGS" / "out" / "day=9").mkdir()
+    cli("generate", "--hands", "50", "--start-id", "900", "--out", "LOGS/out/day=9/h.parquet", "-q")
+    r = cli("settle", "LOGS/out/day=9", "LOGS", "--out", "Z", "-q")
+    assert r.returncode == 2 and "folder of cardbatch output" in r.stderr
