@@ -122,6 +122,8 @@ def check_outputs(outputs: Sequence[str], command: str, mode: FileMode = "replac
         for other in outputs[:i]:
             if _same(out, other):
                 raise InputError(f"two of this run's outputs, {other} and {out}, are one file: give them other names")
+        if out.endswith(("/", os.sep)):
+            raise InputError(f"{out} names a folder, and cardbatch writes a file there: give the file's name")
         for given in read:
             if _same(out, given):
                 raise InputError(f"{out} is an input of this run: an input is never an output; choose another --out")

@@ -115,6 +115,8 @@ def test_generate_leaves_a_users_file_alone(tmp_path):
     os.symlink(tmp_path / "g.parquet", tmp_path / "l.parquet")
     r = cli("generate", "--hands", "10", "--out", tmp_path / "l.parquet", "-q", "--mode", "overwrite")
     assert r.returncode == 2 and "symbolic link" in r.stderr
+    r = cli("generate", "--hands", "10", "--out", f"{tmp_path}/newdir/", "-q")  # the trial: a file named newdir
+    assert r.returncode == 2 and "names a folder" in r.stderr and not (tmp_path / "newdir").exists()
 
 
 @pytest.mark.parametrize(
