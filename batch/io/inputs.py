@@ -101,6 +101,18 @@ def _parquet_files(folder: str) -> list[str]:
     return sorted(files)
 
 
+def glob_root(pattern: str) -> str:
+    """The folder before a glob's first wildcard (``""``: the current one)."""
+    root = pattern[: min(pattern.index(c) for c in "*?[" if c in pattern)]
+    return root if root.endswith(os.sep) else os.path.dirname(root)
+
+
+def visible(rel: str) -> bool:
+    """Whether a path relative to an input folder is read from it: no part of it starts with ``.``
+    or ``_`` (what pyarrow's dataset readers skip, and so does every input folder here)."""
+    return not any(part.startswith((".", "_")) for part in rel.split(os.sep))
+
+
 def local_files(inputs: list[str], suffixes: tuple[str, ...]) -> list[tuple[str, str]]:
     """``(path, path relative to its input root)`` of every local file the inputs name, sorted by that
     relative path, each once: the import's inputs, whose relative paths name the hands they hold.
@@ -120,8 +132,7 @@ def local_files(inputs: list[str], suffixes: tuple[str, ...]) -> list[tuple[str,
                     if name.endswith(suffixes) and not name.startswith((".", "_")):
                         found.setdefault(os.path.join(base, name), name if rel == "." else os.path.join(rel, name))
         elif glob.has_magic(given):
-            root = given[: min(given.index(c) for c in "*?[" if c in given)]
-            root = root if root.endswith(os.sep) else os.path.dirname(root)
+            root = glob_root(given)
             matches = [p for p in glob.glob(given, recursive=True) if os.path.isfile(p)]
             if not matches:
                 raise FileNotFoundError(f"no file matches {given!r}")

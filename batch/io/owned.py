@@ -31,6 +31,7 @@ import pyarrow.parquet as pq
 
 from cardbatch.batch.io import storage
 from cardbatch.batch.io.errors import InputError
+from cardbatch.batch.io.inputs import glob_root, visible
 from cardbatch.batch.io.jobs import FILE_MODES, FileMode
 
 MARK_KEY = "cardbatch.written_by"  # Parquet metadata and JSON key
@@ -100,16 +101,37 @@ def _real(path: str) -> str:
     return path if storage.is_uri(path) else os.path.realpath(path)
 
 
-def _same(a: str, b: str) -> bool:
+def same_file(a: str, b: str) -> bool:
     """Whether two paths name one file: the same real path, or (both existing) one inode."""
-    if _real(a) == _real(b):
-        return True
-    if storage.is_uri(a) or storage.is_uri(b):
-        return False
+    return bool(_Files([b]).holds(a))
+
+
+class _Files:
+    """Paths as the files they name, to ask of any path whether it is one of them: by real path
+    (a file not there yet, a URI) or by inode (a hard link). Built once; each question is a
+    ``stat``, however many paths there are (an import reads thousands of one-hand files)."""
+
+    def __init__(self, paths: Iterable[str]) -> None:
+        self.real: set[str] = set()
+        self.inodes: set[tuple[int, int]] = set()
+        for p in paths:
+            self.real.add(_real(p))
+            inode = _inode(p)
+            if inode is not None:
+                self.inodes.add(inode)
+
+    def holds(self, path: str) -> bool:
+        return _real(path) in self.real or (_inode(path) or (-1, -1)) in self.inodes
+
+
+def _inode(path: str) -> tuple[int, int] | None:
+    if storage.is_uri(path):
+        return None
     try:
-        return os.path.samefile(a, b)
+        st = os.stat(path)
     except OSError:
-        return False
+        return None
+    return st.st_dev, st.st_ino
 
 
 def check_outputs(outputs: Sequence[str], command: str, mode: FileMode = "replace", inputs: Iterable[str] = ()) -> None:
@@ -117,16 +139,15 @@ def check_outputs(outputs: Sequence[str], command: str, mode: FileMode = "replac
     the module docstring). ``inputs``: the files the run reads."""
     if mode not in FILE_MODES:
         raise InputError(f"--mode must be one of {', '.join(FILE_MODES)}, got {mode!r}")
-    read = list(inputs)
+    read = _Files(inputs)
     for i, out in enumerate(outputs):
         for other in outputs[:i]:
-            if _same(out, other):
+            if same_file(out, other):
                 raise InputError(f"two of this run's outputs, {other} and {out}, are one file: give them other names")
         if out.endswith(("/", os.sep)):
             raise InputError(f"{out} names a folder, and cardbatch writes a file there: give the file's name")
-        for given in read:
-            if _same(out, given):
-                raise InputError(f"{out} is an input of this run: an input is never an output; choose another --out")
+        if read.holds(out):
+            raise InputError(f"{out} is an input of this run: an input is never an output; choose another --out")
         if not storage.is_uri(out) and os.path.islink(out):
             raise InputError(f"{out} is a symbolic link: cardbatch never writes through a link; choose another --out")
         tmp = storage.temporary_for(out)
@@ -157,7 +178,7 @@ def check_folder_apart(out: str, inputs: Iterable[str]) -> None:
     for given in inputs:
         base = given
         if not storage.is_uri(given) and glob.has_magic(given):
-            base = _glob_root(given)
+            base = glob_root(given)
         real_in = _real(base or ".").rstrip("/")
         sep = "/" if storage.is_uri(given) else os.sep
         if real_in == real_out or real_in.startswith(real_out + sep):
@@ -180,14 +201,13 @@ def check_not_read_later(outputs: Sequence[str], inputs: Iterable[str], suffixes
         real = os.path.realpath(out)
         for g in given:
             if glob.has_magic(g):
-                hit = fnmatch.fnmatchcase(real, os.path.join(os.path.realpath(_glob_root(g) or "."), _glob_rest(g)))
+                root = glob_root(g)
+                rest = g[len(root) :].lstrip(os.sep) if root else g
+                hit = fnmatch.fnmatchcase(real, os.path.join(os.path.realpath(root or "."), rest))
             elif os.path.isdir(g):
                 base = os.path.realpath(g)
-                rel = os.path.relpath(real, base)
                 hit = (
-                    real.startswith(base + os.sep)
-                    and real.endswith(suffixes)
-                    and not any(part.startswith((".", "_")) for part in rel.split(os.sep))
+                    real.startswith(base + os.sep) and real.endswith(suffixes) and visible(os.path.relpath(real, base))
                 )
             else:
                 hit = False
@@ -198,30 +218,12 @@ def check_not_read_later(outputs: Sequence[str], inputs: Iterable[str], suffixes
                 )
 
 
-def _glob_root(pattern: str) -> str:
-    """The folder before a glob's first wildcard."""
-    root = pattern[: min(pattern.index(c) for c in "*?[" if c in pattern)]
-    return root if root.endswith(os.sep) else os.path.dirname(root)
-
-
-def _glob_rest(pattern: str) -> str:
-    """The glob after its root folder."""
-    root = _glob_root(pattern)
-    return pattern[len(root) :].lstrip(os.sep) if root else pattern
-
-
-def check_holds_no_input(
-    out: str, inputs: Iterable[str], paths: Iterable[str] = (), ours: Callable[[str], bool] = lambda rel: False
-) -> None:
-    """Refuse (``InputError``) an existing local output folder that holds a Parquet file the run
-    reads or would read: below an input folder, matched by an input glob, or one file with an input
-    (a hard link), anywhere below the folder, ``results/`` and ``errors/`` included. Once the
-    folder holds cardbatch's manifest, inputs skip it: the file would be settled once and then left
-    out of every later run of the same inputs, in silence. ``paths``: the input files found;
-    ``ours``: whether a path relative to the folder (with ``/``) is where cardbatch writes its
-    own parts (those are outputs, not inputs)."""
+def held_parquet(out: str, ours: Callable[[str], bool] = lambda rel: False) -> list[str]:
+    """The real paths of the Parquet files below an existing local output folder, ``results/`` and
+    ``errors/`` included, but for those where cardbatch writes its own parts (``ours``: a path
+    relative to the folder, with ``/``); read once a run, for the two checks below."""
     if storage.is_uri(out) or not os.path.isdir(out):
-        return
+        return []
     real_out = os.path.realpath(out)
     held: list[str] = []
     for here, dirs, names in os.walk(real_out):
@@ -230,13 +232,15 @@ def check_holds_no_input(
             full = os.path.join(here, n)
             if n.endswith(".parquet") and not ours(os.path.relpath(full, real_out).replace(os.sep, "/")):
                 held.append(full)
-    found = [os.path.realpath(p) for p in paths if not storage.is_uri(p)]
-    inside = [p for p in found if p.startswith(real_out + os.sep)]
-    if inside:
-        raise InputError(
-            f"the output folder {out} holds {inside[0]}, an input of this run: an input is never an output (once "
-            "cardbatch writes there, later runs of these inputs would skip it); choose an --out that holds no input"
-        )
+    return held
+
+
+def check_holds_no_input(out: str, inputs: Iterable[str], held: list[str]) -> None:
+    """Refuse (``InputError``) an output folder that holds (``held``: :func:`held_parquet`) a
+    Parquet file below an input folder or matched by an input glob. Once the folder holds
+    cardbatch's manifest, inputs skip it: the file would be settled once and then left out of every
+    later run of the same inputs, in silence. Checked before the inputs are listed (a rerun's
+    listing no longer sees such a file)."""
     if not held:
         return
     for given in inputs:
@@ -247,17 +251,35 @@ def check_holds_no_input(
             hit = [f for f in held if f in matched]
         elif os.path.isdir(given):
             base = os.path.realpath(given)
-            rel = [(f, os.path.relpath(f, base)) for f in held if f.startswith(base + os.sep)]
-            hit = [f for f, r in rel if not any(part.startswith((".", "_")) for part in r.split(os.sep))]
+            hit = [f for f in held if f.startswith(base + os.sep) and visible(os.path.relpath(f, base))]
         else:
             hit = []
-        hit += [f for f in held for p in found if _same(f, p)]
         if hit:
-            raise InputError(
-                f"the output folder {out} holds {hit[0]}, an input of this run ({given}): an input is never an "
-                "output (once cardbatch writes there, later runs of these inputs would skip it); choose an --out "
-                "that holds no input"
-            )
+            _holds(out, hit[0], f" ({given})")
+
+
+def check_reads_nothing_in(out: str, held: list[str], paths: Iterable[str]) -> None:
+    """Refuse (``InputError``) input files (``paths``, as listed) that lie below the output folder,
+    or are one file with a Parquet file it holds (a hard link): the same silent skip on later runs."""
+    if storage.is_uri(out):
+        return
+    real_out = os.path.realpath(out)
+    found = [p for p in paths if not storage.is_uri(p)]
+    inside = [p for p in found if os.path.realpath(p).startswith(real_out + os.sep)]
+    if inside:
+        _holds(out, inside[0], "")
+    if held:
+        read = _Files(found)
+        linked = [f for f in held if read.holds(f)]
+        if linked:
+            _holds(out, linked[0], "")
+
+
+def _holds(out: str, path: str, given: str) -> None:
+    raise InputError(
+        f"the output folder {out} holds {path}, an input of this run{given}: an input is never an output (once "
+        "cardbatch writes there, later runs of these inputs would skip it); choose an --out that holds no input"
+    )
 
 
 def remove_ours(paths: Iterable[str], command: str) -> list[str]:

@@ -15,7 +15,7 @@ import pyarrow.compute as pc
 
 from cardbatch.batch.settle.counters import Counters, merge_counters
 from cardbatch.batch.settle.options import SettleOptions
-from cardbatch.batch.settle.outputs import UNKNOWN_GAME
+from cardbatch.batch.settle.outputs import UNKNOWN_GAME, fill_game
 from cardbatch.batch.settle.plan import check_columns, infer_game
 from cardbatch.games import GAMES
 from cardbatch.games import game as game_spec
@@ -48,6 +48,8 @@ def settle_by_game(
         game = infer_game(table.column_names, opts)
         r, e, c = one(table, game, inferred=opts.game is None)
         return {game: r}, {game: e}, c
+    if opts.game is not None:  # a null cell: --game names it (a folder's came first)
+        table = fill_game(table, opts.game)
     games = table.column("game")
     if isinstance(games, pa.ChunkedArray):
         games = games.combine_chunks()
@@ -55,9 +57,6 @@ def settle_by_game(
         games = games.dictionary_decode()
     if pa.types.is_null(games.type):
         games = games.cast(pa.string())
-    if games.null_count and opts.game is not None:  # a null cell: --game names it (a folder's came first)
-        games = pc.fill_null(games, pa.scalar(opts.game, games.type))
-        table = table.set_column(table.schema.get_field_index("game"), "game", games)
     names = [v for v in pc.unique(games).to_pylist()]
     if len(names) == 1 and names[0] in GAMES and games.null_count == 0:
         r, e, c = one(table, names[0])  # one game per file: no split, no copy

@@ -160,10 +160,10 @@ def settle_files(
         except ImportError:
             raise InputError("--engine dask needs Dask: pip install 'cardbatch[dask]'") from None
     owned.check_folder_apart(out_dir, inputs)
-    is_part = manifest.is_part_place
-    owned.check_holds_no_input(out_dir, inputs, ours=is_part)
+    held = owned.held_parquet(out_dir, manifest.is_part_place)
+    owned.check_holds_no_input(out_dir, inputs, held)
     paths = manifest.resolved(parquet_inputs(inputs))
-    owned.check_holds_no_input(out_dir, inputs, paths, ours=is_part)
+    owned.check_reads_nothing_in(out_dir, held, paths)
     try:
         identities, footers = zip(*(manifest.file_identity_and_footer(p) for p in paths))
     except OSError as exc:

@@ -126,16 +126,22 @@ def with_folder_game(table: pa.Table, path: str) -> pa.Table:
     if game is None:
         return table
     if "game" in table.column_names:  # a null cell takes the folder's game (docs: column, then folder)
-        games = table.column("game")
-        if not games.null_count:
-            return table
-        if pa.types.is_dictionary(games.type):
-            games = games.cast(games.type.value_type)
-        if pa.types.is_null(games.type):
-            games = games.cast(pa.string())
-        filled = pc.fill_null(games, pa.scalar(game, games.type))
-        return table.set_column(table.schema.get_field_index("game"), "game", filled)
+        return fill_game(table, game)
     return table.append_column("game", pa.array([game] * table.num_rows, pa.string()).dictionary_encode())
+
+
+def fill_game(table: pa.Table, game: str) -> pa.Table:
+    """``table`` with the null cells of its ``game`` column set to ``game`` (a table without nulls
+    there is returned as it is)."""
+    games = table.column("game")
+    if not games.null_count:
+        return table
+    if pa.types.is_dictionary(games.type):
+        games = games.cast(games.type.value_type)
+    if pa.types.is_null(games.type):
+        games = games.cast(pa.string())
+    filled = pc.fill_null(games, pa.scalar(game, games.type))
+    return table.set_column(table.schema.get_field_index("game"), "game", filled)
 
 
 def _fits_int64(arr: pa.Array) -> pa.Array:

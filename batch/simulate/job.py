@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -400,15 +399,6 @@ def outputs_of(out_dir: str, single: bool) -> list[str]:
     return [str(Path(out_dir) / name) for name in OUTPUTS if name != skip]
 
 
-def _figure(out_dir: str) -> str:
-    """The one-room figure's path (:func:`outputs_of` of a comparison leaves it out)."""
-    return str(Path(out_dir) / "economy.png")
-
-
-def _same_place(a: str, b: str) -> bool:
-    return os.path.realpath(a) == os.path.realpath(b)
-
-
 def _clear(out_dir: str) -> Path:
     """The output folder, without what an earlier simulate run wrote there (files of the user's stay:
     :func:`run` refused to start where one lies at a name it writes): its summary first (written
@@ -731,12 +721,9 @@ def run(job: SimulateJob) -> Summary:
 
     if storage.exists(job.out) and not storage.is_dir(job.out):
         raise InputError(f"{job.out} is a file, and simulate writes a folder there: choose another --out")
-    if job.write_hands and any(
-        _same_place(job.write_hands, p) for p in outputs_of(job.out, False) + [_figure(job.out)]
-    ):
-        raise InputError(
-            f"--write-hands {job.write_hands}: simulate writes a file of that name in --out; choose another"
-        )
+    ours = [str(Path(job.out) / name) for name in OUTPUTS]
+    if job.write_hands and any(owned.same_file(job.write_hands, p) for p in ours):
+        raise InputError(f"--write-hands {job.write_hands}: simulate writes a file of that name in --out")
     outputs = outputs_of(job.out, job.single) + ([job.write_hands] if job.write_hands else [])
     logs = parquet_inputs(list(job.behaviour_from)) if job.behaviour_from else []
     owned.check_outputs(outputs, "simulate", job.mode, logs)
