@@ -2,9 +2,11 @@
 
 A hand is named by its ``hand_id`` in the results, the errors and the report. Logs written a file a
 day often number each day's hands from 0: the ids then repeat across files, and a hand the report
-names could be any of them. The run reads the inputs' ``hand_id`` columns once (one column, a few
-milliseconds a million rows when the ids rise through the files, a sort when they do not) and
-counts the ids seen more than once; null ids are not counted.
+names could be any of them. Each part notes the span of its ids as it settles them (:func:`span`:
+the least, the greatest, and whether they rise); when every part's ids rise and no two spans meet
+(:func:`apart`), no id can repeat and nothing more is read. Otherwise the run reads the inputs'
+``hand_id`` columns once more (:func:`repeated`: one column, a sort) and counts the ids seen more
+than once; null ids are not counted.
 """
 
 from __future__ import annotations
@@ -18,6 +20,32 @@ import pyarrow.compute as pc
 from cardbatch.batch.io import storage
 
 EXAMPLES = 5  # repeated ids named in the summary and the warning
+NONE: dict[str, Any] = {"ids": 0, "rows": 0, "examples": []}
+
+
+def span(tables: list[pa.Table]) -> list[int] | None:
+    """``[least, greatest, rising]`` of the integer ``hand_id``s of ``tables`` (a part's, in its
+    order; ``rising`` 1 when each id is above the one before), ``[]`` for none, or None when that
+    cannot be told cheaply (no such column, or ids that are not integers)."""
+    chunks: list[pa.Array] = []
+    for t in tables:
+        if "hand_id" not in t.column_names or not pa.types.is_integer(t.schema.field("hand_id").type):
+            return None
+        chunks.extend(c for c in t.column("hand_id").chunks if len(c) > c.null_count)
+    if not chunks:
+        return []
+    values = np.concatenate([c.drop_null().to_numpy() for c in chunks])
+    rising = bool(np.all(values[1:] > values[:-1]))
+    return [int(values.min()), int(values.max()), int(rising)]
+
+
+def apart(spans: list[list[int] | None]) -> bool:
+    """Whether the parts' spans (:func:`span`) prove that no id repeats: each part's ids rise and
+    no two parts' ranges meet."""
+    if any(s is None or (s and not s[2]) for s in spans):
+        return False
+    ranges = sorted((s[0], s[1]) for s in spans if s)
+    return all(a[1] < b[0] for a, b in zip(ranges, ranges[1:]))
 
 
 def repeated(paths: list[str]) -> dict[str, Any]:
@@ -29,17 +57,17 @@ def repeated(paths: list[str]) -> dict[str, Any]:
         if "hand_id" in pf.schema_arrow.names:
             columns.append(pf.read(columns=["hand_id"]).column(0))
     if not columns:
-        return {"ids": 0, "rows": 0, "examples": []}
+        return dict(NONE)
     ids = pa.chunked_array([c for col in columns for c in col.chunks], columns[0].type) if _one_type(columns) else None
     if ids is None or not pa.types.is_integer(ids.type):  # text ids, or types that differ between files
         return _by_counts(pa.concat_arrays([c.cast(pa.string()) for col in columns for c in col.chunks]))
-    values = ids.drop_null().to_numpy().astype(np.int64, copy=False)
+    values = ids.drop_null().to_numpy()  # in the column's own type: a uint64 beyond int64 stays itself
     if values.size < 2 or bool(np.all(values[1:] > values[:-1])):  # rising: none can repeat
-        return {"ids": 0, "rows": 0, "examples": []}
+        return dict(NONE)
     values = np.sort(values)
     same = values[1:] == values[:-1]
     if not same.any():
-        return {"ids": 0, "rows": 0, "examples": []}
+        return dict(NONE)
     first = same & np.concatenate(([True], ~same[:-1]))  # where a run of one id starts repeating
     starts = np.flatnonzero(first)
     rows = int(same.sum()) + int(starts.size)

@@ -266,7 +266,9 @@ def _run_locked(planned: RunPlan, ctx: UnitContext, run_opts: RunOptions, mode: 
     written = {name: s.get("files") for _, parts in done for name, s in parts}
     manifest.record_written(out, written)
     total = summarise(done, inputs, opts, t0, settled_at)
-    total["repeated_hand_ids"] = hand_ids.repeated([i["path"] for i in inputs])
+    spans = [s.get("hand_ids") for _, parts in done for _, s in parts]
+    paths = [i["path"] for i in inputs]
+    total["repeated_hand_ids"] = dict(hand_ids.NONE) if hand_ids.apart(spans) else hand_ids.repeated(paths)
     total.update(
         {
             "parts": len(holds),
@@ -368,7 +370,7 @@ def summarise(
 def _counters(part: dict[str, Any]) -> dict[str, Any]:
     """A part's counters without its timing (which is not added up), its split by file and the
     files it wrote."""
-    return {k: v for k, v in part.items() if k not in ("seconds", "by_file", "files")}
+    return {k: v for k, v in part.items() if k not in ("seconds", "by_file", "files", "hand_ids")}
 
 
 def _input_totals(parts: list[dict[str, Any]]) -> dict[str, Any]:

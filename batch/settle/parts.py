@@ -27,6 +27,7 @@ import pyarrow.parquet as pq
 
 from cardbatch.batch.io import storage
 from cardbatch.batch.io.errors import InputError
+from cardbatch.batch.settle import hand_ids
 from cardbatch.batch.settle.by_game import settle_by_game
 from cardbatch.batch.settle.counters import INPUT_COUNTERS, merge_counters
 from cardbatch.batch.settle.fairness.groups import folder_value, with_folder_group
@@ -149,11 +150,13 @@ def settle_into(tables: Iterable[pa.Table], unit: Unit, opts: SettleOptions, sin
     counters = []
     by_piece: list[list[dict[str, Any]]] = []
     by = opts.fairness.by if opts.fairness is not None else None
+    seen: list[pa.Table] = []  # each table's hand ids (a view), for the part's span
     group = folder_value(by, unit.hive)
     if group is not None and opts.fairness is not None:  # the unit's rows are one group: tallied once, as "all"
         opts = dataclasses.replace(opts, fairness=dataclasses.replace(opts.fairness, by=None))
     try:
         for table in tables:  # the files of a unit share their folders (plan), a game= folder too
+            seen.append(table.select([c for c in ("hand_id",) if c in table.column_names]))
             r, e, c = settle_by_game(with_folder_game(table, unit.pieces[0].path), opts)
             if group is not None and by is not None:
                 c = with_folder_group(c, by, group)
@@ -176,6 +179,7 @@ def settle_into(tables: Iterable[pa.Table], unit: Unit, opts: SettleOptions, sin
         sink.abort()
         raise
     summary = merge_counters(counters)
+    summary["hand_ids"] = hand_ids.span(seen)
     if tagged:
         files = [merge_counters([b[k] for b in by_piece]) for k in range(len(unit.pieces))]
         for key in INPUT_COUNTERS:

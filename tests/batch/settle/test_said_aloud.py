@@ -215,3 +215,39 @@ def test_rank_decks_and_simulate_say_which_options_they_did_not_use(tmp_path):
         assert said in r.stderr
     r = cli("simulate", "--game", "zjh", "--players", "30", "--rounds", "2", "--rake-cap", "5", "--out", tmp_path / "s")
     assert r.returncode == 0 and "--rake-cap caps a rake" in r.stderr
+
+
+def test_spans_prove_no_repeat_only_when_they_can(tmp_path):
+    """The parts' spans spare the second read when ids rise and no two parts' ranges meet; any
+    doubt (falling ids, text ids, ranges that meet) falls back to the count."""
+    t = lambda ids, kind=None: pa.table({"hand_id": pa.array(ids, kind or pa.int64())})
+    assert hand_ids.span([t([1, 2]), t([None, 5])]) == [1, 5, 1]
+    assert hand_ids.span([t([3, 2])]) == [2, 3, 0]
+    assert hand_ids.span([t(["a"], pa.string())]) is None and hand_ids.span([t([None])]) == []
+    assert hand_ids.apart([[0, 9, 1], [10, 19, 1], []])
+    assert not hand_ids.apart([[0, 10, 1], [10, 19, 1]])
+    assert not hand_ids.apart([[0, 9, 0]]) and not hand_ids.apart([None])
+
+
+def test_ids_near_the_limits_of_their_type_are_counted_exactly(tmp_path):
+    top = 2**64 - 1
+    pq.write_table(pa.table({"hand_id": pa.array([top, top - 1, 2**63], pa.uint64())}), tmp_path / "a.parquet")
+    pq.write_table(pa.table({"hand_id": pa.array([top, 2**63 - 1], pa.uint64())}), tmp_path / "b.parquet")
+    found = hand_ids.repeated([str(tmp_path / "a.parquet"), str(tmp_path / "b.parquet")])
+    assert found == {"ids": 1, "rows": 2, "examples": [top]}
+    assert hand_ids.span([pa.table({"hand_id": pa.array([2**63, top], pa.uint64())})]) == [2**63, top, 1]
+
+
+def test_repeated_ids_across_small_files_and_one_tidy_file_agree(tmp_path):
+    """The same hands as one file and as 40 small files of 5-row row groups: the same count."""
+    cli("generate", "--hands", "400", "--out", tmp_path / "one.parquet", "-q")
+    t = pq.read_table(tmp_path / "one.parquet")
+    t = pa.concat_tables([t, t.slice(0, 100)])  # 100 ids given twice
+    pq.write_table(t, tmp_path / "tidy.parquet")
+    (tmp_path / "small").mkdir()
+    for i in range(0, t.num_rows, 25):
+        pq.write_table(t.slice(i, 25), tmp_path / "small" / f"f{i:04d}.parquet", row_group_size=5)
+    cli("settle", tmp_path / "tidy.parquet", "--out", tmp_path / "o1", "-q")
+    cli("settle", tmp_path / "small", "--out", tmp_path / "o2", "-q")
+    assert _summary(tmp_path / "o1")["repeated_hand_ids"] == _summary(tmp_path / "o2")["repeated_hand_ids"]
+    assert _summary(tmp_path / "o2")["repeated_hand_ids"]["ids"] == 100
