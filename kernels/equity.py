@@ -1,8 +1,8 @@
 """All-in equity of board games with two hole cards a seat (Hold'em, short deck).
 
 For a table at the moment it was all-in, every completion of the board (or, above a budget,
-a seeded sample of them) is dealt from the cards no live seat holds and the board does not
-show; the live seats are valued on it and the pots are paid by the settlement's own routine
+a seeded sample of them) is dealt from the cards the row does not record: not the live seats',
+nor the board's, nor (by default, :class:`Deck`) the folded seats' recorded cards; the live seats are valued on it and the pots are paid by the settlement's own routine
 (:func:`cardbatch.kernels.pots.policies.standard_dead`: side pots, ties, odd chips, rake, dead
 money). Each seat's expected payout is the average of its payouts.
 
@@ -58,6 +58,7 @@ from .reasons import OK
 MAX_SAMPLES = 10_000_000  # a table's samples: about a second of one core at most
 SLICE_DRAWS = 20_000_000  # completions a call of the kernel walks at most: signals are handled between calls
 MAX_COUNTED = 6  # up to 6 live seats (6**6 = 46,656 orders) a completion counts its order
+RANK_WALK = 100_000  # a walk by ranks costs at most about as much as this many completions counted (~1 ms)
 _NO_CARD = 255
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 
@@ -107,14 +108,16 @@ INPUT_PROBLEMS = (
     "the button is not a seat",
     "a live seat's or the known board's card is missing, repeated or not in the deck",
     "too few cards left in the deck to complete the board",
+    "a folded seat's recorded card is repeated or not in the deck",
 )
 _INT64_MAX = np.iinfo(np.int64).max
 
 
 @njit(cache=True, _nrt=False)
-def _bad_input(t, chips, dead, live, hole, board, known, button, lowest_card, used):
+def _bad_input(t, chips, dead, live, hole, board, known, button, lowest_card, folded_seen, used):
     """Table ``t``'s first problem (1 + its index in :data:`INPUT_PROBLEMS`), or 0 when the walk can
-    take it: then ``used[52]`` marks its live seats' and known board's cards."""
+    take it: then ``used[52]`` marks the cards out of the deck: its live seats', the known board's
+    and, with ``folded_seen``, its folded seats' recorded cards (255: unknown, left in the deck)."""
     kt = known[t]
     if kt != 0 and kt != 3 and kt != 4 and kt != 5:
         return 1
@@ -147,6 +150,14 @@ def _bad_input(t, chips, dead, live, hole, board, known, button, lowest_card, us
         if card < lowest_card or card > 51 or used[card]:
             return 6
         used[card] = True
+    for s in range(S if folded_seen else 0):
+        for j in range(0 if live[t, s] else 2):
+            card = np.int64(hole[t, s, j])
+            if card == _NO_CARD:
+                continue
+            if card < lowest_card or card > 51 or used[card]:
+                return 8
+            used[card] = True
     left = 0
     for card in range(lowest_card, 52):
         left += not used[card]
@@ -160,7 +171,7 @@ def _tables(first, stop, chips, dead, live, hole, board, known, button, seeds, g
     """Tables ``first`` to ``stop`` (see the module's docstring), in the chunk's scratch ``work``: one
     function for them all, the arrays unpacked once (a call per table costs as much as a turn walk)."""
     ev, sq, drawn, exact, status = out
-    lowest_card, budget, samples, hu_keys, hu_counts = game
+    lowest_card, budget, samples, hu_keys, hu_counts, folded_seen = game
     displace7, values7, _, _, flush_values, card_key, card_bit = tables
     c, dd, lv, seats, used, rest, seat_rank, seat_suit, seat_lane, skey, sbits, counts = work[0]
     vals, flushed, sc, sp, lo, hi, amt, prk, mask, won, kind, pay, tmp, sum1, sum2, pk, pb, idx, amt0 = work[1]
@@ -168,7 +179,7 @@ def _tables(first, stop, chips, dead, live, hole, board, known, button, seeds, g
     low = work[3]
     S = chips.shape[1]
     for t in range(first, stop):
-        bad = _bad_input(t, chips, dead, live, hole, board, known, button, lowest_card, used)
+        bad = _bad_input(t, chips, dead, live, hole, board, known, button, lowest_card, folded_seen, used)
         if bad:
             status[t] = -bad
             continue
@@ -212,10 +223,12 @@ def _tables(first, stop, chips, dead, live, hole, board, known, button, seeds, g
         for o in range(max(norders, 4)):
             counts[o] = 0
         tabled = False
-        if n == 2 and k == 5 and hu_keys.shape[0] > 0:  # heads-up preflop: the table's counts, whatever the budget
+        if n == 2 and k == 5 and m == 48 and hu_keys.shape[0] > 0:  # heads-up preflop, no card seen but theirs: tabled
             a, b = seats[0], seats[1]
             tabled = lookup(hu_keys, hu_counts, hole[t, a, 0], hole[t, a, 1], hole[t, b, 0], hole[t, b, 1], counts)
-        walk = tabled or (total >= 0 and total <= max(budget, samples))  # drawing more than there are: walk
+        # walked: at most the budget's completions (drawing more than there are walks them), or by ranks
+        # (up to MAX_COUNTED seats: a bounded cost, about RANK_WALK completions') when the budget allows that
+        walk = tabled or (total >= 0 and (total <= max(budget, samples) or (counted and budget >= RANK_WALK)))
         draws = total if walk else samples
         code = OK
         if walk and counted and not tabled and k <= 2:
@@ -469,21 +482,54 @@ def equity_kernel(chips, dead, live, hole, board, known, button, seeds, game, ta
 
 
 @dataclasses.dataclass(frozen=True)
+class Deck:
+    """Which cards an all-in's walk counts as out of the deck, besides the live seats' and the board's.
+
+    ``seen`` (the default, and the only rule of the fairness audit): every card the row records,
+    the folded seats' included. On a fair deal the all-in's expected payout is then exactly the
+    expectation of the realised one, whatever the players' decisions: folds depend on the cards
+    (folded hands are weak, so the cards left are richer in high ones). ``trackers``: the folded
+    seats' cards go back into the deck, as poker trackers count a player's all-in luck (what the
+    players saw at the table); on logs where folds depend on the cards its expectations are off
+    (the favourite's realised share ran 0.42 points above them over 2 million fair 6-max all-ins).
+    Cards recorded as unknown (255) stay in the deck under both rules."""
+
+    name: str
+    folded_seen: bool
+    words: str
+
+
+DECKS = {
+    d.name: d
+    for d in (
+        Deck("seen", True, "every recorded card is out of the deck, the folded seats' included"),
+        Deck("trackers", False, "the folded seats' cards go back into the deck, as poker trackers count luck"),
+    )
+}
+
+
+@dataclasses.dataclass(frozen=True)
 class Walk:
     """How far the equity walk goes: every completion of the board when there are at most
-    ``budget`` of them, else ``samples`` completions drawn with ``seed`` (with each table's own
-    seed, see :func:`all_in_equity`).
+    ``budget`` of them (or, up to :data:`MAX_COUNTED` live seats, by ranks when ``budget`` is at
+    least :data:`RANK_WALK`: a preflop all-in's 1.7 million boards cost about that many), else
+    ``samples`` completions drawn with ``seed`` (with each table's own seed, see
+    :func:`all_in_equity`); ``deck``: which recorded cards are out of the deck (a :data:`DECKS` name).
 
-    >>> Walk().budget, Walk(budget=0).samples
-    (100000, 10000)
+    >>> Walk().budget, Walk(budget=0).samples, Walk().deck
+    (100000, 10000, 'seen')
     >>> Walk(samples=1)
     Traceback (most recent call last):
     ValueError: samples must be between 2 and 10,000,000, got 1
+    >>> Walk(deck="folded")
+    Traceback (most recent call last):
+    ValueError: deck must be one of seen, trackers, got 'folded'
     """
 
     budget: int = 100_000
     samples: int = 10_000
     seed: int = 0
+    deck: str = "seen"
 
     def __post_init__(self) -> None:
         for name in ("budget", "samples", "seed"):
@@ -496,6 +542,8 @@ class Walk:
             raise ValueError(f"samples must be between 2 and {MAX_SAMPLES:,}, got {self.samples}")
         if not 0 <= self.seed < 2**64:
             raise ValueError(f"seed must be between 0 and 2**64 - 1, got {self.seed}")
+        if self.deck not in DECKS:
+            raise ValueError(f"deck must be one of {', '.join(DECKS)}, got {self.deck!r}")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -551,10 +599,12 @@ def all_in_equity(
     headsup: bool = True,
 ) -> Equity:
     """Expected payouts of tables all-in with ``known[t]`` board cards dealt (0, 3, 4 or 5): the
-    rest of the board is walked (or drawn, per ``walk``) from the cards no live seat holds, and
+    rest of the board is walked (or drawn, per ``walk``) from the cards the table does not show
+    (``walk.deck``: whether folded seats' recorded cards count as shown; 255 is unknown), and
     each completion's pots paid under ``options`` (the standard policy's rules). ``chips[T, S]``
     each seat's chips in, ``live[T, S]``, ``hole[T, S, 2]`` and ``board[T, 5]`` card codes (a
-    live seat's and the known board's must be real and distinct), ``button[T]``; ``dead`` the
+    live seat's and the known board's must be real and distinct; a folded seat's too where
+    recorded, 255 where not: pad seats a table does not have with 255), ``button[T]``; ``dead`` the
     seats' dead chips (part of ``chips``); ``hand_ids`` seed each table's draws (default: its
     index); ``tables``/``lowest_card``: another evaluator's tables and deck (the short deck's);
     ``headsup``: Hold'em's heads-up preflop all-ins from the table of :mod:`.headsup` (False: walked,
@@ -584,7 +634,8 @@ def all_in_equity(
     )
     tabled = headsup and tables is SCORE_TABLES and lowest_card == 0
     hu_keys, hu_counts = _headsup() if tabled else NO_TABLE
-    game = (np.int64(lowest_card), np.int64(walk.budget), np.int64(walk.samples), hu_keys, hu_counts)
+    seen = np.int64(DECKS[walk.deck].folded_seen)
+    game = (np.int64(lowest_card), np.int64(walk.budget), np.int64(walk.samples), hu_keys, hu_counts, seen)
     rules = opts.lower(False, 0, False)
     seeds = _seeds(walk.seed, ids)
     threads = get_num_threads()
@@ -602,7 +653,6 @@ def all_in_equity(
 
 
 _COMB = np.array([[math.comb(m, k) for k in range(6)] for m in range(53)], np.int64)
-RANK_WALK = 100_000  # a walk by ranks costs at most about as much as this many completions counted (~1 ms)
 PAID_EACH = 16  # a completion paid as it comes (more than MAX_COUNTED seats) costs about this many counted ones
 
 
@@ -616,7 +666,7 @@ def slices(lv: np.ndarray, kn: np.ndarray, lowest_card: int, walk: Walk) -> list
     n = lv.sum(axis=1)
     left = np.clip((52 - lowest_card) - 2 * n - kn, 0, 52)
     total = _COMB[left, np.clip(5 - kn, 0, 5)]
-    walked = total <= max(walk.budget, walk.samples)
+    walked = (total <= max(walk.budget, walk.samples)) | ((n <= MAX_COUNTED) & (walk.budget >= RANK_WALK))
     draws = np.where(walked, total, walk.samples)
     cost = np.where(n > MAX_COUNTED, draws * PAID_EACH, np.where(walked, np.minimum(total, RANK_WALK), draws))
     ends = np.cumsum(np.maximum(cost, 1))
@@ -773,12 +823,17 @@ def all_in_equity_by_evaluator(
         if n == 0 or not 0 <= bt[t] < S or kn[t] not in (0, 3, 4, 5):
             raise ValueError(f"table {t}: no live seat, a button that is not a seat, or a known board of {kn[t]}")
         used = np.zeros(52, bool)
+        folded = h[t, np.flatnonzero(~lv[t])].ravel() if DECKS[walk.deck].folded_seen else h[t, :0].ravel()
+        folded = folded[folded != _NO_CARD].astype(np.int64)  # recorded cards of folded seats: seen
         cards = np.concatenate([h[t, seats].ravel(), b[t, : kn[t]]]).astype(np.int64)
         if (cards < low_card).any() or (cards > 51).any() or np.unique(cards).size != cards.size:
             raise ValueError(
                 f"table {t}: a live seat's or the known board's card is missing, repeated or not in the deck"
             )
         used[cards] = True
+        if (folded < low_card).any() or (folded > 51).any() or used[folded].any() or np.unique(folded).size < folded.size:
+            raise ValueError(f"table {t}: {INPUT_PROBLEMS[7]}")
+        used[folded] = True
         rest = np.flatnonzero(~used[low_card:]).astype(np.uint8) + np.uint8(low_card)
         k = 5 - int(kn[t])
         if rest.size < k:

@@ -19,10 +19,13 @@ from cardbatch.kernels.equity import Walk, all_in_equity, combinations
 from cardbatch.kernels.pots import Options
 
 
-def _brute(chips, live, hole, board, known, button, dead=None, rake=(0, 1), cap=None, unit=1, first=False, low=0):
-    """Every completion of the board, valued by the evaluator, paid by the pots' reference: exact."""
+def _brute(
+    chips, live, hole, board, known, button, dead=None, rake=(0, 1), cap=None, unit=1, first=False, low=0, seen=True
+):
+    """Every completion of the board, valued by the evaluator, paid by the pots' reference: exact.
+    ``seen``: the folded seats' recorded cards are out of the deck (else back in it)."""
     S = len(chips)
-    used = {int(c) for s in range(S) if live[s] for c in hole[s]} | {int(c) for c in board[:known]}
+    used = {int(c) for s in range(S) if live[s] or seen for c in hole[s] if c != 255} | {int(c) for c in board[:known]}
     rest = [c for c in range(low, 52) if c not in used]
     boards = [tuple(int(c) for c in board[:known]) + extra for extra in itertools.combinations(rest, 5 - known)]
     seats = [s for s in range(S) if live[s]]
@@ -140,7 +143,7 @@ def test_a_batch_mixing_counted_and_paid_as_they_come_tables_pays_each_as_alone(
     S = 8
     T = len(spots)
     chips, live = np.zeros((T, S), np.int64), np.zeros((T, S), bool)
-    hole, board = np.zeros((T, S, 2), np.uint8), np.zeros((T, 5), np.uint8)
+    hole, board = np.full((T, S, 2), 255, np.uint8), np.zeros((T, 5), np.uint8)  # 255: no seat, no card
     kn, button = np.zeros(T, np.int64), np.zeros(T, np.int64)
     for t, (c, _, h, b, k, bt) in enumerate(spots):
         n = len(c)
@@ -519,3 +522,90 @@ def test_what_would_wrap_or_be_cut_is_refused():
     for bad in ({"budget": 1.5}, {"samples": 2.5}, {"budget": True}, {"budget": 2**70}):
         with pytest.raises(ValueError):
             Walk(**bad)
+
+
+def _folded_spot(rng, n, folded, known, per=2):
+    """``n`` live seats and ``folded`` folded ones (their cards recorded), a random board."""
+    S = n + folded
+    deck = rng.permutation(52).astype(np.uint8)
+    hole = deck[: per * S].reshape(S, per)
+    board = deck[per * S : per * S + 5]
+    live = np.zeros(S, bool)
+    live[rng.permutation(S)[:n]] = True
+    chips = np.where(live, 24, 6)  # the folded seats' blinds and calls (pots split by 2 and 3 exactly)
+    return chips, live, hole, board, known
+
+
+@pytest.mark.parametrize("known", [0, 3, 4])
+@pytest.mark.parametrize("n, folded", [(2, 0), (2, 2), (2, 4), (3, 2), (3, 4)])
+def test_folded_cards_are_out_of_the_deck_as_poker_equity_counts_dead_cards(known, n, folded):
+    """Every recorded card is seen: the walk agrees with poker-equity's exact mode given the folded
+    seats' cards as dead cards, heads-up preflop (no longer from the table) included."""
+    rng = np.random.default_rng([known, n, folded])
+    spots = 2 if known == 0 else 40
+    for _ in range(spots):
+        chips, live, hole, board, kn = _folded_spot(rng, n, folded, known)
+        e = all_in_equity([chips], [live], [hole], [board], [kn], [0])
+        dead = " ".join(holdem_text(hole[~live].ravel()))
+        r = pe.exact_from_text("holdem", [_names(h) for h in hole[live]], " ".join(holdem_text(board[:kn])), dead)
+        assert e.exact[0] and r["exact"] and e.drawn[0] == r["samples"] == combinations(52 - 2 * (n + folded) - kn, 5 - kn)
+        pot = chips.sum()
+        theirs = np.array([p["equity"] for p in r["players"]])  # of the pot: the folded chips go with it
+        # (theirs is summed in floats: three-way, it strays from the exact fraction by ~1e-12)
+        assert np.allclose(e.ev_payout[0][live] / pot, theirs, rtol=0, atol=1e-10), (hole, board[:kn])
+        assert (e.ev_payout[0][~live] == 0).all()
+
+
+def test_the_trackers_deck_puts_folded_cards_back_and_differs():
+    """``Walk(deck="trackers")`` walks the deck with the folded cards in it (the brute force with them
+    back); ``seen`` (the default) without: the two differ on a spot where the folded cards matter."""
+    hole = parse(["AsAh", "KsKh", "KdKc", "QsQh"]).reshape(4, 2)  # the two folded kings: the ace's equity up
+    board = np.full(5, 255, np.uint8)
+    board[:3] = parse(["2c7d9h"])[0]
+    chips, live = np.array([50, 50, 10, 10]), np.array([True, True, False, False])
+    seen = all_in_equity([chips], [live], [hole], [board], [3], [0])
+    back = all_in_equity([chips], [live], [hole], [board], [3], [0], walk=Walk(deck="trackers"))
+    assert seen.ev_payout[0].tolist() == _brute(chips, live, hole, board, 3, 0)[0]
+    assert back.ev_payout[0].tolist() == _brute(chips, live, hole, board, 3, 0, seen=False)[0]
+    assert seen.ev_payout[0, 0] > back.ev_payout[0, 0]  # two kings fewer to come
+    assert seen.drawn[0] == combinations(52 - 11, 2) and back.drawn[0] == combinations(52 - 7, 2)
+
+
+def test_unknown_folded_cards_stay_in_the_deck_and_wrong_ones_are_named():
+    hole = parse(["AsAh", "KsKh", "QdQc"]).reshape(3, 2)
+    board = parse(["2c7d9h3s4c"])[0]
+    chips, live = np.array([50, 50, 10]), np.array([True, True, False])
+    hidden = hole.copy()
+    hidden[2] = 255
+    a = all_in_equity([chips], [live], [hidden], [board], [3], [0])
+    b = all_in_equity([chips], [live], [hole], [board], [3], [0], walk=Walk(deck="trackers"))
+    assert a.ev_payout.tolist() == b.ev_payout.tolist() and a.drawn[0] == combinations(52 - 7, 2)
+    half = hole.copy()
+    half[2, 1] = 255  # one card recorded: that one is seen
+    assert all_in_equity([chips], [live], [half], [board], [3], [0]).drawn[0] == combinations(52 - 8, 2)
+    for bad in (hole[0, 0], 52, board[1]):  # a live seat's card, not a card, the board's
+        wrong = hole.copy()
+        wrong[2, 0] = bad
+        with pytest.raises(ValueError, match="table 0: a folded seat's recorded card is repeated or not in the deck"):
+            all_in_equity([chips], [live], [wrong], [board], [3], [0])
+
+
+@pytest.mark.parametrize("game, theirs", [("omaha", "omaha"), ("omaha_hilo", "omaha_hi_lo")])
+def test_omaha_folded_cards_are_seen_too(game, theirs):
+    from cardbatch.games import REGISTRY
+    from cardbatch.kernels.equity import all_in_equity_by_evaluator
+
+    spec = REGISTRY[game]
+    rng = np.random.default_rng(3)
+    for known in (3, 4):
+        chips, live, hole, board, kn = _folded_spot(rng, 2, 2, known, per=spec.hole_cards)
+        e = all_in_equity_by_evaluator(spec, [chips], [live], [hole], [board], [kn], [0])
+        dead = " ".join(holdem_text(hole[~live].ravel()))
+        r = pe.exact_from_text(theirs, [_names(h) for h in hole[live]], " ".join(holdem_text(board[:kn])), dead)
+        assert r["exact"] and r["samples"] == e.drawn[0] == combinations(52 - 16 - kn, 5 - kn)
+        theirs_eq = np.array([p["equity"] for p in r["players"]])
+        assert np.allclose(e.ev_payout[0][live] / chips.sum(), theirs_eq, rtol=0, atol=1e-12)
+        back = all_in_equity_by_evaluator(
+            spec, [chips], [live], [hole], [board], [kn], [0], walk=Walk(deck="trackers")
+        )
+        assert back.drawn[0] == combinations(52 - 8 - kn, 5 - kn)
