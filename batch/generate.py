@@ -2,7 +2,8 @@
 
 The behaviour model (documented in docs/guide/generate.md): every hand deals from
 :func:`cardbatch.kernels.decks.deal_decks` (deck index = hand id) and takes
-its betting from :mod:`cardbatch.kernels.betting` (each hand from its own
+its betting from :mod:`cardbatch.kernels.betting` (``--play random``) or, with players who decide
+by their cards, :mod:`cardbatch.kernels.play` (``tight``, ``loose``) (each hand from its own
 counter-based stream keyed by (seed, hand id); a hand ends when one seat is
 left, and later board cards are then never dealt: 255). Recorded payouts come
 from the settlement kernel; ``tamper_rate`` moves one chip between two seats
@@ -21,6 +22,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from cardbatch.batch import plays
 from cardbatch.batch.io import owned, storage
 from cardbatch.batch.io.columns import fixed_size_list
 from cardbatch.batch.io.compiling import announced
@@ -32,6 +34,7 @@ from cardbatch.games import game as game_spec
 from cardbatch.kernels import betting, pots, showdown, team, threecard
 from cardbatch.kernels import cards as kcards
 from cardbatch.kernels import decks as kdecks
+from cardbatch.kernels import play as kplay
 
 INJECTABLE = (
     "bad_card",
@@ -66,9 +69,13 @@ def generate_hands(
     text_cards: bool = False,
     rules: str = "zjh",
     bias: tuple[Bias, ...] = (),
+    play_style: str = "random",
+    hide_folded: bool = False,
 ) -> Generated:
     """``n`` hands of ``game`` (any game with hands), hand ids ``start..start+n-1``; ``bias``: dealt
-    by the dishonest dealers given (none: a fair deal).
+    by the dishonest dealers given (none: a fair deal); ``play_style``: how the players decide (a
+    :data:`cardbatch.batch.plays.PLAYS` name); ``hide_folded``: folded seats' cards written as
+    unknown, as public hand histories hide them.
 
     Made in chunks of :data:`CHUNK` rows, each from its own random stream
     keyed by ``(seed, chunk start)``: the same arguments give the same table.
@@ -89,6 +96,8 @@ def generate_hands(
                 text_cards,
                 rules,
                 bias,
+                play_style,
+                hide_folded,
             )
             for off in range(0, n, CHUNK)
         ]
@@ -97,7 +106,19 @@ def generate_hands(
             pa.concat_tables([p.table for p in parts]), injected, np.concatenate([p.tampered for p in parts])
         )
     return _generate_chunk(
-        game_spec(game), n, seed, start, max_seats, bad_rate, tamper_rate, streets_column, text_cards, rules, bias
+        game_spec(game),
+        n,
+        seed,
+        start,
+        max_seats,
+        bad_rate,
+        tamper_rate,
+        streets_column,
+        text_cards,
+        rules,
+        bias,
+        play_style,
+        hide_folded,
     )
 
 
@@ -113,7 +134,12 @@ def _generate_chunk(
     text_cards: bool,
     rules: str,
     bias: tuple[Bias, ...] = (),
+    play_style: str = "random",
+    hide_folded: bool = False,
 ) -> Generated:
+    style = plays.play(play_style)
+    if style.params is not None and not spec.board_cards:
+        raise ValueError(f"--play {play_style}: game {spec.name} has no board; its players fold at random")
     rng = np.random.default_rng([seed, start, 1])
     dealer = np.random.default_rng([seed, start, 2])  # the biases' own stream: a fair file stays as it was
     per = spec.hole_cards
@@ -121,9 +147,10 @@ def _generate_chunk(
     S = max_seats
     seats = rng.integers(2, max_seats + 1, n)
     streets = spec.generated_rounds
-    contrib, live, button, ended_at, stack = betting.bets(
-        seed, start, n, S, seats, streets, spec.generated_fold_rate, 20
-    )
+    if style.params is None:  # decisions without the cards: drawn first, as the first model always did
+        contrib, live, button, ended_at, stack = betting.bets(
+            seed, start, n, S, seats, streets, spec.generated_fold_rate, 20
+        )
     deck = kdecks.from_rank(kdecks.deal_decks(n, seed, start), spec.lowest_rank)
     for b in bias:
         if b.kind == "card":
@@ -141,6 +168,9 @@ def _generate_chunk(
     for b in bias:
         if b.kind == "seat0":
             _bias_seat0(deck, hole, board, seats, spec, rules, b, dealer)
+    if style.params is not None:  # players who look at their cards (and the board as it comes)
+        params = np.array(style.params)
+        contrib, live, button, ended_at, stack = kplay.play(seed, start, hole, board, seats, params, streets, 20)
     if spec.board_cards:  # streets never reached leave their board cards undealt
         board[ended_at <= 1, :3] = 255
         board[ended_at <= 2, 3] = 255
@@ -164,6 +194,7 @@ def _generate_chunk(
     injected: dict[str, np.ndarray] = {}
     card_len = seats * per
     contrib_len = seats.copy()
+    bad = np.zeros(0, np.int64)
     if bad_rate > 0:
         bad = np.flatnonzero(rng.random(n) < bad_rate)
         kinds = rng.integers(0, len(INJECTABLE), bad.size)
@@ -196,6 +227,10 @@ def _generate_chunk(
                 contrib[rows, -1, seat] += top + 10 - contrib[rows, :, seat].sum(axis=1)
             elif reason == "bad_button":
                 button[rows] = seats[rows] + 1
+    if hide_folded:  # as a public hand history: a folded hand is never shown (a bad row keeps its problem)
+        hide = ~live & (np.arange(S)[None, :] < seats[:, None])
+        hide[bad] = False
+        hole[hide] = 255
     cols: dict[str, pa.Array] = {
         "hand_id": pa.array(hand_id),
         "game": pa.array(np.full(n, spec.name)).dictionary_encode(),
@@ -205,9 +240,9 @@ def _generate_chunk(
         cols["board"] = pa.array(_board_text(board)) if text_cards else fixed_size_list(board)
     flat_cards = hole.reshape(n, S * per)
     if text_cards:
-        text = _TEXT_LUT[hole[..., 0]]
+        text = _HOLE_LUT[hole[..., 0]]
         for j in range(1, per):
-            text = np.char.add(text, _TEXT_LUT[hole[..., j]])
+            text = np.char.add(text, _HOLE_LUT[hole[..., j]])
         cols["cards"] = padded_to_list(
             text.astype(object), np.where(card_len != seats * per, seats - 1, seats), pa.string()
         )
@@ -239,6 +274,8 @@ def _text_lut() -> np.ndarray:
 
 
 _TEXT_LUT = _text_lut()
+_HOLE_LUT = _TEXT_LUT.copy()
+_HOLE_LUT[255] = "--"  # a hole card not shown: "no card", a hidden folded hand
 
 
 def _board_text(board: np.ndarray) -> np.ndarray:
@@ -396,6 +433,9 @@ class GenerateOptions:
     ``streets`` writes ``contrib_street`` (and ``stack``) instead of ``contrib``; ``text_cards`` writes
     cards as text; ``bias``: dishonest dealers (:class:`Bias`), none by default; ``start_id``: the
     first ``hand_id`` (hand ``i`` of the file is ``start_id + i``, dealt from deck ``start_id + i``).
+    ``play``: how the players decide (:data:`cardbatch.batch.plays.PLAYS`: ``random`` folds whatever
+    the cards, ``tight``/``loose`` decide by them, games with a board only); ``hide_folded``: folded
+    seats' cards written as unknown (255, ``--``), as public hand histories hide them.
     An option that can do nothing for the game is refused (``ValueError``): a 2v2 game has no streets
     and no cards."""
 
@@ -413,11 +453,19 @@ class GenerateOptions:
     run: RunOptions = RunOptions()
     bias: tuple[Bias, ...] = ()
     mode: FileMode = "replace"
+    play: str = "random"
+    hide_folded: bool = False
 
     def __post_init__(self) -> None:
         if not isinstance(self.out, str) or not self.out:
             raise ValueError("out: give the Parquet file to write")
         game_spec(self.game)  # a ValueError naming the games
+        style = plays.play(self.play)  # a ValueError naming the styles
+        if style.params is not None and not game_spec(self.game).board_cards:
+            raise ValueError(
+                f"--play {self.play}: game {self.game} has no board to decide by; its players fold at random "
+                "(--play random)"
+            )
         for name, least in (("hands", 1), ("seed", 0), ("max_seats", 2), ("row_group", 1), ("start_id", 0)):
             require_whole(getattr(self, name), name, least)
         if self.seed >= 2**64:  # the deal's generator takes a 64-bit seed
@@ -434,6 +482,8 @@ class GenerateOptions:
                 raise ValueError(f"--streets: game {self.game} has no betting streets (its rows record balances)")
             if self.text_cards:
                 raise ValueError(f"--text-cards: game {self.game} deals no cards")
+            if self.hide_folded:
+                raise ValueError(f"--hide-folded: game {self.game} deals no cards")
 
 
 def run(opts: GenerateOptions) -> Summary:
@@ -473,6 +523,8 @@ def write(opts: GenerateOptions) -> dict[str, Any]:
                         opts.streets,
                         opts.text_cards,
                         bias=opts.bias,
+                        play_style=opts.play,
+                        hide_folded=opts.hide_folded,
                     )
                 if writer is None:
                     writer = pq.ParquetWriter(tmp, g.table.schema, **storage.WRITE_OPTIONS)
@@ -495,4 +547,6 @@ def write(opts: GenerateOptions) -> dict[str, Any]:
         "injected": injected,
         "tampered": tampered,
         "bias": [str(b) for b in opts.bias],
+        "play": opts.play,
+        "hide_folded": opts.hide_folded,
     }

@@ -2,7 +2,8 @@
 
 For a table at the moment it was all-in, every completion of the board (or, above a budget,
 a seeded sample of them) is dealt from the cards the row does not record: not the live seats',
-nor the board's, nor (by default, :class:`Deck`) the folded seats' recorded cards; the live seats are valued on it and the pots are paid by the settlement's own routine
+nor the board's, nor (by default, :class:`Deck`) the folded seats' recorded cards; the live
+seats are valued on it and the pots are paid by the settlement's own routine
 (:func:`cardbatch.kernels.pots.policies.standard_dead`: side pots, ties, odd chips, rake, dead
 money). Each seat's expected payout is the average of its payouts.
 
@@ -831,7 +832,8 @@ def all_in_equity_by_evaluator(
                 f"table {t}: a live seat's or the known board's card is missing, repeated or not in the deck"
             )
         used[cards] = True
-        if (folded < low_card).any() or (folded > 51).any() or used[folded].any() or np.unique(folded).size < folded.size:
+        wrong = (folded < low_card) | (folded > 51)
+        if wrong.any() or used[folded[~wrong]].any() or np.unique(folded).size < folded.size:
             raise ValueError(f"table {t}: {INPUT_PROBLEMS[7]}")
         used[folded] = True
         rest = np.flatnonzero(~used[low_card:]).astype(np.uint8) + np.uint8(low_card)

@@ -131,12 +131,23 @@ non_negative_int = _whole_number(0)
 # Named here, not read from cardbatch.kernels.equity.Walk, so that --help does not load numba
 # (tests/batch/cli/test_cli.py checks they equal Walk's defaults and limits).
 EQUITY_BUDGET, EQUITY_SAMPLES, EQUITY_MAX_SAMPLES = 100_000, 10_000, 10_000_000
-WALK_OPTIONS = ("equity_budget", "equity_samples", "equity_seed")
+EQUITY_DECKS = ("seen", "trackers")  # cardbatch.kernels.equity.DECKS, the first the default
+WALK_OPTIONS = ("equity_budget", "equity_samples", "equity_seed", "equity_deck")
 
 
-def add_walk_options(p: argparse.ArgumentParser) -> None:
+def add_walk_options(p: argparse.ArgumentParser, deck: bool = True) -> None:
     """The equity walk's options, shared by ``settle``/``audit --equity`` and ``fairness`` (unset:
-    None, so that ``settle`` can refuse them without ``--equity``; :func:`walk_from` fills in)."""
+    None, so that ``settle`` can refuse them without ``--equity``; :func:`walk_from` fills in).
+    ``deck``: offer ``--equity-deck`` (not to ``fairness``, whose tests hold only with every
+    recorded card seen)."""
+    if deck:
+        p.add_argument(
+            "--equity-deck",
+            choices=EQUITY_DECKS,
+            help="which cards the walk counts as out of the deck: seen (default) every card the row records, "
+            "the folded seats' included, the deck the board really came from; trackers puts the folded seats' "
+            "cards back, as poker trackers count a player's luck (biased where folds depend on the cards)",
+        )
     p.add_argument(
         "--equity-budget",
         type=_whole_number(0, 2**63 - 1),
@@ -156,8 +167,10 @@ def walk_from(args: argparse.Namespace) -> Any:
     from cardbatch.kernels.equity import Walk
 
     budget, samples, seed = args.equity_budget, args.equity_samples, args.equity_seed
+    deck = getattr(args, "equity_deck", None)
     return Walk(
         budget=EQUITY_BUDGET if budget is None else budget,
         samples=EQUITY_SAMPLES if samples is None else samples,
         seed=0 if seed is None else seed,
+        deck=EQUITY_DECKS[0] if deck is None else deck,
     )

@@ -48,7 +48,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "paths (e.g. room; at most 1,000 values, checked before anything is written)",
     )
     p.add_argument("--level", type=_level, default=0.01, help="false-alarm rate of all the tests together")
-    add_walk_options(p)
+    add_walk_options(p, deck=False)
     p.add_argument(
         "--by-player",
         action="store_true",

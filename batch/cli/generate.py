@@ -13,6 +13,7 @@ from cardbatch.batch.cli.common import (
     positive_int,
     show,
 )
+from cardbatch.batch.plays import PLAYS
 from cardbatch.games import GAMES, HOLDEM
 
 
@@ -50,6 +51,19 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         metavar="KIND=RATE",
         help="a dishonest dealer, to try the fairness audit: seat0=RATE (seat 0's losing cards re-dealt at that "
         "rate) or card=CARD:RATE (the card moved into seat 0's hand at that rate); may be repeated",
+    )
+    p.add_argument(
+        "--play",
+        choices=tuple(PLAYS),
+        default="random",
+        help="how the players decide: "
+        + "; ".join(f"{x.name}: {x.words}" for x in PLAYS.values())
+        + " (tight and loose: games with a board; see the generate guide)",
+    )
+    p.add_argument(
+        "--hide-folded",
+        action="store_true",
+        help="write folded seats' cards as unknown (255, or -- as text), as public hand histories hide them",
     )
     p.add_argument("--row-group", type=positive_int, default=1 << 20, help="rows per Parquet row group")
     p.add_argument("--out", required=True, metavar="FILE", help="the Parquet file to write")

@@ -129,7 +129,7 @@ def _run(args: argparse.Namespace) -> int:
     from cardbatch.batch.settle.options import SettleJob, SettleOptions
     from cardbatch.kernels.pots import Options
 
-    given = [f"--{name.replace('_', '-')}" for name in WALK_OPTIONS if getattr(args, name) is not None]
+    given = [f"--{name.replace('_', '-')}" for name in WALK_OPTIONS if getattr(args, name, None) is not None]
     if given and not args.equity:  # as the Python API: a walk option without the walk is a mistake
         print(f"cardbatch {args.command}: {', '.join(given)}: only with --equity", file=sys.stderr)
         return EXIT_USAGE

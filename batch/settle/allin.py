@@ -85,6 +85,7 @@ def walk_rows(
 
     n = sub.num_rows
     counts: dict[str, Any] = {"rows": n, "all_in": 0, "exact": 0, "sampled": 0, "by_street": {}, "not_placed": {}}
+    # hidden_cards (when any): all-ins where a folded seat's cards are not recorded
     h: Any = None
     if n:
         contrib_name = "contrib_street" if "contrib_street" in sub.column_names else "contrib"
@@ -142,6 +143,10 @@ def walk_rows(
         counts["exact"] = int(e.exact.sum())
         counts["sampled"] = int(rows.size - e.exact.sum())
         counts["by_street"] = {str(k): int((street[rows] == k).sum()) for k in range(3) if (street[rows] == k).any()}
+        folded = ~w.live[at_row] & (np.arange(w.S)[None, :] < w.seats[at_row, None])
+        hidden = (folded[:, :, None] & (w.hole[at_row] == 255)).any(axis=(1, 2))
+        if hidden.any():  # unknown cards stay in the deck: said, since folds that depend on them bias it
+            counts["hidden_cards"] = int(hidden.sum())
     counts["not_placed"] = _tally(cause)
     return AllIns(h, street, cause, offsets, ev, se, var), counts
 

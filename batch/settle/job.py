@@ -103,6 +103,14 @@ def warnings(figures: dict[str, Any], opts: SettleOptions) -> tuple[str, ...]:
         )
     elif games and settled and sum(not_placed.values()) >= settled and not fairness:  # none has equity
         found.append(f"--equity: no row has equity: {', '.join(games)} deal(s) no board to come")
+    hidden = (figures.get("equity") or {}).get("hidden_cards", 0)
+    if hidden and not fairness and opts.equity is not None and opts.equity.deck == "seen":
+        found.append(
+            f"--equity: {hidden:,} all-ins do not record some folded seat's cards: those are counted as still in the "
+            "deck, which is biased where folds depend on the cards (see the equity guide)"
+        )
+    for tests in ((figures.get("fairness") or {}).get("not_run") or []) if fairness else []:
+        found.append(f"fairness: {tests} not tested: the log does not record every seat's cards (see fairness.html)")
     found.extend(unused_options(figures, opts))
     return tuple(found)
 

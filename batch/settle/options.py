@@ -119,6 +119,12 @@ class SettleOptions:
             raise ValueError(f"pots must be a cardbatch.kernels.pots.Options, got {type(self.pots).__name__}")
         if self.fairness is not None and not isinstance(self.fairness, FairnessOptions):
             raise ValueError(f"fairness must be a FairnessOptions or None, got {self.fairness!r}")
+        if self.fairness is not None and self.equity is not None and self.equity.deck != "seen":
+            # the tests compare realised shares with their expectation, which only the true deck gives
+            raise ValueError(
+                f"a fairness run counts every recorded card as seen; deck {self.equity.deck!r} is for settle "
+                "--equity's per-player luck report"
+            )
         if self.fairness is not None and (self.pots.rake_pct or self.no_flop_no_drop):
             # the audit compares shares of the chips the hand paid with equity: no rake, as the command runs it
             raise ValueError("a fairness run settles without rake (rake_pct 0, no_flop_no_drop off)")

@@ -548,7 +548,8 @@ def test_folded_cards_are_out_of_the_deck_as_poker_equity_counts_dead_cards(know
         e = all_in_equity([chips], [live], [hole], [board], [kn], [0])
         dead = " ".join(holdem_text(hole[~live].ravel()))
         r = pe.exact_from_text("holdem", [_names(h) for h in hole[live]], " ".join(holdem_text(board[:kn])), dead)
-        assert e.exact[0] and r["exact"] and e.drawn[0] == r["samples"] == combinations(52 - 2 * (n + folded) - kn, 5 - kn)
+        left = 52 - 2 * (n + folded) - kn
+        assert e.exact[0] and r["exact"] and e.drawn[0] == r["samples"] == combinations(left, 5 - kn)
         pot = chips.sum()
         theirs = np.array([p["equity"] for p in r["players"]])  # of the pot: the folded chips go with it
         # (theirs is summed in floats: three-way, it strays from the exact fraction by ~1e-12)
@@ -605,7 +606,5 @@ def test_omaha_folded_cards_are_seen_too(game, theirs):
         assert r["exact"] and r["samples"] == e.drawn[0] == combinations(52 - 16 - kn, 5 - kn)
         theirs_eq = np.array([p["equity"] for p in r["players"]])
         assert np.allclose(e.ev_payout[0][live] / chips.sum(), theirs_eq, rtol=0, atol=1e-12)
-        back = all_in_equity_by_evaluator(
-            spec, [chips], [live], [hole], [board], [kn], [0], walk=Walk(deck="trackers")
-        )
+        back = all_in_equity_by_evaluator(spec, [chips], [live], [hole], [board], [kn], [0], walk=Walk(deck="trackers"))
         assert back.drawn[0] == combinations(52 - 8 - kn, 5 - kn)

@@ -14,6 +14,11 @@ number of tests.
   exact odds (every three-card hand of the deck counted). Categories expected fewer than
   :data:`MIN_EXPECTED` times are pooled.
 
+A scope whose rows hide some seats' cards (``hidden`` in the tallies) has its all-in tests run on
+the complete rows alone and its card tests not run: the complete rows of such a log are those
+whose players all reached a showdown, a sample chosen by the cards. Each such omission is listed
+with its reason (``not_run``).
+
 A test needs :data:`MIN_ALLINS` all-ins, or an expected count of :data:`MIN_EXPECTED` in every
 cell; groups with less are listed as skipped, not tested.
 
@@ -222,10 +227,41 @@ def _category_tests(
         )
 
 
+def hidden_reasons(prefix: str, hidden: dict[str, int], has_cards: bool) -> list[dict[str, Any]]:
+    """What a scope whose rows hide some seats' cards leaves out, and why (see the module's docstring).
+
+    >>> [r["tests"] for r in hidden_reasons("holdem:", {"rows": 10, "allins": 2}, True)]
+    ['holdem: all-ins (2 of them)', 'holdem: cards']
+    """
+    rows, allins = int(hidden.get("rows", 0)), int(hidden.get("allins", 0))
+    out = []
+    if allins:
+        out.append(
+            {
+                "tests": f"{prefix} all-ins ({allins:,} of them)",
+                "rows": allins,
+                "reason": f"{allins:,} all-ins with a seat's cards not recorded are left out of the all-in tests: the "
+                "deck at the all-in is not known, and counting the hidden cards as still in it is biased where "
+                "folds depend on the cards (the other all-ins are tested)",
+            }
+        )
+    if has_cards:
+        out.append(
+            {
+                "tests": f"{prefix} cards",
+                "rows": rows,
+                "reason": f"{rows:,} rows do not record every seat's cards: the rows that do are those whose players "
+                "all reached a showdown, a sample chosen by the cards, so no card test is run",
+            }
+        )
+    return out
+
+
 def run_tests(by_game: dict[str, Any], rules: str, level: float) -> dict[str, Any]:
     """Every test of a run's per-game counters (``summary["by_game"]``), corrected together."""
     tests: list[dict[str, Any]] = []
     skipped: list[str] = []
+    not_run: list[dict[str, Any]] = []
     whole: list[str] = []  # --by groups that hold every row of their game: their tests would be the game's again
     for game, counters in sorted(by_game.items()):
         scopes = counters.get("fairness", {})
@@ -235,9 +271,13 @@ def run_tests(by_game: dict[str, Any], rules: str, level: float) -> dict[str, An
                 continue
             prefix = f"{game} ({scope}):" if scope != "all" else f"{game}:"
             first = len(tests)
+            hidden = t.get("hidden", {})
+            cards = bool(t.get("cards") or t.get("categories"))
+            not_run += hidden_reasons(prefix, hidden, cards) if hidden.get("rows") else []
             _allin_tests(prefix, t.get("allin", {}), tests, skipped)
-            _card_tests(prefix, game, t.get("cards", {}), tests, skipped)
-            _category_tests(prefix, rules, t.get("categories", {}), tests, skipped)
+            if not hidden.get("rows"):
+                _card_tests(prefix, game, t.get("cards", {}), tests, skipped)
+                _category_tests(prefix, rules, t.get("categories", {}), tests, skipped)
             for test in tests[first:]:
                 test.update(game=game, scope=scope)
     p_values = [t["p_value"] for t in tests]
@@ -253,5 +293,6 @@ def run_tests(by_game: dict[str, Any], rules: str, level: float) -> dict[str, An
         "rejected": [t["name"] for t in tests if t["rejected"]],
         "skipped": len(skipped),
         "skipped_examples": skipped[:20],
+        "not_run": not_run,
         "groups_of_every_row": whole,
     }

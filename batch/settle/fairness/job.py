@@ -44,6 +44,7 @@ def write_fairness(out: str, total: dict[str, Any], opts: SettleOptions) -> dict
         "tests": len(verdict["tests"]),
         "rejected": len(verdict["rejected"]),
         "skipped": verdict["skipped"],
+        "not_run": [r["tests"] for r in verdict["not_run"]],
         "level": verdict["level"],
         "files": ["fairness.json", "fairness.html"],
     }

@@ -212,6 +212,12 @@ def render(verdict: dict[str, Any], summary: dict[str, Any] | None = None) -> st
         out.append("</ul>")
     out.append(_HOW.format(m=f"{len(tests):,}", level=verdict["level"]))
     out.append(f"<p>{verdict['skipped']:,} groups too small to test.</p>")
+    not_run = verdict.get("not_run") or []
+    if not_run:
+        out.append("<h2>Not run: cards the log does not record</h2><ul id='not-run'>")
+        for r in not_run:
+            out.append(f"<li><b>{html.escape(r['tests'])}</b>: {html.escape(r['reason'])}.</li>")
+        out.append("</ul>")
     whole = verdict.get("groups_of_every_row") or []
     if whole:
         out.append(f"<p>Not tested again, as they hold every row of their game: {html.escape(', '.join(whole))}.</p>")

@@ -15,7 +15,13 @@ for ``--by COLUMN``):
   ``1 / (cards left)`` for every card left after the hole cards and the earlier board cards. Only
   rows where every seat's cards are recorded count (a log that shows only the hands that reached
   a showdown would favour strong cards);
-- ``categories`` (three-card games): per seat, how often each hand category was dealt.
+- ``categories`` (three-card games): per seat, how often each hand category was dealt;
+- ``hidden``: ``rows`` where some seat's cards are not recorded (a public hand history hides the
+  folded hands) and, of those, ``allins``. The all-in groups leave such rows out: the deck at
+  their all-in is not known, and counting the hidden cards as still in it is biased wherever folds
+  depend on the cards. The card tests need every row: :mod:`.audit` does not run them where a
+  scope has hidden rows, since the rows left (those whose players all reached a showdown) are a
+  sample chosen by the cards.
 """
 
 from __future__ import annotations
@@ -55,7 +61,7 @@ def _allin(rows: AllIns, payout: np.ndarray, pids: np.ndarray | None, keep: np.n
     if h is None:
         return groups
     paid = row_sums(payout.astype(np.float64), rows.offsets)
-    chosen = np.flatnonzero((rows.street >= 0) & (paid > 0) & keep)
+    chosen = np.flatnonzero((rows.street >= 0) & (paid > 0) & keep)  # keep: complete rows only (see tally)
     if chosen.size == 0:
         return groups
     S = h.S
@@ -164,11 +170,15 @@ def tally(sub: pa.Table, rows: AllIns, payout: np.ndarray, spec: Game, opts: Set
         scopes += [(f"{by}={v}", (values == v) & ~null) for v in distinct]
         if null.any():
             scopes.append((f"{by} null", null))
+    complete = _complete(h, 4 * spec.lowest_rank) if spec.has_hands else np.ones(h.T, bool)
     out: dict[str, Any] = {}
     for name, keep in scopes:
         scope: dict[str, Any] = {"rows": int(keep.sum())}
+        hidden = keep & ~complete
+        if hidden.any():
+            scope["hidden"] = {"rows": int(hidden.sum()), "allins": int((hidden & (rows.street >= 0)).sum())}
         if has_equity(spec):
-            scope["allin"] = _allin(rows, payout, pids, keep)
+            scope["allin"] = _allin(rows, payout, pids, keep & complete)
         if spec.has_hands:
             scope["cards"] = _cards(h, spec, keep)
         if spec.rule_presets:

@@ -123,7 +123,8 @@ def test_paths_and_values_a_user_gives_wrong_are_exit_2(tmp_path):
 
 
 def test_the_walk_defaults_named_for_help_are_the_kernels():
-    from cardbatch.batch.cli.common import EQUITY_BUDGET, EQUITY_MAX_SAMPLES, EQUITY_SAMPLES
-    from cardbatch.kernels.equity import MAX_SAMPLES, Walk
+    from cardbatch.batch.cli.common import EQUITY_BUDGET, EQUITY_DECKS, EQUITY_MAX_SAMPLES, EQUITY_SAMPLES
+    from cardbatch.kernels.equity import DECKS, MAX_SAMPLES, Walk
 
     assert (EQUITY_BUDGET, EQUITY_SAMPLES, EQUITY_MAX_SAMPLES) == (Walk().budget, Walk().samples, MAX_SAMPLES)
+    assert EQUITY_DECKS == tuple(DECKS) and EQUITY_DECKS[0] == Walk().deck
