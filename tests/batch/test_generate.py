@@ -120,3 +120,54 @@ def test_start_id_is_a_whole_number_that_keeps_hand_ids_in_int64(tmp_path):
     assert res.returncode == 2 and "--start-id" in res.stderr
     res = cli("generate", "--hands", "10", "--start-id", str(2**63 - 5), "--out", out)
     assert res.returncode == 2 and "--start-id" in res.stderr and "2**63 - 1" in res.stderr
+
+
+def test_play_styles_deal_the_same_cards_and_decide_by_them(tmp_path):
+    """`--play tight` keeps the deal (the same decks by hand id) and changes only the betting; the
+    same seed writes the same file; the summary names the style."""
+    files = {}
+    for play in ("random", "tight", "tight"):
+        out = tmp_path / f"{play}{len(files)}.parquet"
+        res = cli("generate", "--hands", "3000", "--seed", "2", "--play", play, "--streets", "--out", str(out))
+        assert res.returncode == 0, res.stderr
+        assert json.loads(res.stdout)["play"] == play
+        files[out.name] = pq.read_table(out)
+    random, tight, again = files.values()
+    assert tight.equals(again)
+    assert tight.column("cards").equals(random.column("cards"))
+    assert not tight.column("contrib_street").equals(random.column("contrib_street"))
+    audit = cli("audit", str(tmp_path / "tight1.parquet"), "--out", str(tmp_path / "a"), "-q")
+    assert audit.returncode == 0, audit.stderr  # every recorded payout is the settlement's
+
+
+def test_hide_folded_writes_folded_hands_as_unknown_and_settle_takes_them(tmp_path):
+    for text in ((), ("--text-cards",)):
+        out = tmp_path / f"h{len(text)}.parquet"
+        res = cli(
+            "generate", "--hands", "2000", "--seed", "3", "--play", "loose", "--hide-folded", *text, "--out", str(out)
+        )
+        assert res.returncode == 0 and json.loads(res.stdout)["hide_folded"] is True, res.stderr
+        t = pq.read_table(out)
+        for cards, folded in zip(t.column("cards").to_pylist(), t.column("folded").to_pylist()):
+            for seat, gone in enumerate(folded):
+                hand = cards[seat] if text else cards[2 * seat : 2 * seat + 2]
+                assert (hand in ("----", [255, 255])) == gone, (cards, folded)
+        settled = cli("settle", str(out), "--out", str(tmp_path / f"s{len(text)}"), "-q")
+        assert settled.returncode == 0, settled.stderr
+        summary = json.loads((tmp_path / f"s{len(text)}" / "summary.json").read_text())
+        assert summary["rows_rejected"] == 0
+
+
+@pytest.mark.parametrize(
+    "game, flag, said",
+    [
+        ("zjh", ("--play", "tight"), "--play tight: game zjh has no board"),
+        ("team2v2", ("--play", "loose"), "--play loose: game team2v2 has no board"),
+        ("team2v2", ("--hide-folded",), "--hide-folded: game team2v2 deals no cards"),
+        ("holdem", ("--play", "fish"), "invalid choice: 'fish'"),
+    ],
+)
+def test_a_style_a_game_cannot_play_is_refused(tmp_path, game, flag, said):
+    res = cli("generate", "--game", game, "--hands", "10", *flag, "--out", str(tmp_path / "x.parquet"))
+    assert res.returncode == 2 and said in res.stderr, res.stderr
+    assert not (tmp_path / "x.parquet").exists()
