@@ -3,14 +3,21 @@ mode (one core each), hand evaluations a second against our own 7-card enumerati
 --equity and fairness against settle of the same hands, and the audit's power against each
 dishonest dealer (printed).
 
-The spots: heads-up and three-way, preflop / flop / turn, random cards, one pot. A heads-up
-preflop all-in is measured twice: walked (every board) and from the heads-up table (a lookup).
+The spots: heads-up and three-way, preflop / flop / turn, with 0, 4 and 8 dead cards (folded
+seats' recorded hole cards, out of the deck for both sides), random cards, one pot. A heads-up
+preflop all-in with no dead card is measured twice: walked (every board) and from the heads-up
+table (a lookup); with dead cards it is walked. The fairness run is timed on logs of players who
+decide by their cards (``generate --play tight``), as real logs are, in real ``cardbatch``
+processes on a warm cache, as users run it.
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
+import subprocess
+import sys
 import time
 
 import numpy as np
@@ -21,21 +28,24 @@ from cardbatch.kernels import equity, holdem
 SPOTS = int(os.environ.get("CARDBATCH_BENCH_SPOTS", 2_000))  # flop and turn spots (preflop: a fiftieth)
 EQUITY_HANDS = int(os.environ.get("CARDBATCH_BENCH_EQUITY_HANDS", 1_000_000))
 FAIR_HANDS = int(os.environ.get("CARDBATCH_BENCH_FAIR_HANDS", 10_000_000))
-KINDS = [(n, known) for known in (0, 3, 4) for n in (2, 3)]
+KINDS = [(n, known, dead) for known in (0, 3, 4) for n in (2, 3) for dead in (0, 4, 8)]
 STREET = {0: "preflop", 3: "flop", 4: "turn"}
 pe = pytest.importorskip("poker_equity")
 
 
-def _spots(n: int, known: int, count: int, seed: int) -> tuple[np.ndarray, ...]:
+def _spots(n: int, known: int, count: int, seed: int, dead: int = 0) -> tuple[np.ndarray, ...]:
+    """``count`` spots of ``n`` live seats and ``dead // 2`` folded ones (their cards recorded: dead)."""
     rng = np.random.default_rng(seed)
-    hole = np.empty((count, n, 2), np.uint8)
+    S = n + dead // 2
+    hole = np.empty((count, S, 2), np.uint8)
     board = np.full((count, 5), 255, np.uint8)
     for i in range(count):
         deck = rng.permutation(52).astype(np.uint8)
-        hole[i] = deck[: 2 * n].reshape(n, 2)
-        board[i, :known] = deck[2 * n : 2 * n + known]
-    chips = np.full((count, n), 100, np.int64)
-    return chips, np.ones((count, n), bool), hole, board, np.full(count, known), np.zeros(count, np.int64)
+        hole[i] = deck[: 2 * S].reshape(S, 2)
+        board[i, :known] = deck[2 * S : 2 * S + known]
+    live = np.arange(S)[None, :] < n
+    chips = np.where(live, 100, 10).astype(np.int64).repeat(count, 0)
+    return chips, live.repeat(count, 0), hole, board, np.full(count, known), np.zeros(count, np.int64)
 
 
 def _count(n: int, known: int) -> int:
@@ -53,13 +63,17 @@ def _one_core():
         os.sched_setaffinity(0, before)
 
 
-@pytest.mark.parametrize("n, known", KINDS)
-def test_ours_exact_equity(benchmark, throughput, n, known):
-    args = _spots(n, known, _count(n, known), seed=n * 10 + known)
+def _group(n: int, known: int, dead: int) -> str:
+    return f"equity: exact, {n}-way {STREET[known]}, {dead} dead cards (spots)"
+
+
+@pytest.mark.parametrize("n, known, dead", KINDS)
+def test_ours_exact_equity(benchmark, throughput, n, known, dead):
+    args = _spots(n, known, _count(n, known), seed=n * 10 + known, dead=dead)
     equity.all_in_equity(*(a[:1] for a in args))
     walk_everything = equity.Walk(budget=10**9)
-    name = "cardbatch, heads-up table" if (n, known) == (2, 0) else "cardbatch (walked)"
-    group = f"equity: exact, {n}-way {STREET[known]} (spots)"
+    name = "cardbatch, heads-up table" if (n, known, dead) == (2, 0, 0) else "cardbatch (walked)"
+    group = _group(n, known, dead)
     throughput(
         benchmark,
         group,
@@ -77,7 +91,7 @@ def test_ours_heads_up_preflop_walked(benchmark, throughput):
     equity.all_in_equity(*(a[:1] for a in args), headsup=False)  # the table off: every board walked
     throughput(
         benchmark,
-        "equity: exact, 2-way preflop (spots)",
+        _group(2, 0, 0),
         "cardbatch (walked)",
         len(args[0]),
         lambda: equity.all_in_equity(*args, headsup=False),
@@ -87,20 +101,23 @@ def test_ours_heads_up_preflop_walked(benchmark, throughput):
 
 
 @pytest.mark.peer
-@pytest.mark.parametrize("n, known", KINDS)
-def test_poker_equity_exact(benchmark, throughput, n, known):
-    chips, live, hole, board, kn, _ = _spots(n, known, _count(n, known), seed=n * 10 + known)
+@pytest.mark.parametrize("n, known, dead", KINDS)
+def test_poker_equity_exact(benchmark, throughput, n, known, dead):
+    """Given the same dead cards (``dead=``), as the walk takes the folded seats' cards."""
+    chips, live, hole, board, kn, _ = _spots(n, known, _count(n, known), seed=n * 10 + known, dead=dead)
     count = max(2, len(hole) // (10 if known == 0 else 1))
 
     def run():
         for i in range(count):
-            r = pe.exact_from_text("holdem", [_text(h) for h in hole[i]], " ".join(_name(c) for c in board[i, :known]))
+            hands = [_text(h) for h in hole[i][live[i]]]
+            gone = " ".join(_name(int(c)) for c in hole[i][~live[i]].ravel())
+            r = pe.exact_from_text("holdem", hands, " ".join(_name(c) for c in board[i, :known]), gone)
             assert r["exact"]
 
     with _one_core():
         throughput(
             benchmark,
-            f"equity: exact, {n}-way {STREET[known]} (spots)",
+            _group(n, known, dead),
             "poker-equity exact (1 core)",
             count,
             run,
@@ -184,30 +201,37 @@ def test_settle_with_and_without_equity(benchmark, throughput, equity_file, tmp_
 
 @pytest.fixture(scope="module")
 def fair_file(tmp_path_factory):
+    """Logs as real play makes them: six-max tables of players who decide by their cards."""
     from cardbatch.batch.generate import GenerateOptions, write
     from cardbatch.batch.io.jobs import RunOptions
 
     path = tmp_path_factory.mktemp("fair") / "hands.parquet"
-    write(GenerateOptions(str(path), hands=FAIR_HANDS, seed=5, streets=True, run=RunOptions(quiet=True)))
+    opts = GenerateOptions(
+        str(path), hands=FAIR_HANDS, seed=5, streets=True, max_seats=6, play="tight", row_group=250_000
+    )
+    write(dataclasses.replace(opts, run=RunOptions(quiet=True)))
     return str(path)
 
 
 @pytest.mark.parametrize("run", ["settle", "fairness", "fairness --results"])
 def test_fairness_against_settle(benchmark, throughput, fair_file, tmp_path, run):
-    """The audit as it runs by default (its verdict, no per-hand results), and with --results."""
-    from cardbatch.batch.settle.options import FairnessOptions
+    """The audit as users run it (a ``cardbatch`` process, warm cache; its verdict, no per-hand
+    results, then with --results) against ``cardbatch settle`` of the same tight-play logs."""
+    command, *flags = run.split()
+    args = [sys.executable, "-m", "cardbatch", command, fair_file, "-q", "--mode", "overwrite", *flags]
 
-    audit = run != "settle"
-    opts = {"equity": equity.Walk(), "fairness": FairnessOptions(results=run.endswith("--results"))} if audit else {}
-    _settle(fair_file, str(tmp_path / "warm"), **opts)
+    def once(out: str) -> None:
+        subprocess.run([*args, "--out", out], check=True)
+
+    once(str(tmp_path / "warm"))
     throughput(
         benchmark,
-        "fairness against settle (10 M hands, 2 workers)",
+        f"fairness against settle ({FAIR_HANDS / 1e6:g} M tight-play hands, cardbatch processes, 2 workers)",
         run,
         FAIR_HANDS,
-        lambda: _settle(fair_file, str(tmp_path / "out"), **opts),
+        lambda: once(str(tmp_path / "out")),
         rounds=2,
-        ours=not audit,
+        ours=command == "settle",
     )
 
 
