@@ -94,11 +94,11 @@ def _writable(table: pa.Table) -> pa.Table:
     return table
 
 
-_WALK_OPTIONS = {"equity_budget": "budget", "equity_samples": "samples", "equity_seed": "seed"}
+_WALK_OPTIONS = {"equity_budget": "budget", "equity_samples": "samples", "equity_seed": "seed", "equity_deck": "deck"}
 
 
 def _with_walk(rules: dict[str, Any]) -> dict[str, Any]:
-    """``equity=True`` and the command line's ``equity_budget``/``_samples``/``_seed`` as the
+    """``equity=True`` and the command line's ``equity_budget``/``_samples``/``_seed``/``_deck`` as the
     :class:`~cardbatch.kernels.equity.Walk` they name (``equity`` may also be a ``Walk`` itself)."""
     from cardbatch.kernels.equity import Walk
 
@@ -125,7 +125,7 @@ def settle(
     ``if __name__ == "__main__":`` guard. ``rules``: the settlement options by their command-line
     names (``policy``, ``rake_pct``, ``rake_cap``, ``chip_unit``, ``odd_chips``, ``orphan_chips``,
     ``no_flop_no_drop``, ``rules``, ``game``, ``team_model``, ``trips_beat_straight``, ``equity=True``
-    with ``equity_budget``, ``equity_samples``, ``equity_seed``, ``by_player``); ``workers``:
+    with ``equity_budget``, ``equity_samples``, ``equity_seed``, ``equity_deck``, ``by_player``); ``workers``:
     numba's threads for the kernels (default: every core); ``batch_rows``: rows settled at a time.
     Raises ``ValueError`` for an option it does not know and :class:`~cardbatch.batch.io.errors.InputError` for input it
     cannot read as asked (the message names ``the table`` or the file, and the column).
