@@ -22,7 +22,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from cardbatch.batch import plays
+from cardbatch import plays
 from cardbatch.batch.io import owned, storage
 from cardbatch.batch.io.columns import fixed_size_list
 from cardbatch.batch.io.compiling import announced
@@ -74,7 +74,7 @@ def generate_hands(
 ) -> Generated:
     """``n`` hands of ``game`` (any game with hands), hand ids ``start..start+n-1``; ``bias``: dealt
     by the dishonest dealers given (none: a fair deal); ``play_style``: how the players decide (a
-    :data:`cardbatch.batch.plays.PLAYS` name); ``hide_folded``: folded seats' cards written as
+    :data:`cardbatch.plays.PLAYS` name); ``hide_folded``: folded seats' cards written as
     unknown, as public hand histories hide them.
 
     Made in chunks of :data:`CHUNK` rows, each from its own random stream
@@ -433,7 +433,7 @@ class GenerateOptions:
     ``streets`` writes ``contrib_street`` (and ``stack``) instead of ``contrib``; ``text_cards`` writes
     cards as text; ``bias``: dishonest dealers (:class:`Bias`), none by default; ``start_id``: the
     first ``hand_id`` (hand ``i`` of the file is ``start_id + i``, dealt from deck ``start_id + i``).
-    ``play``: how the players decide (:data:`cardbatch.batch.plays.PLAYS`: ``random`` folds whatever
+    ``play``: how the players decide (:data:`cardbatch.plays.PLAYS`: ``random`` folds whatever
     the cards, ``tight``/``loose`` decide by them, games with a board only); ``hide_folded``: folded
     seats' cards written as unknown (255, ``--``), as public hand histories hide them.
     An option that can do nothing for the game is refused (``ValueError``): a 2v2 game has no streets

@@ -615,7 +615,7 @@ def all_in_equity(
     >>> hole = parse(["AsAh", "KsKh"]).reshape(1, 2, 2)
     >>> board = parse(["2c7d9hTs4c"])
     >>> e = all_in_equity([[100, 100]], [[True, True]], hole, board, [3], [0])
-    >>> e.exact[0], e.drawn[0], [round(x, 4) for x in e.ev_payout[0]]
+    >>> bool(e.exact[0]), int(e.drawn[0]), [round(float(x), 4) for x in e.ev_payout[0]]
     (True, 990, [183.2323, 16.7677])
     """
     opts = _standard(options)

@@ -19,7 +19,7 @@ The cards are dealt first; then each hand is bet street by street by players who
 
 Decisions draw from each hand's own stream keyed by (seed, hand id), as the random model's do, so a
 range of hands comes out the same on any worker. ``params`` (floats, :data:`PARAMS` order) is a
-style of :data:`cardbatch.batch.generate.PLAYS`.
+style of :data:`cardbatch.plays.PLAYS`.
 """
 
 from __future__ import annotations

@@ -20,6 +20,10 @@ MODULES = [
     "cardbatch.batch.settle.fairness.groups",
     "cardbatch.batch.frames",
     "cardbatch.games",
+    "cardbatch.plays",
+    "cardbatch.kernels.play",
+    "cardbatch.kernels.equity",
+    "cardbatch.batch.settle.fairness.audit",
     "cardbatch",
 ]
 

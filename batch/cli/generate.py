@@ -13,8 +13,8 @@ from cardbatch.batch.cli.common import (
     positive_int,
     show,
 )
-from cardbatch.batch.plays import PLAYS
 from cardbatch.games import GAMES, HOLDEM
+from cardbatch.plays import PLAYS
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -6,10 +6,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from cardbatch.batch.plays import PLAYS
 from cardbatch.kernels import holdem
 from cardbatch.kernels.cards import parse
 from cardbatch.kernels.play import chen, made, play, preflop_strength
+from cardbatch.plays import PLAYS
 
 # Bill Chen's scores as his formula's published examples give them
 PUBLISHED = {"AsAh": 20, "KsKh": 16, "QsQh": 14, "JsJh": 12, "AsKs": 12, "AsKd": 10, "Ts9s": 8, "5s5h": 5}

@@ -1,4 +1,5 @@
-"""How the players of ``cardbatch generate`` decide: the styles of ``--play``, one registry.
+"""How the players of ``cardbatch generate`` decide: the styles of ``--play``, one registry (beside
+the games': data, read by the command line without loading the kernels).
 
 ``random`` is the first model: every seat folds at a fixed rate and bets a random size, whatever
 its cards. ``tight`` and ``loose`` decide by their cards (:mod:`cardbatch.kernels.play`, whose
