@@ -41,6 +41,9 @@ def order_index(vals, n):
     """The index of the live seats' order: ``sum(r_i * n**i)``, ``r_i`` the seats above seat i."""
     if n == 2:  # the common all-in, without the general loops
         return (vals[1] > vals[0]) + 2 * (vals[0] > vals[1])
+    if n == 3:  # the common multiway one
+        v0, v1, v2 = vals[0], vals[1], vals[2]
+        return (v1 > v0) + (v2 > v0) + 3 * ((v0 > v1) + (v2 > v1)) + 9 * ((v0 > v2) + (v1 > v2))
     code = 0
     mult = 1
     for i in range(n):
