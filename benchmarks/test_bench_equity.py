@@ -235,12 +235,14 @@ def test_fairness_against_settle(benchmark, throughput, fair_file, tmp_path, run
     )
 
 
-POWER = [
-    ("holdem", "card=As:0.01", "holdem: cards, hole 0.0"),
-    ("holdem", "card=As:0.03", "holdem: cards, hole 0.0"),
-    ("holdem", "seat0=0.5", "holdem: all-ins, seat=0"),
-    ("holdem", "seat0=1", "holdem: all-ins, seat=0"),
-    ("zjh", "card=As:0.02", "zjh: cards, hole 0.0"),
+POWER = [  # (game, --play, --bias, the test that should catch it)
+    ("holdem", "random", "card=As:0.01", "holdem: cards, hole 0.0"),
+    ("holdem", "random", "card=As:0.03", "holdem: cards, hole 0.0"),
+    ("holdem", "random", "seat0=0.5", "holdem: all-ins, seat=0"),
+    ("holdem", "random", "seat0=1", "holdem: all-ins, seat=0"),
+    ("holdem", "tight", "card=As:0.03", "holdem: cards, hole 0.0"),
+    ("holdem", "tight", "seat0=1", "holdem: all-ins, seat=0"),
+    ("zjh", "random", "card=As:0.02", "zjh: cards, hole 0.0"),
 ]
 
 
@@ -252,15 +254,23 @@ def test_power_against_each_dealer(capsys):
     from cardbatch.batch.settle.options import FairnessOptions, SettleOptions
 
     opts = SettleOptions(equity=equity.Walk(budget=100_000, samples=2_000), fairness=FairnessOptions())
-    sizes = [s for s in (5_000, 10_000, 20_000, 40_000, 80_000, 160_000) if s <= max(EQUITY_HANDS // 5, 5_000)]
+    sizes = [s for s in (5_000, 10_000, 20_000, 40_000, 80_000, 160_000, 320_000) if s <= max(EQUITY_HANDS // 3, 5_000)]
     lines = []
-    for game, bias, test in POWER:
+    for game, play, bias, test in POWER:
         found = None
         t0 = time.perf_counter()
         for size in sizes:
             caught = 0
             for seed in range(5):
-                table = generate_hands(game, size, seed=seed, streets_column=game != "zjh", bias=(Bias.parse(bias),))
+                table = generate_hands(
+                    game,
+                    size,
+                    seed=seed,
+                    streets_column=game != "zjh",
+                    bias=(Bias.parse(bias),),
+                    play_style=play,
+                    max_seats=6 if play != "random" else 9,
+                )
                 _, _, figures = settle_in_memory(table.table, "t", opts)
                 caught += test in run_tests(figures["by_game"], "zjh", 0.01)["rejected"]
             if caught >= 4:
@@ -268,6 +278,8 @@ def test_power_against_each_dealer(capsys):
                 break
         said = f"{found:,} hands" if found else f"more than {sizes[-1]:,} hands"
         took = time.perf_counter() - t0
-        lines.append(f"  {game:<8} --bias {bias:<14} caught by '{test}' in 4 of 5 seeds at {said} ({took:.0f} s)")
+        lines.append(
+            f"  {game:<8} --play {play:<6} --bias {bias:<14} caught by '{test}' 4 of 5 seeds at {said} ({took:.0f} s)"
+        )
     with capsys.disabled():
         print("\n[fairness: power, level 0.01]\n" + "\n".join(lines))
