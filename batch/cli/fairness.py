@@ -50,6 +50,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--level", type=_level, default=0.01, help="false-alarm rate of all the tests together")
     add_walk_options(p, deck=False)
     p.add_argument(
+        "--equity-deck",
+        choices=("seen", "trackers"),
+        help="the audit always counts every recorded card as out of the deck (seen, the default); trackers "
+        "(folded cards back in the deck) is refused: it is biased where folds depend on the cards",
+    )
+    p.add_argument(
         "--by-player",
         action="store_true",
         help="with a player_id column: an all-in test per player too (one entry per player in the tallies)",

@@ -145,7 +145,7 @@ def walk_rows(
         counts["by_street"] = {str(k): int((street[rows] == k).sum()) for k in range(3) if (street[rows] == k).any()}
         folded = ~w.live[at_row] & (np.arange(w.S)[None, :] < w.seats[at_row, None])
         hidden = (folded[:, :, None] & (w.hole[at_row] == 255)).any(axis=(1, 2))
-        if hidden.any():  # unknown cards stay in the deck: said, since folds that depend on them bias it
+        if hidden.any() and (opts.equity or Walk()).deck == "seen":  # unknown cards stay in the deck: said
             counts["hidden_cards"] = int(hidden.sum())
     counts["not_placed"] = _tally(cause)
     return AllIns(h, street, cause, offsets, ev, se, var), counts

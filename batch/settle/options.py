@@ -122,8 +122,9 @@ class SettleOptions:
         if self.fairness is not None and self.equity is not None and self.equity.deck != "seen":
             # the tests compare realised shares with their expectation, which only the true deck gives
             raise ValueError(
-                f"a fairness run counts every recorded card as seen; deck {self.equity.deck!r} is for settle "
-                "--equity's per-player luck report"
+                f"a fairness run counts every recorded card as seen (--equity-deck seen); {self.equity.deck} puts "
+                "the folded cards back in the deck, which is biased where folds depend on the cards: it is for "
+                "settle --equity's luck reports"
             )
         if self.fairness is not None and (self.pots.rake_pct or self.no_flop_no_drop):
             # the audit compares shares of the chips the hand paid with equity: no rake, as the command runs it

@@ -227,11 +227,18 @@ def _category_tests(
         )
 
 
-def hidden_reasons(prefix: str, hidden: dict[str, int], has_cards: bool) -> list[dict[str, Any]]:
-    """What a scope whose rows hide some seats' cards leaves out, and why (see the module's docstring).
+def _rows(n: int) -> str:
+    return f"{n:,} row{'s' if n != 1 else ''}"
 
-    >>> [r["tests"] for r in hidden_reasons("holdem:", {"rows": 10, "allins": 2}, True)]
-    ['holdem: all-ins (2 of them)', 'holdem: cards']
+
+def hidden_reasons(prefix: str, hidden: dict[str, int], kinds: tuple[str, ...]) -> list[dict[str, Any]]:
+    """What a scope whose rows hide some seats' cards leaves out, and why (see the module's docstring);
+    ``kinds``: the card test families it would have run (``cards``, ``categories``).
+
+    >>> [r["tests"] for r in hidden_reasons("zjh:", {"rows": 10, "allins": 2}, ("cards", "categories"))]
+    ['zjh: all-ins (2 of them)', 'zjh: cards and categories']
+    >>> hidden_reasons("holdem:", {"rows": 1, "allins": 0}, ("cards",))[0]["reason"][:24]
+    '1 row does not record ev'
     """
     rows, allins = int(hidden.get("rows", 0)), int(hidden.get("allins", 0))
     out = []
@@ -240,18 +247,21 @@ def hidden_reasons(prefix: str, hidden: dict[str, int], has_cards: bool) -> list
             {
                 "tests": f"{prefix} all-ins ({allins:,} of them)",
                 "rows": allins,
-                "reason": f"{allins:,} all-ins with a seat's cards not recorded are left out of the all-in tests: the "
-                "deck at the all-in is not known, and counting the hidden cards as still in it is biased where "
-                "folds depend on the cards (the other all-ins are tested)",
+                "reason": f"{allins:,} all-in{'s' if allins != 1 else ''} with a seat's cards not recorded "
+                f"{'are' if allins != 1 else 'is'} left out of the all-in tests: the deck at the all-in is not "
+                "known, and counting the hidden cards as still in it is biased where folds depend on the cards "
+                "(the other all-ins are tested)",
             }
         )
-    if has_cards:
+    if kinds:
+        verb = "does" if rows == 1 else "do"
         out.append(
             {
-                "tests": f"{prefix} cards",
+                "tests": f"{prefix} {' and '.join(kinds)}",
                 "rows": rows,
-                "reason": f"{rows:,} rows do not record every seat's cards: the rows that do are those whose players "
-                "all reached a showdown, a sample chosen by the cards, so no card test is run",
+                "reason": f"{_rows(rows)} {verb} not record every seat's cards: the rows that do are chosen by the "
+                "cards (where folded hands are hidden, they are the hands whose players all reached a showdown), "
+                f"so no {' or '.join({'cards': 'card', 'categories': 'category'}[k] for k in kinds)} test is run",
             }
         )
     return out
@@ -272,8 +282,8 @@ def run_tests(by_game: dict[str, Any], rules: str, level: float) -> dict[str, An
             prefix = f"{game} ({scope}):" if scope != "all" else f"{game}:"
             first = len(tests)
             hidden = t.get("hidden", {})
-            cards = bool(t.get("cards") or t.get("categories"))
-            not_run += hidden_reasons(prefix, hidden, cards) if hidden.get("rows") else []
+            kinds = tuple(k for k in ("cards", "categories") if t.get(k))
+            not_run += hidden_reasons(prefix, hidden, kinds) if hidden.get("rows") else []
             _allin_tests(prefix, t.get("allin", {}), tests, skipped)
             if not hidden.get("rows"):
                 _card_tests(prefix, game, t.get("cards", {}), tests, skipped)

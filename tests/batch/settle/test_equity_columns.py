@@ -46,16 +46,34 @@ def test_all_in_streets_from_stacks_and_streets():
     assert all_in_streets(stack, c, live, 3).tolist()[0] == -1
 
 
+def test_a_seat_that_folds_on_a_later_street_is_still_in_until_then():
+    """The trial's hand: seat 1 all in for 200 preflop, seats 0 and 2 call; on the flop seat 0 bets
+    400 and seat 2 folds. The hand is all-in after the flop, not preflop: seat 2's fold was made
+    seeing the flop, and a hand chosen by its flop would not have its equity as its expectation."""
+    stack = np.array([[1000, 200, 1000]])
+    c = np.zeros((1, 4, 3), np.int64)
+    c[0, 0] = [200, 200, 200]
+    c[0, 1] = [400, 0, 0]
+    live = np.array([[True, True, False]])
+    assert all_in_streets(stack, c, live, 3).tolist() == [1]
+    c[0, 0, 2] = 20  # seat 2 only limped and folded to the all-in: preflop it is
+    assert all_in_streets(stack, c, live, 3).tolist() == [0]
+
+
 def test_all_in_streets_as_a_whole_array_formula_says():
     """The kernel against the definition written over whole arrays: chips behind after each street,
-    the first street with at most one live seat holding some, at a table of two live seats or more."""
+    the first street with at most one seat still in holding some (live, or folded later: it had
+    matched the most put in so far, or put chips in after), at a table of two live seats or more."""
     rng = np.random.default_rng(7)
     T, K, S = 5000, 4, 6
-    stack = rng.integers(0, 60, (T, S))
+    stack = rng.integers(0, 30, (T, S))  # short: all-ins on every street
     c = rng.integers(0, 20, (T, K, S)) * (rng.random((T, K, S)) < 0.6)
     live = rng.random((T, S)) < 0.7
-    behind = stack[:, None, :] - np.cumsum(c, axis=1)
-    quiet = ((behind > 0) & live[:, None, :]).sum(axis=2)[:, :3] <= 1
+    put = np.cumsum(c, axis=1)
+    behind = stack[:, None, :] - put
+    later = c.sum(axis=1)[:, None, :] - put  # chips put in after each street
+    still_in = live[:, None, :] | (put >= put.max(axis=2, keepdims=True)) | (later > 0)
+    quiet = ((behind > 0) & still_in).sum(axis=2)[:, :3] <= 1
     want = np.where(quiet.any(axis=1) & (live.sum(axis=1) >= 2), quiet.argmax(axis=1), -1)
     got = all_in_streets(stack, c, live, 3)
     assert (got == want).all()
