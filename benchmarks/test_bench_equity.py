@@ -253,7 +253,7 @@ def test_power_against_each_dealer(capsys):
     from cardbatch.batch.settle.job import settle_in_memory
     from cardbatch.batch.settle.options import FairnessOptions, SettleOptions
 
-    opts = SettleOptions(equity=equity.Walk(budget=100_000, samples=2_000), fairness=FairnessOptions())
+    opts = SettleOptions(equity=equity.Walk(budget=50_000, samples=2_000), fairness=FairnessOptions())
     sizes = [s for s in (5_000, 10_000, 20_000, 40_000, 80_000, 160_000, 320_000) if s <= max(EQUITY_HANDS // 3, 5_000)]
     lines = []
     for game, play, bias, test in POWER:
