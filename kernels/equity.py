@@ -227,9 +227,9 @@ def _tables(first, stop, chips, dead, live, hole, board, known, button, seeds, g
         if n == 2 and k == 5 and m == 48 and hu_keys.shape[0] > 0:  # heads-up preflop, no card seen but theirs: tabled
             a, b = seats[0], seats[1]
             tabled = lookup(hu_keys, hu_counts, hole[t, a, 0], hole[t, a, 1], hole[t, b, 0], hole[t, b, 1], counts)
-        # walked: at most the budget's completions (drawing more than there are walks them), or by ranks
-        # (up to MAX_COUNTED seats: a bounded cost, about RANK_WALK completions') when the budget allows that
-        walk = tabled or (total >= 0 and (total <= max(budget, samples) or (counted and budget >= RANK_WALK)))
+        # walked: at most the budget's completions (drawing more than there are walks them), and heads-up
+        # preflop whatever the budget, as the table served it: by ranks, about RANK_WALK completions' work
+        walk = tabled or (total >= 0 and (total <= max(budget, samples) or (n == 2 and k == 5)))
         draws = total if walk else samples
         code = OK
         if walk and counted and not tabled and k <= 2:
@@ -512,10 +512,10 @@ DECKS = {
 @dataclasses.dataclass(frozen=True)
 class Walk:
     """How far the equity walk goes: every completion of the board when there are at most
-    ``budget`` of them (or, up to :data:`MAX_COUNTED` live seats, by ranks when ``budget`` is at
-    least :data:`RANK_WALK`: a preflop all-in's 1.7 million boards cost about that many), else
-    ``samples`` completions drawn with ``seed`` (with each table's own seed, see
-    :func:`all_in_equity`); ``deck``: which recorded cards are out of the deck (a :data:`DECKS` name).
+    ``budget`` of them (a heads-up preflop all-in's whatever the budget: walked by ranks, it costs
+    about :data:`RANK_WALK` completions' work), else ``samples`` completions drawn with ``seed``
+    (with each table's own seed, see :func:`all_in_equity`); ``deck``: which recorded cards are out
+    of the deck (a :data:`DECKS` name).
 
     >>> Walk().budget, Walk(budget=0).samples, Walk().deck
     (100000, 10000, 'seen')
@@ -667,7 +667,7 @@ def slices(lv: np.ndarray, kn: np.ndarray, lowest_card: int, walk: Walk) -> list
     n = lv.sum(axis=1)
     left = np.clip((52 - lowest_card) - 2 * n - kn, 0, 52)
     total = _COMB[left, np.clip(5 - kn, 0, 5)]
-    walked = (total <= max(walk.budget, walk.samples)) | ((n <= MAX_COUNTED) & (walk.budget >= RANK_WALK))
+    walked = (total <= max(walk.budget, walk.samples)) | ((n == 2) & (kn == 0))
     draws = np.where(walked, total, walk.samples)
     cost = np.where(n > MAX_COUNTED, draws * PAID_EACH, np.where(walked, np.minimum(total, RANK_WALK), draws))
     ends = np.cumsum(np.maximum(cost, 1))

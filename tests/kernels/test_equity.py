@@ -540,12 +540,13 @@ def _folded_spot(rng, n, folded, known, per=2):
 @pytest.mark.parametrize("n, folded", [(2, 0), (2, 2), (2, 4), (3, 2), (3, 4)])
 def test_folded_cards_are_out_of_the_deck_as_poker_equity_counts_dead_cards(known, n, folded):
     """Every recorded card is seen: the walk agrees with poker-equity's exact mode given the folded
-    seats' cards as dead cards, heads-up preflop (no longer from the table) included."""
+    seats' cards as dead cards, heads-up preflop (no longer from the table, walked whatever the
+    budget: see the next test) included."""
     rng = np.random.default_rng([known, n, folded])
     spots = 2 if known == 0 else 40
     for _ in range(spots):
         chips, live, hole, board, kn = _folded_spot(rng, n, folded, known)
-        e = all_in_equity([chips], [live], [hole], [board], [kn], [0])
+        e = all_in_equity([chips], [live], [hole], [board], [kn], [0], walk=Walk(budget=2_000_000))  # 3-way too
         dead = " ".join(holdem_text(hole[~live].ravel()))
         r = pe.exact_from_text("holdem", [_names(h) for h in hole[live]], " ".join(holdem_text(board[:kn])), dead)
         left = 52 - 2 * (n + folded) - kn
@@ -608,3 +609,17 @@ def test_omaha_folded_cards_are_seen_too(game, theirs):
         assert np.allclose(e.ev_payout[0][live] / chips.sum(), theirs_eq, rtol=0, atol=1e-12)
         back = all_in_equity_by_evaluator(spec, [chips], [live], [hole], [board], [kn], [0], walk=Walk(deck="trackers"))
         assert back.drawn[0] == combinations(52 - 8 - kn, 5 - kn)
+
+
+def test_a_heads_up_preflop_all_in_is_exact_whatever_the_budget_multiway_ones_by_it():
+    hole = parse(["AsAh", "KsKh", "7c2d", "QdQc"]).reshape(4, 2)
+    chips, board = np.array([50, 50, 10, 50]), np.full(5, 255, np.uint8)
+    heads_up = np.array([True, True, False, False])
+    for walk in (Walk(), Walk(budget=0, samples=2)):
+        e = all_in_equity([chips], [heads_up], [hole], [board], [0], [0], walk=walk)
+        assert e.exact[0] and e.drawn[0] == combinations(52 - 8, 5)
+    three = np.array([True, True, False, True])
+    sampled = all_in_equity([chips], [three], [hole], [board], [0], [0])
+    assert not sampled.exact[0] and sampled.drawn[0] == Walk().samples
+    walked = all_in_equity([chips], [three], [hole], [board], [0], [0], walk=Walk(budget=2_000_000))
+    assert walked.exact[0] and walked.drawn[0] == combinations(52 - 8, 5)
