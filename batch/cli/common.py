@@ -10,18 +10,8 @@ import textwrap
 from collections.abc import Callable
 from typing import Any, TypeVar, cast
 
+from cardbatch.batch.io.exits import EXIT_AUDIT, EXIT_CODES, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE  # noqa: F401  (re-exported)
 from cardbatch.batch.io.jobs import Summary
-
-EXIT_OK, EXIT_INTERNAL, EXIT_USAGE, EXIT_AUDIT = 0, 1, 2, 3  # the jobs ask for 0 or 3 through Summary.status
-
-EXIT_CODES = """exit codes:
-  0    done (rows that could not be settled are in DIR/errors/, which is not a failure)
-  1    internal error: a bug of ours; the message names a log file with the traceback
-  2    the command or its input cannot be used as given (bad option, unreadable file, column type)
-  3    audit only: some recomputed payout differs from the recorded one
-  4    fairness only: a test rejected the deal at the stated level
-  130  interrupted (Ctrl-C); 143 terminated (SIGTERM): run the same command again to resume"""
-
 
 # Named here, not imported from the kernels, so that --help does not load numba
 # (tests/batch/cli/test_cli.py checks they equal threecard.PRESETS and ranking.MEASURES).

@@ -20,7 +20,8 @@ import threading
 import time
 from collections.abc import Iterator
 
-EXIT_INTERRUPTED, EXIT_TERMINATED = 130, 143
+from cardbatch.batch.io.exits import EXIT_INTERRUPTED, EXIT_TERMINATED
+
 RESUME = "interrupted; run the same command again to resume"
 
 

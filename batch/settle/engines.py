@@ -38,6 +38,29 @@ class Engine:
     warm: dict[str, Any] | None = None
 
 
+_CHATTY = ("distributed", "asyncio", "tornado", "tornado.application")
+
+
+class _StopChatter(logging.Filter):
+    """Drops the event loop's report of a callback cancelled by Ctrl-C or SIGTERM: the loop thread
+    logs it while the main thread is still raising the stop, before the run's handler can quiet it."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        kind = record.exc_info[0] if record.exc_info else None
+        stopped = kind is not None and not issubclass(kind, Exception)  # KeyboardInterrupt, Terminated
+        cancelled = "cancel" in record.getMessage().lower() or (kind is not None and "Cancelled" in kind.__name__)
+        return not (stopped or cancelled)
+
+
+def _chatter_outlets() -> list[logging.Filterer]:
+    """The loggers of the event loop and Dask, and every handler their records reach (a filter on
+    a logger does not see its children's records; one on a handler does)."""
+    loggers = [logging.getLogger(n) for n in (*_CHATTY, "")]
+    handlers = [h for lg in loggers for h in lg.handlers]
+    last = [logging.lastResort] if logging.lastResort is not None else []
+    return [*loggers[:-1], *handlers, *last]
+
+
 def map_units(
     units: list[Unit], ctx: UnitContext, run: RunOptions, warm_paths: list[str], engine: Engine
 ) -> Iterator[Done]:
@@ -81,6 +104,10 @@ def _dask(
         raise InputError("--engine dask needs Dask: pip install 'cardbatch[dask]'") from None
 
     cluster = client = None
+    quiet_stop = _StopChatter()
+    filtered = _chatter_outlets()
+    for outlet in filtered:
+        outlet.addFilter(quiet_stop)
     try:
         with signals_held():  # a cluster is either not started or started whole, so it can be closed
             if scheduler:
@@ -117,10 +144,12 @@ def _dask(
             yield unit_of[f], f.result()
         engine.workers = len(client.scheduler_info()["workers"])  # the cluster's workers, not this machine's
     except BaseException:  # interrupted or failed: the cluster's shutdown chatter is not the user's news
-        for name in ("distributed", "asyncio", "tornado"):
+        for name in _CHATTY:
             logging.getLogger(name).setLevel(logging.CRITICAL)
         raise
     finally:
+        for outlet in filtered:
+            outlet.removeFilter(quiet_stop)
         if client is not None:
             client.close()
         if cluster is not None:

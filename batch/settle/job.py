@@ -24,6 +24,7 @@ import pyarrow.parquet as pq
 
 from cardbatch.batch.io import owned, storage
 from cardbatch.batch.io.errors import InputError
+from cardbatch.batch.io.exits import EXIT_AUDIT, EXIT_FAIRNESS, EXIT_OK
 from cardbatch.batch.io.inputs import is_output_manifest, parquet_inputs
 from cardbatch.batch.io.jobs import Engine as EngineName
 from cardbatch.batch.io.jobs import RunOptions, Summary
@@ -139,8 +140,8 @@ def unused_options(figures: dict[str, Any], opts: SettleOptions) -> list[str]:
 def status_of(opts: SettleOptions, figures: dict[str, Any]) -> int:
     """4 for a fairness run that rejected a test, 3 for an audit that found a mismatch, else 0."""
     if opts.fairness is not None and (figures.get("fairness") or {}).get("rejected"):
-        return 4
-    return 3 if opts.audit and figures.get("mismatches", 0) else 0
+        return EXIT_FAIRNESS
+    return EXIT_AUDIT if opts.audit and figures.get("mismatches", 0) else EXIT_OK
 
 
 def settle_files(
