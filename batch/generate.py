@@ -29,6 +29,7 @@ from cardbatch.batch.io.compiling import announced
 from cardbatch.batch.io.jobs import FILE_MODES, FileMode, RunOptions, Summary, require_whole
 from cardbatch.batch.io.lists import padded_to_list
 from cardbatch.batch.io.progress import progress
+from cardbatch.constants import RANKS, SUITS
 from cardbatch.games import HOLDEM, TEAM2V2, Game
 from cardbatch.games import game as game_spec
 from cardbatch.kernels import betting, pots, showdown, team, threecard
@@ -393,7 +394,7 @@ def _bias_deck(deck: np.ndarray, seats: np.ndarray, spec: Game, bias: Bias, rng:
     """``card`` bias: move the card into seat 0's first hole card in the chosen rows (a swap)."""
     assert bias.card is not None
     if bias.card < 4 * spec.lowest_rank:
-        name = "23456789TJQKA"[bias.card >> 2] + "dchs"[bias.card & 3]
+        name = RANKS[bias.card >> 2] + SUITS[bias.card & 3]
         raise ValueError(f"--bias: card {name} is not in {spec.title}'s deck")
     rows = np.flatnonzero(rng.random(len(deck)) < bias.rate)
     at = np.argmax(deck[rows] == bias.card, axis=1)  # seat 0's first hole card is deck position 0

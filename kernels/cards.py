@@ -16,11 +16,11 @@ import numpy as np
 from numba import njit, prange
 from numpy.typing import ArrayLike
 
+from cardbatch.constants import RANKS, SUITS
+
 from .twins import twin
 
 NO_CARD = 255
-RANKS = "23456789TJQKA"
-SUITS = "dchs"
 
 # Byte -> rank or suit (upper-case letters; 255 = not one). Shared with the batch side's column reader.
 RANK_OF = np.full(256, 255, dtype=np.uint8)

@@ -48,6 +48,16 @@ import numpy as np
 from numba import get_num_threads, njit, prange
 from numpy.typing import ArrayLike
 
+from cardbatch.constants import (  # the names --help reads without numba; Deck re-exported
+    DECKS,
+    MAX_SAMPLES,
+    WALK_BUDGET,
+    WALK_DECK,
+    WALK_SAMPLES,
+    WALK_SEED,
+    Deck,  # noqa: F401
+)
+
 from .boardwalk import MULTISETS, add_card, order_index, walk_few, walk_five
 from .headsup import load as load_headsup
 from .headsup import lookup
@@ -56,7 +66,6 @@ from .pots.api import Options, rows_beyond_int64
 from .pots.policies import standard_dead, standard_layered, standard_layers, standard_raked
 from .reasons import OK
 
-MAX_SAMPLES = 10_000_000  # a table's samples: about a second of one core at most
 SLICE_DRAWS = 20_000_000  # completions a call of the kernel walks at most: signals are handled between calls
 MAX_COUNTED = 6  # up to 6 live seats (6**6 = 46,656 orders) a completion counts its order
 RANK_WALK = 100_000  # a walk by ranks costs at most about as much as this many completions counted (~1 ms)
@@ -483,33 +492,6 @@ def equity_kernel(chips, dead, live, hole, board, known, button, seeds, game, ta
 
 
 @dataclasses.dataclass(frozen=True)
-class Deck:
-    """Which cards an all-in's walk counts as out of the deck, besides the live seats' and the board's.
-
-    ``seen`` (the default, and the only rule of the fairness audit): every card the row records,
-    the folded seats' included. On a fair deal the all-in's expected payout is then exactly the
-    expectation of the realised one, whatever the players' decisions: folds depend on the cards
-    (folded hands are weak, so the cards left are richer in high ones). ``trackers``: the folded
-    seats' cards go back into the deck, as poker trackers count a player's all-in luck (what the
-    players saw at the table); on logs where folds depend on the cards its expectations are off
-    (the favourite's realised share ran 0.42 points above them over 2 million fair 6-max all-ins).
-    Cards recorded as unknown (255) stay in the deck under both rules."""
-
-    name: str
-    folded_seen: bool
-    words: str
-
-
-DECKS = {
-    d.name: d
-    for d in (
-        Deck("seen", True, "every recorded card is out of the deck, the folded seats' included"),
-        Deck("trackers", False, "the folded seats' cards go back into the deck, as poker trackers count luck"),
-    )
-}
-
-
-@dataclasses.dataclass(frozen=True)
 class Walk:
     """How far the equity walk goes: every completion of the board when there are at most
     ``budget`` of them (a heads-up preflop all-in's whatever the budget: walked by ranks, it costs
@@ -527,10 +509,10 @@ class Walk:
     ValueError: deck must be one of seen, trackers, got 'folded'
     """
 
-    budget: int = 100_000
-    samples: int = 10_000
-    seed: int = 0
-    deck: str = "seen"
+    budget: int = WALK_BUDGET
+    samples: int = WALK_SAMPLES
+    seed: int = WALK_SEED
+    deck: str = WALK_DECK
 
     def __post_init__(self) -> None:
         for name in ("budget", "samples", "seed"):

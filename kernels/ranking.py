@@ -24,6 +24,7 @@ import numpy as np
 from numba import njit, prange
 from numpy.typing import ArrayLike
 
+from cardbatch.constants import MEASURES
 from cardbatch.games import HOLDEM, REGISTRY, ZJH, Game
 
 from . import holdem, showdown, threecard
@@ -39,7 +40,6 @@ from .decks import (
     zjh_positions,
 )
 
-MEASURES = ("best", "second", "margin", "margin_classes", "winners")
 _CHUNK = 2048
 
 

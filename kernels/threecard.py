@@ -34,6 +34,8 @@ import numpy as np
 from numba import njit, prange
 from numpy.typing import ArrayLike
 
+from cardbatch.constants import RULE_PRESETS
+
 from .cards import RANKS, SUITS, card_problem, check_card_array, check_out
 from .twins import twin
 
@@ -94,12 +96,19 @@ class Rules:
         return dataclasses.replace(self, **changes)
 
 
-PRESETS = {
-    "zjh": Rules(),
-    "zjh_suited": Rules(suited=True),
-    "teen_patti": Rules(order="teen_patti", a23="second", names="teen_patti"),
-    "three_card_poker": Rules(order="three_card_poker", names="three_card_poker"),
-}
+# the presets by name (the names: cardbatch.constants.RULE_PRESETS, which --help reads without numba)
+PRESETS = dict(
+    zip(
+        RULE_PRESETS,
+        (
+            Rules(),  # zjh
+            Rules(suited=True),  # zjh_suited
+            Rules(order="teen_patti", a23="second", names="teen_patti"),  # teen_patti
+            Rules(order="three_card_poker", names="three_card_poker"),  # three_card_poker
+        ),
+        strict=True,
+    )
+)
 
 
 def rules_of(rules: str | Rules) -> Rules:

@@ -21,6 +21,7 @@ MODULES = [
     "cardbatch.batch.frames",
     "cardbatch.games",
     "cardbatch.plays",
+    "cardbatch.constants",
     "cardbatch.kernels.play",
     "cardbatch.kernels.equity",
     "cardbatch.batch.settle.fairness.audit",

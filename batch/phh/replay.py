@@ -66,6 +66,7 @@ from fractions import Fraction
 from typing import Any
 
 from cardbatch.batch.phh.notation import Malformed
+from cardbatch.constants import RANKS, SUITS  # the kernels' alphabet, without loading them
 from cardbatch.games import REGISTRY, Game
 
 _MAX64 = 2**63 - 1
@@ -118,10 +119,6 @@ def imported() -> str:
     return "; ".join(f"{' and '.join(codes)} as {games}" for games, codes in by_game.items())
 
 
-_RANKS = "23456789TJQKA"
-_SUITS = "dchs"  # the kernels' suit order: diamonds, clubs, hearts, spades
-
-
 class Rejected(ValueError):
     """A hand set aside: ``reason`` (a code for the errors file) and the message."""
 
@@ -149,12 +146,12 @@ class Hand:
 
 def _card_codes() -> dict[str, int]:
     """Every two-character card text, in any letter case, and ``??``, to its code: ``rank * 4 +
-    suit``, the codec of :mod:`cardbatch.kernels.cards` (a test holds the two equal). Written out,
-    not asked of that module: importing the kernels loads numba, a quarter second of every import
-    command's start."""
+    suit``, the codec of :mod:`cardbatch.kernels.cards` (a test holds the two equal), from its
+    alphabet in :mod:`cardbatch.constants`, not asked of the kernels: importing them loads numba, a
+    quarter second of every import command's start."""
     codes = {"??": UNKNOWN}
-    for r, rank in enumerate(_RANKS):
-        for s, suit in enumerate(_SUITS):
+    for r, rank in enumerate(RANKS):
+        for s, suit in enumerate(SUITS):
             for a in {rank, rank.lower()}:
                 for b in {suit, suit.upper()}:
                     codes[a + b] = r * 4 + s
@@ -476,7 +473,7 @@ def _game_by_hole_cards(variant: str, spec: Game, hole: list[list[int]], shown: 
 
 
 def _card_text(code: int) -> str:
-    return _RANKS[code // 4] + _SUITS[code % 4]
+    return RANKS[code // 4] + SUITS[code % 4]
 
 
 def _at(index: int, raw: str) -> str:
