@@ -3,17 +3,21 @@
 from __future__ import annotations
 
 import argparse
-import sys
+from typing import Any
 
 from cardbatch.batch.cli.common import (
-    EXIT_USAGE,
-    RULE_PRESETS,
+    add_game_options,
+    add_inputs,
+    add_output,
+    add_run_options,
     add_subcommand,
     add_walk_options,
-    positive_int,
-    show,
+    options_from,
+    usage,
     walk_from,
 )
+from cardbatch.batch.cli.settle import settle_and_show
+from cardbatch.constants import RULE_PRESETS
 from cardbatch.games import GAMES
 
 
@@ -39,53 +43,48 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "(DIR/errors/) and the summary; the per-hand results only with --results. Exit 4 when a test is "
         "rejected at --level after correcting for the number of tests (Holm).",
     )
-    p.add_argument("inputs", nargs="+", metavar="INPUT", help="Parquet files, folders (hive partitions too) or globs")
-    p.add_argument("--out", required=True, metavar="DIR", help="output folder (created; reruns resume in it)")
-    p.add_argument(
+    add_inputs(p, "INPUT", "Parquet files, folders (hive partitions too) or globs")
+    add_output(p, "DIR", "output folder (created; reruns resume in it)", resumable=True)
+    t = p.add_argument_group("tests")
+    t.add_argument(
         "--by",
         metavar="COLUMN",
         help="every test again for each value of this input column, or of a COLUMN=value folder of the input "
         "paths (e.g. room; at most 1,000 values, checked before anything is written)",
     )
-    p.add_argument("--level", type=_level, default=0.01, help="false-alarm rate of all the tests together")
-    add_walk_options(p, deck=False)
-    p.add_argument(
-        "--equity-deck",
-        choices=("seen", "trackers"),
-        help="the audit always counts every recorded card as out of the deck (seen, the default); trackers "
-        "(folded cards back in the deck) is refused: it is biased where folds depend on the cards",
-    )
-    p.add_argument(
+    t.add_argument("--level", type=_level, default=0.01, help="false-alarm rate of all the tests together")
+    t.add_argument(
         "--by-player",
         action="store_true",
         help="with a player_id column: an all-in test per player too (one entry per player in the tallies)",
     )
-    p.add_argument(
+    t.add_argument(
         "--results",
         action="store_true",
         help="also write every settled hand's results with its equity columns to DIR/results/, as settle "
         "--equity does (off by default: writing them costs more than the audit itself)",
     )
-    p.add_argument("--game", choices=GAMES, help="the game of files without a game column (as settle)")
-    p.add_argument("--rules", default="zjh", help="three-card rule preset: " + ", ".join(RULE_PRESETS))
-    p.add_argument("--trips-beat-straight", action="store_true", help="short deck: three of a kind above a straight")
-    p.add_argument("--workers", type=positive_int, help="worker processes (default: one per core)")
-    p.add_argument("--engine", choices=("local", "dask"), default="local", help="a process pool, or Dask")
-    p.add_argument("--scheduler", help="Dask scheduler address (default: a LocalCluster on this machine)")
-    p.add_argument("--batch-rows", type=positive_int, default=1 << 16, help="rows per batch (bounds memory)")
-    p.add_argument(
-        "--mode",
-        choices=("resume", "overwrite", "error"),
-        default="resume",
-        help="an --out that already holds cardbatch output: reuse its current parts, redo everything, or refuse",
+    add_game_options(
+        p,
+        GAMES,
+        "the game of files without a game column (as settle)",
+        rules=RULE_PRESETS[0],
+        trips="short deck: three of a kind above a straight",
+    )
+    add_walk_options(
+        p,
+        deck_help="the audit always counts every recorded card as out of the deck (seen, the default); trackers "
+        "(folded cards back in the deck) is refused: it is biased where folds depend on the cards",
+    )
+    add_run_options(
+        p, "worker processes (default: one per core)", engine=True, batch_rows="rows per batch (bounds memory)"
     )
     p.set_defaults(func=_run)
 
 
-def _run(args: argparse.Namespace) -> int:
-    from cardbatch.batch.io.errors import InputError
+def _job(args: argparse.Namespace) -> Any:
+    """The settle job that runs the tests, as the flags ask."""
     from cardbatch.batch.io.jobs import RunOptions
-    from cardbatch.batch.settle.job import run
     from cardbatch.batch.settle.options import FairnessOptions, SettleJob, SettleOptions
 
     opts = SettleOptions(
@@ -96,20 +95,10 @@ def _run(args: argparse.Namespace) -> int:
         fairness=FairnessOptions(by=args.by, level=args.level, results=args.results),
         by_player=args.by_player,
     )
-    job = SettleJob(
-        tuple(args.inputs),
-        args.out,
-        opts,
-        args.batch_rows,
-        RunOptions(args.workers, args.engine, args.scheduler, args.quiet, args.verbose),
-        args.mode,
-    )
-    try:
-        summary = run(job)
-    except InputError as exc:
-        print(f"cardbatch fairness: {exc}", file=sys.stderr)
-        return EXIT_USAGE
-    except OSError as exc:
-        print(f"cardbatch fairness: cannot write the output ({exc}); a rerun resumes", file=sys.stderr)
-        return EXIT_USAGE
-    return show(summary, args.quiet)
+    return SettleJob(tuple(args.inputs), args.out, opts, args.batch_rows, options_from(RunOptions, args), args.mode)
+
+
+def _run(args: argparse.Namespace) -> int:
+    with usage():  # the options' refusals are the user's (exit 2)
+        job = _job(args)
+    return settle_and_show(job, args)

@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
 from cardbatch.batch.cli.common import (
-    EXIT_USAGE,
-    add_file_mode,
+    add_inputs,
+    add_output,
+    add_run_options,
     add_subcommand,
+    deprecated,
     options_from,
     positive_int,
+    refuse,
     show,
+    usage,
 )
 from cardbatch.games import REGISTRY
 
@@ -31,14 +34,20 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "format (the game column, per-street contributions, dead antes, folds, cards, the recorded "
         "payout); a hand dealing more hole cards a seat is the game of its kind that holds that many. "
         "Other variants (stud, razz, draw) and malformed hands go to OUT's .errors.parquet with a "
-        "reason. Amounts become integer chips by one factor per run (--chip, or the smallest that "
+        "reason. Amounts become integer chips by one factor per run (--chip-factor, or the smallest that "
         "makes every amount whole).",
     )
-    p.add_argument("inputs", nargs="+", metavar="PHH", help=".phh/.phhs files, folders or globs")
-    p.add_argument("--out", required=True, metavar="FILE", help="the Parquet file of hands to write")
-    p.add_argument("--chip", type=positive_int, help="chips per unit of the files' amounts (default: found)")
-    p.add_argument("--workers", type=positive_int, default=1, help="processes parsing files")
-    add_file_mode(p)
+    add_inputs(p, "PHH", ".phh/.phhs files, folders or globs")
+    add_output(p, "FILE", "the Parquet file of hands to write")
+    chip = p.add_argument(
+        "--chip-factor",
+        dest="chip",
+        type=positive_int,
+        metavar="F",
+        help="chips per unit of the files' amounts (default: the smallest that makes every amount whole)",
+    )
+    deprecated(p, "--chip", chip)
+    add_run_options(p, "processes parsing files", workers_default=1)
     p.set_defaults(func=_run)
 
 
@@ -47,10 +56,12 @@ def _run(args: argparse.Namespace) -> int:
     from cardbatch.batch.io.jobs import RunOptions
     from cardbatch.batch.phh.job import ImportJob, ImportOptions, run
 
-    job = ImportJob(tuple(args.inputs), args.out, ImportOptions(args.chip, options_from(RunOptions, args), args.mode))
+    with usage():
+        job = ImportJob(
+            tuple(args.inputs), args.out, ImportOptions(args.chip, options_from(RunOptions, args), args.mode)
+        )
     try:
         summary = run(job)
     except (InputError, OSError) as exc:  # unreadable input or a failing disk: nothing is published
-        print(f"cardbatch import: {exc}", file=sys.stderr)
-        return EXIT_USAGE
+        return refuse("import", str(exc))
     return show(summary, args.quiet)

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
-from cardbatch.batch.cli.common import EXIT_USAGE, add_subcommand, options_from, positive_int, show
+from cardbatch.batch.cli.common import add_run_options, add_subcommand, options_from, refuse, show, usage
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -19,7 +18,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "the runs will use (a read-only install needs a writable one): a cache that cannot be written is "
         "refused with exit 2 before anything compiles.",
     )
-    p.add_argument("--workers", type=positive_int, help="processes compiling side by side (default: 2)")
+    add_run_options(p, "processes compiling side by side (default: 2)")
     p.set_defaults(func=_run)
 
 
@@ -27,9 +26,10 @@ def _run(args: argparse.Namespace) -> int:
     from cardbatch.batch.io.jobs import RunOptions
     from cardbatch.batch.precompile import CacheNotWritable, CompileOptions, run
 
+    with usage():
+        opts = CompileOptions(options_from(RunOptions, args))
     try:
-        summary = run(CompileOptions(options_from(RunOptions, args)))
+        summary = run(opts)
     except CacheNotWritable as exc:
-        print(f"cardbatch compile: {exc}", file=sys.stderr)
-        return EXIT_USAGE
+        return refuse("compile", str(exc))
     return show(summary, args.quiet)

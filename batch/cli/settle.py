@@ -6,22 +6,30 @@ The job itself is :func:`cardbatch.batch.settle.job.run`.
 from __future__ import annotations
 
 import argparse
-import sys
 from fractions import Fraction
 from typing import Any
 
 from cardbatch.batch.cli.common import (
-    EXIT_USAGE,
-    RULE_PRESETS,
+    ODD_CHIPS,
+    ORPHAN_CHIPS,
+    POLICIES,
+    TEAM_MODELS,
     WALK_OPTIONS,
+    add_game_options,
+    add_inputs,
+    add_output,
+    add_run_options,
     add_subcommand,
     add_walk_options,
     non_negative_int,
     options_from,
     positive_int,
+    refuse,
     show,
+    usage,
     walk_from,
 )
+from cardbatch.constants import RULE_PRESETS
 from cardbatch.games import GAMES
 
 
@@ -41,76 +49,53 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         ),
     ):
         p = add_subcommand(sub, name, help_text, description)
-        p.add_argument(
-            "inputs", nargs="+", metavar="INPUT", help="Parquet files, folders (hive partitions too) or globs"
+        add_inputs(p, "INPUT", "Parquet files, folders (hive partitions too) or globs")
+        add_output(p, "DIR", "output folder (created; reruns resume in it)", resumable=True)
+        g = add_game_options(
+            p,
+            GAMES,
+            "the game of files without a game column or game=G folder (default: Hold'em for a board and "
+            "two hole cards a seat, so name short deck; Zha Jin Hua without a board; Omaha is never guessed)",
+            rules=RULE_PRESETS[0],
+            trips="short deck: three of a kind ranks above a straight (default: a straight above trips)",
         )
-        p.add_argument("--out", required=True, metavar="DIR", help="output folder (created; reruns resume in it)")
-        p.add_argument(
+        g.add_argument(
             "--policy",
-            choices=("standard", "presence", "ratio_rank", "hybrid"),
-            default="standard",
+            choices=POLICIES,
+            default=POLICIES[0],
             help="pot policy (see the docs' Rules; hi/lo games: standard only)",
         )
-        p.add_argument("--rake-pct", help="rake as a fraction, e.g. 0.05 (exact decimal); standard policy only")
-        p.add_argument("--rake-cap", type=non_negative_int, help="most rake per hand, in chips")
-        p.add_argument("--no-flop-no-drop", action="store_true", help="no rake when the board is empty")
-        p.add_argument(
-            "--rules", default="zjh", help="three-card rule preset for zjh hands: " + ", ".join(RULE_PRESETS)
-        )
-        p.add_argument(
-            "--odd-chips", choices=("button", "first_winner"), default="button", help="who gets a split's odd chips"
-        )
-        p.add_argument("--chip-unit", type=positive_int, default=1, help="smallest chip: splits are in its multiples")
-        p.add_argument(
+        g.add_argument("--rake-pct", help="rake as a fraction, e.g. 0.05 (exact decimal); standard policy only")
+        g.add_argument("--rake-cap", type=non_negative_int, help="most rake per hand, in chips")
+        g.add_argument("--no-flop-no-drop", action="store_true", help="no rake when the board is empty")
+        g.add_argument("--odd-chips", choices=ODD_CHIPS, default=ODD_CHIPS[0], help="who gets a split's odd chips")
+        g.add_argument("--chip-unit", type=positive_int, default=1, help="smallest chip: splits are in its multiples")
+        g.add_argument(
             "--orphan-chips",
-            choices=("error", "refund"),
-            default="error",
+            choices=ORPHAN_CHIPS,
+            default=ORPHAN_CHIPS[0],
             help="chips only folded seats reached: set the row aside, or give them back",
         )
-        p.add_argument(
-            "--game",
-            choices=GAMES,
-            help="the game of files without a game column or game=G folder (default: Hold'em for a board and "
-            "two hole cards a seat, so name short deck; Zha Jin Hua without a board; Omaha is never guessed)",
-        )
-        p.add_argument(
-            "--trips-beat-straight",
-            action="store_true",
-            help="short deck: three of a kind ranks above a straight (default: a straight above trips)",
-        )
-        p.add_argument(
+        g.add_argument("--team-model", choices=TEAM_MODELS, default=TEAM_MODELS[0], help="2v2 settlement model")
+        e = p.add_argument_group("equity")
+        e.add_argument(
             "--equity",
             action="store_true",
             help="games with a board: each all-in's street, expected payouts and equities (needs stack "
             "and contrib_street columns; see the docs' Equity and fairness)",
         )
-        add_walk_options(p)
-        p.add_argument(
+        e.add_argument(
             "--by-player",
             action="store_true",
             help="with --equity and a player_id column: each player's actual against all-in adjusted net in the "
             "summary and the report (one entry per player)",
         )
-        p.add_argument("--team-model", choices=("seed", "proportional"), default="seed", help="2v2 settlement model")
-        p.add_argument(
-            "--workers",
-            type=positive_int,
-            help="worker processes (default: one per core; a run of at most --batch-rows rows settles in this process)",
-        )
-        p.add_argument("--engine", choices=("local", "dask"), default="local", help="a process pool, or Dask")
-        p.add_argument("--scheduler", help="Dask scheduler address (default: a LocalCluster on this machine)")
-        p.add_argument(
-            "--batch-rows",
-            type=positive_int,
-            default=1 << 16,
-            help="rows per batch and about per unit of work (bounds memory)",
-        )
-        p.add_argument(
-            "--mode",
-            choices=("resume", "overwrite", "error"),
-            default="resume",
-            help="an --out that already holds cardbatch output: reuse its current parts, settle everything "
-            "again, or refuse (exit 2); files cardbatch did not write are never touched",
+        add_walk_options(p)
+        add_run_options(
+            p,
+            "worker processes (default: one per core; a run of at most --batch-rows rows settles in this process)",
+            engine=True,
+            batch_rows="rows per batch and about per unit of work (bounds memory)",
         )
         p.set_defaults(func=_run, audit=name == "audit")
 
@@ -122,25 +107,13 @@ def _walk(args: argparse.Namespace) -> Any:
     return walk_from(args)
 
 
-def _run(args: argparse.Namespace) -> int:
-    from cardbatch.batch.io.errors import InputError
+def _job(args: argparse.Namespace) -> Any:
+    """The settle job the flags ask for."""
     from cardbatch.batch.io.jobs import RunOptions
-    from cardbatch.batch.settle.job import run
     from cardbatch.batch.settle.options import SettleJob, SettleOptions
     from cardbatch.kernels.pots import Options
 
-    given = [f"--{name.replace('_', '-')}" for name in WALK_OPTIONS if getattr(args, name, None) is not None]
-    if given and not args.equity:  # as the Python API: a walk option without the walk is a mistake
-        print(f"cardbatch {args.command}: {', '.join(given)}: only with --equity", file=sys.stderr)
-        return EXIT_USAGE
-    if args.rake_pct is not None:
-        try:
-            if not 0 <= Fraction(args.rake_pct) <= 1:
-                raise ValueError
-        except (ValueError, ZeroDivisionError):
-            print(f"cardbatch {args.command}: --rake-pct must be a number in 0..1", file=sys.stderr)
-            return EXIT_USAGE
-    job = SettleJob(
+    return SettleJob(
         tuple(args.inputs),
         args.out,
         options_from(SettleOptions, args, pots=options_from(Options, args), equity=_walk(args)),
@@ -148,15 +121,33 @@ def _run(args: argparse.Namespace) -> int:
         options_from(RunOptions, args),
         args.mode,
     )
+
+
+def _run(args: argparse.Namespace) -> int:
+    given = [f"--{name.replace('_', '-')}" for name in WALK_OPTIONS if getattr(args, name, None) is not None]
+    if given and not args.equity:  # as the Python API: a walk option without the walk is a mistake
+        return refuse(args.command, f"{', '.join(given)}: only with --equity")
+    if args.rake_pct is not None:
+        try:
+            if not 0 <= Fraction(args.rake_pct) <= 1:
+                raise ValueError
+        except (ValueError, ZeroDivisionError):
+            return refuse(args.command, "--rake-pct must be a number in 0..1")
+    with usage():  # the options' refusals are the user's (exit 2)
+        job = _job(args)
+    return settle_and_show(job, args)
+
+
+def settle_and_show(job: Any, args: argparse.Namespace) -> int:
+    """Run a settle job (``settle``, ``audit``, ``fairness``) and show its summary: input it cannot
+    read, or an output it cannot write, is exit 2 (finished parts stay: a rerun resumes)."""
+    from cardbatch.batch.io.errors import InputError
+    from cardbatch.batch.settle.job import run
+
     try:
         summary = run(job)
     except InputError as exc:
-        print(f"cardbatch {args.command}: {exc}", file=sys.stderr)
-        return EXIT_USAGE
+        return refuse(args.command, str(exc))
     except OSError as exc:  # a full or failing disk: finished parts stay, a rerun resumes
-        print(
-            f"cardbatch {args.command}: cannot write the output ({exc}); finished parts are kept and a rerun resumes",
-            file=sys.stderr,
-        )
-        return EXIT_USAGE
+        return refuse(args.command, f"cannot write the output ({exc}); finished parts are kept and a rerun resumes")
     return show(summary, args.quiet)

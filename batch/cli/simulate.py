@@ -13,7 +13,21 @@ try:
 except ImportError:  # Python 3.10: the same parser, from PyPI (a dependency there)
     import tomli as tomllib
 
-from cardbatch.batch.cli.common import RULE_PRESETS, add_file_mode, add_subcommand, options_from, show
+from cardbatch.batch.cli.common import (
+    add_game_options,
+    add_output,
+    add_run_options,
+    add_subcommand,
+    non_negative_int,
+    options_from,
+    positive_int,
+    probability,
+    seats_int,
+    seed_int,
+    show,
+    usage,
+)
+from cardbatch.batch.io.errors import UsageError
 from cardbatch.batch.simulate.room import Room
 from cardbatch.games import simulated_games
 
@@ -27,49 +41,56 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "balances, fees and rake, bankruptcies, Gini. Writes DIR/rounds.parquet and a summary.",
     )
     d = Room()
-    p.add_argument("--game", choices=simulated_games(), default=d.game, help="the game played")
-    p.add_argument("--players", type=int, default=d.players, help="players in the room")
-    p.add_argument("--rounds", type=int, default=d.rounds, help="rounds to play")
-    p.add_argument("--tables-per-round", type=int, default=d.tables_per_round, help="tables seated each round")
-    p.add_argument("--seats", type=int, default=d.seats, help="seats per card table (2v2 always 4)")
-    p.add_argument("--start-balance", type=int, default=d.start_balance, help="every player's coins at the start")
-    p.add_argument("--base", type=int, default=d.base, help="base stake (the betting unit)")
-    p.add_argument("--double", type=int, default=d.double, help="2v2: the stake's multiplier")
-    p.add_argument("--fee", type=int, default=d.fee, help="2v2: the house's fee per seat")
-    p.add_argument("--no-caps", action="store_true", help="2v2: turn off win cap and bankruptcy")
-    p.add_argument("--afk-p", type=float, default=d.afk_p, help="2v2: chance a seat is away")
-    p.add_argument("--double-p", type=float, default=d.double_p, help="2v2: chance a seat doubles")
-    p.add_argument("--fold-p", type=float, default=d.fold_p, help="card games: chance a seat folds at a bet")
-    p.add_argument("--allin-p", type=float, default=d.allin_p, help="card games: chance a seat goes all in")
-    p.add_argument("--bet-max", type=int, default=d.bet_max, help="card games: largest bet, in base units")
-    p.add_argument("--rake-pct", help="rake as a fraction of each pot, e.g. 0.05")
-    p.add_argument("--rake-cap", type=int, help="most rake per hand")
-    p.add_argument("--rebuy", action="store_true", help="a bankrupt player buys in again at the start balance")
-    p.add_argument("--rules", default=d.rules, help="three-card preset: " + ", ".join(RULE_PRESETS))
-    p.add_argument("--seed", type=int, default=d.seed, help="the run's seed")
-    p.add_argument(
+    add_output(p, "DIR", "output folder")
+    g = add_game_options(p, simulated_games(), "the game played", game_default=d.game, rules=d.rules)
+    g.add_argument("--seats", type=seats_int, default=d.seats, metavar="N", help="seats per card table (2v2 always 4)")
+    g.add_argument("--rake-pct", help="rake as a fraction of each pot, e.g. 0.05")
+    g.add_argument("--rake-cap", type=non_negative_int, help="most rake per hand")
+    r = p.add_argument_group("room")
+    r.add_argument("--players", type=positive_int, default=d.players, help="players in the room")
+    r.add_argument("--rounds", type=non_negative_int, default=d.rounds, help="rounds to play")
+    r.add_argument("--tables-per-round", type=positive_int, default=d.tables_per_round, help="tables seated each round")
+    r.add_argument(
+        "--start-balance", type=non_negative_int, default=d.start_balance, help="every player's coins at the start"
+    )
+    r.add_argument("--base", type=positive_int, default=d.base, help="base stake (the betting unit)")
+    r.add_argument("--rebuy", action="store_true", help="a bankrupt player buys in again at the start balance")
+    r.add_argument("--seed", type=seed_int, default=d.seed, help="the run's seed")
+    t = p.add_argument_group("2v2 tables")
+    t.add_argument("--double", type=positive_int, default=d.double, help="2v2: the stake's multiplier")
+    t.add_argument("--fee", type=non_negative_int, default=d.fee, help="2v2: the house's fee per seat")
+    t.add_argument("--no-caps", action="store_true", help="2v2: turn off win cap and bankruptcy")
+    t.add_argument("--afk-p", type=probability, default=d.afk_p, help="2v2: chance a seat is away")
+    t.add_argument("--double-p", type=probability, default=d.double_p, help="2v2: chance a seat doubles")
+    c = p.add_argument_group("card tables")
+    c.add_argument("--fold-p", type=probability, default=d.fold_p, help="card games: chance a seat folds at a bet")
+    c.add_argument("--allin-p", type=probability, default=d.allin_p, help="card games: chance a seat goes all in")
+    c.add_argument("--bet-max", type=positive_int, default=d.bet_max, help="card games: largest bet, in base units")
+    c.add_argument(
+        "--behaviour-from",
+        nargs="+",
+        metavar="LOG",
+        help="fit the card games' betting model to recorded hands (settle-format Parquet files, folders or globs)",
+    )
+    m = p.add_argument_group("rooms to compare")
+    m.add_argument(
         "--sweep",
         action="append",
         default=[],
         metavar="FLAG=V1,V2,...",
         help="compare rooms that differ in one flag, e.g. rake-pct=0.03,0.05,0.07 (repeat: every combination)",
     )
-    p.add_argument(
+    m.add_argument(
         "--rooms", metavar="TOML", help="compare the rooms of a file: [rooms.NAME] tables of flags (rake-pct = '0.05')"
     )
-    p.add_argument(
-        "--replicates", type=int, default=1, help="runs per room; replicate r uses seed + r in every room (default 1)"
+    m.add_argument(
+        "--replicates",
+        type=positive_int,
+        default=1,
+        help="runs per room; replicate r uses seed + r in every room (default 1)",
     )
-    p.add_argument(
-        "--behaviour-from",
-        nargs="+",
-        metavar="LOG",
-        help="fit the card games' betting model to recorded hands (settle-format Parquet files, folders or globs)",
-    )
-    p.add_argument("--workers", type=int, help="with several rooms or replicates: processes (default one per core)")
     p.add_argument("--write-hands", metavar="FILE", help="also write every hand played (settle format) to FILE")
-    p.add_argument("--out", required=True, metavar="DIR", help="output folder")
-    add_file_mode(p)
+    add_run_options(p, "with several rooms or replicates: processes (default one per core)")
     p.set_defaults(func=_run)
 
 
@@ -78,15 +99,16 @@ def _run(args: argparse.Namespace) -> int:
     from cardbatch.batch.simulate.job import SimulateJob, run
 
     base = options_from(Room, args, caps=not args.no_caps)
-    job = SimulateJob(
-        tuple(room_set(base, args.sweep, args.rooms)),
-        args.out,
-        args.replicates,
-        tuple(args.behaviour_from or ()),
-        args.write_hands,
-        options_from(RunOptions, args),
-        args.mode,
-    )
+    with usage():
+        job = SimulateJob(
+            tuple(room_set(base, args.sweep, args.rooms)),
+            args.out,
+            args.replicates,
+            tuple(args.behaviour_from or ()),
+            args.write_hands,
+            options_from(RunOptions, args),
+            args.mode,
+        )
     return show(run(job), args.quiet)
 
 
@@ -106,7 +128,7 @@ def _value(field: dataclasses.Field[Any], text: Any, where: str) -> Any:
             return float(text)
         return str(text)
     except ValueError:
-        raise ValueError(f"{where}: {text!r} is not a valid {field.name.replace('_', '-')} ({kind})") from None
+        raise UsageError(f"{where}: {text!r} is not a valid {field.name.replace('_', '-')} ({kind})") from None
 
 
 def _field(name: str, where: str) -> dataclasses.Field[Any]:
@@ -114,7 +136,7 @@ def _field(name: str, where: str) -> dataclasses.Field[Any]:
     key = name.strip().replace("-", "_")
     if key not in fields:
         known = ", ".join(sorted(k.replace("_", "-") for k in fields))
-        raise ValueError(f"{where}: no flag {name!r} to vary (one of: {known})")
+        raise UsageError(f"{where}: no flag {name!r} to vary (one of: {known})")
     return fields[key]
 
 
@@ -122,15 +144,15 @@ def room_set(base: Room, sweeps: list[str], rooms_file: str | None) -> list[tupl
     """The rooms to compare: every combination of the sweeps' values, or the file's rooms (each
     the command line's room with its table's flags changed), or just the base room."""
     if sweeps and rooms_file:
-        raise ValueError("--sweep or --rooms, not both")
+        raise UsageError("--sweep or --rooms, not both")
     if rooms_file:
         try:
             doc = tomllib.loads(Path(rooms_file).read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-            raise ValueError(f"--rooms {rooms_file}: {exc}") from None
+            raise UsageError(f"--rooms {rooms_file}: {exc}") from None
         tables = doc.get("rooms")
         if not isinstance(tables, dict) or not tables or not all(isinstance(v, dict) for v in tables.values()):
-            raise ValueError(f"--rooms {rooms_file}: expected [rooms.NAME] tables of flags")
+            raise UsageError(f"--rooms {rooms_file}: expected [rooms.NAME] tables of flags")
         out = []
         for name, flags in tables.items():
             where = f"--rooms {rooms_file} [rooms.{name}]"
@@ -143,7 +165,7 @@ def room_set(base: Room, sweeps: list[str], rooms_file: str | None) -> list[tupl
     for sweep in sweeps:
         name, sep, values = sweep.partition("=")
         if not sep or not values.strip():
-            raise ValueError(f"--sweep {sweep!r}: expected FLAG=V1,V2,...")
+            raise UsageError(f"--sweep {sweep!r}: expected FLAG=V1,V2,...")
         f = _field(name, f"--sweep {sweep!r}")
         axes.append([(f, name.strip(), _value(f, v.strip(), f"--sweep {sweep!r}")) for v in values.split(",")])
     return [

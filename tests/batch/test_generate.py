@@ -52,7 +52,7 @@ def test_tamper_rate_alters_2v2_recorded_deltas_and_audit_finds_every_one(tmp_pa
         (("--streets",), "--streets: game team2v2 has no betting streets"),
         (("--text-cards",), "--text-cards: game team2v2 deals no cards"),
         (("--bias", "seat0=0.5"), "--bias: game team2v2 deals no cards"),
-        (("--max-seats", "4"), "--max-seats: game team2v2 always seats 4"),
+        (("--seats", "4"), "--seats: game team2v2 always seats 4"),
     ],
 )
 def test_an_option_that_does_nothing_for_2v2_games_is_refused(tmp_path, option, words):
@@ -62,20 +62,18 @@ def test_an_option_that_does_nothing_for_2v2_games_is_refused(tmp_path, option, 
     assert not out.exists()
 
 
-def test_max_seats_above_what_a_deck_deals_is_said(tmp_path):
-    res = cli(
-        "generate", "--game", "omaha6", "--hands", "300", "--max-seats", "9", "--out", str(tmp_path / "o.parquet")
-    )
+def test_seats_above_what_a_deck_deals_is_said(tmp_path):
+    res = cli("generate", "--game", "omaha6", "--hands", "300", "--seats", "9", "--out", str(tmp_path / "o.parquet"))
     assert res.returncode == 0
-    said = [line for line in res.stderr.splitlines() if "--max-seats" in line]
+    said = [line for line in res.stderr.splitlines() if "--seats" in line]
     assert said == [
-        "cardbatch generate: --max-seats 9: one omaha6 deck deals at most 7 seats (with its burn cards), "
+        "cardbatch generate: --seats 9: one omaha6 deck deals at most 7 seats (with its burn cards), "
         "so tables seat 2..7"
     ]
     seats = {len(f) for f in pq.read_table(tmp_path / "o.parquet").column("folded").to_pylist()}
     assert max(seats) <= 7
     quiet = cli("generate", "--game", "omaha6", "--hands", "30", "--out", str(tmp_path / "d.parquet"))
-    assert quiet.returncode == 0 and "--max-seats" not in quiet.stderr  # the default says nothing
+    assert quiet.returncode == 0 and "--seats" not in quiet.stderr  # the default says nothing
 
 
 def test_the_summary_shows_the_bias_used(tmp_path):

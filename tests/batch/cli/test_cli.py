@@ -12,7 +12,6 @@ from conftest import SAMPLES, cli
 
 from cardbatch import __version__
 from cardbatch.batch.cli import build_parser
-from cardbatch.batch.cli.common import MEASURES, RULE_PRESETS
 
 
 def test_version():
@@ -46,13 +45,6 @@ def test_every_option_has_help_and_every_epilog_the_exit_codes(command):
     assert "-q, --quiet" in text and "-v, --verbose" in text
     if command in ("settle", "audit"):
         assert "(default: standard)" in text and "(default: 65536)" in text
-
-
-def test_names_the_cli_keeps_equal_the_kernels():
-    from cardbatch.kernels import ranking, threecard
-
-    assert RULE_PRESETS == tuple(threecard.PRESETS)
-    assert MEASURES == ranking.MEASURES
 
 
 def test_settle_tells_people_on_stderr_and_programs_on_stdout(tmp_path):
@@ -120,11 +112,3 @@ def test_paths_and_values_a_user_gives_wrong_are_exit_2(tmp_path):
         done = cli(*args, "-q")
         assert done.returncode == 2, (args, done.stderr)
         assert "internal error" not in done.stderr
-
-
-def test_the_walk_defaults_named_for_help_are_the_kernels():
-    from cardbatch.batch.cli.common import EQUITY_BUDGET, EQUITY_DECKS, EQUITY_MAX_SAMPLES, EQUITY_SAMPLES
-    from cardbatch.kernels.equity import DECKS, MAX_SAMPLES, Walk
-
-    assert (EQUITY_BUDGET, EQUITY_SAMPLES, EQUITY_MAX_SAMPLES) == (Walk().budget, Walk().samples, MAX_SAMPLES)
-    assert EQUITY_DECKS == tuple(DECKS) and EQUITY_DECKS[0] == Walk().deck

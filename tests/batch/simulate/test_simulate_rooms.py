@@ -160,9 +160,9 @@ def test_an_interrupted_comparison_writes_nothing_and_leaves_no_worker(tmp_path,
     [
         (["--players", str(10**12), "--start-balance", str(10**7)], "below 2\\*\\*63 coins"),
         (["--players", str(10**9), "--start-balance", str(10**9), "--rebuy", "--rounds", "10"], "below 2\\*\\*63"),
-        (["--base", "0"], "base >= 1"),
+        (["--base", "0"], "--base: must be at least 1"),
         (["--sweep", "seats=3,40"], "2 <= seats <= 17"),
-        (["--replicates", "0"], "--replicates must be at least 1"),
+        (["--replicates", "0"], "--replicates: must be at least 1"),
     ],
 )
 def test_rooms_that_cannot_be_simulated_exactly_are_refused(tmp_path, flags, message):
