@@ -147,8 +147,10 @@ def settle(
 
     if "fairness" in rules:  # its verdict is a folder's (fairness.json, exit 4), not a table's
         raise ValueError("settle: fairness is a run over files into a folder: use the cardbatch fairness command")
-    known = set(POT_FIELDS) | {f.name for f in dataclasses.fields(SettleOptions)} - {"pots", "audit", "fairness"}
-    known |= set(_WALK_OPTIONS)
+    from cardbatch.batch.settle.analysis import flat_keys
+
+    known = set(POT_FIELDS) | {f.name for f in dataclasses.fields(SettleOptions)} - {"pots", "analyses"}
+    known |= set(_WALK_OPTIONS) | set(flat_keys()) - {"audit", "fairness"}  # audit(): its own function
     unknown = sorted(set(rules) - known)
     if unknown:
         raise ValueError(f"settle: unknown option(s) {', '.join(unknown)} (known: {', '.join(sorted(known))})")

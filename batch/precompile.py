@@ -133,7 +133,7 @@ def _settle_family(serial: bool, report: Report, tables: Tables) -> None:
         all-ins may not hold every kind) and the card tallies."""
         import numpy as np
 
-        from cardbatch.batch.settle.options import FairnessOptions
+        from cardbatch.batch.settle.fairness.options import FairnessOptions
         from cardbatch.kernels.equity import Walk, all_in_equity
 
         opts = SettleOptions.of(equity=Walk(), fairness=FairnessOptions())

@@ -293,3 +293,48 @@ def test_every_package_folder_is_installed():
             rel = init.parent.relative_to(ROOT / folder).parts
             name = ".".join((package, *rel))
             assert name in listed, f"{init.parent.relative_to(ROOT)}: add {name} to pyproject's packages"
+
+
+ANALYSES = ("audit", "equity", "fairness", "by_player")
+# the analyses' own modules, and the registry that lists them
+ANALYSIS_HOMES = (
+    "cardbatch.batch.settle.analysis",
+    "cardbatch.batch.settle.audit",
+    "cardbatch.batch.settle.equity",
+    "cardbatch.batch.settle.fairness",
+)
+
+
+def test_no_settle_module_outside_an_analysis_names_one():
+    """The settle pipeline calls its analyses through one interface (batch/settle/analysis.py):
+    no other module of batch/settle names one in its code (a name, an attribute, an argument, an
+    import or a string), so adding an analysis is its module and its registration."""
+    for name, path in MODULES.items():
+        if not name.startswith("cardbatch.batch.settle.") or name.startswith(ANALYSIS_HOMES):
+            continue
+        tree = ast.parse(path.read_text())
+        docstrings = {
+            id(node.body[0].value)
+            for node in ast.walk(tree)
+            if isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+            and node.body
+            and isinstance(node.body[0], ast.Expr)
+            and isinstance(node.body[0].value, ast.Constant)
+        }
+        for node in ast.walk(tree):
+            words: list[str] = []
+            if isinstance(node, ast.Name):
+                words = [node.id]
+            elif isinstance(node, ast.Attribute):
+                words = [node.attr]
+            elif isinstance(node, ast.arg):
+                words = [node.arg]
+            elif isinstance(node, ast.keyword) and node.arg:
+                words = [node.arg]
+            elif isinstance(node, (ast.Import, ast.ImportFrom)):
+                words = [a.name for a in node.names] + [getattr(node, "module", None) or ""]
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings:
+                words = [node.value]
+            for word in words:
+                named = [a for a in ANALYSES if a in word.lower()]
+                assert not named, f"{path.relative_to(ROOT)}:{getattr(node, 'lineno', '?')} names {named[0]}"

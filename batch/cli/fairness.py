@@ -85,9 +85,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def _job(args: argparse.Namespace) -> Any:
     """The settle job that runs the tests, as the flags ask."""
     from cardbatch.batch.io.jobs import RunOptions
-    from cardbatch.batch.settle.options import FairnessOptions, SettleJob, SettleOptions
+    from cardbatch.batch.settle.fairness.options import FairnessOptions
+    from cardbatch.batch.settle.options import SettleJob, SettleOptions
 
-    opts = SettleOptions(
+    opts = SettleOptions.of(
         rules=args.rules,
         game=args.game,
         trips_beat_straight=args.trips_beat_straight,

@@ -107,6 +107,13 @@ def _walk(args: argparse.Namespace) -> Any:
     return walk_from(args)
 
 
+def _analyses(args: argparse.Namespace) -> Any:
+    """The analyses the flags ask for (the audit's exit status, the equity walk), by the registry."""
+    from cardbatch.batch.settle.analysis import from_flat
+
+    return from_flat({"audit": args.audit, "equity": _walk(args), "by_player": args.by_player})
+
+
 def _job(args: argparse.Namespace) -> Any:
     """The settle job the flags ask for."""
     from cardbatch.batch.io.jobs import RunOptions
@@ -116,7 +123,7 @@ def _job(args: argparse.Namespace) -> Any:
     return SettleJob(
         tuple(args.inputs),
         args.out,
-        options_from(SettleOptions, args, pots=options_from(Options, args), equity=_walk(args)),
+        options_from(SettleOptions, args, pots=options_from(Options, args), analyses=_analyses(args)),
         args.batch_rows,
         options_from(RunOptions, args),
         args.mode,

@@ -9,6 +9,7 @@ import numpy as np
 import pyarrow as pa
 
 from cardbatch.batch.io.lists import elements_of, exact_sum
+from cardbatch.batch.settle.analysis import Batch
 from cardbatch.batch.settle.counters import Counters
 from cardbatch.batch.settle.options import SettleOptions
 from cardbatch.batch.settle.rejects import error_rows, reason_counts
@@ -30,8 +31,8 @@ def finish(
     """(results, errors, counters) of a batch whose rows got ``codes`` (0: settled): ``contributed``,
     ``paid`` and ``raked`` are the settled rows' chips (flat), ``chips`` the chips column as read
     (``values, starts, lengths``, to count a rejected row's chips whatever its width). Stops loudly
-    if the settled chips do not add up (a bug of ours, never the data's). A run with ``opts.equity``
-    adds the settled rows' equity columns and counters (:mod:`.allin`)."""
+    if the settled chips do not add up (a bug of ours, never the data's). Each of the run's
+    analyses then adds its columns and counters for the settled rows (:mod:`.analysis`)."""
     bad = np.flatnonzero(codes != 0)
     chips_in = exact_sum(contributed)
     chips_paid, chips_raked = exact_sum(paid), exact_sum(raked)
@@ -50,11 +51,12 @@ def finish(
         mismatches=mismatches,
     )
     summary = counters.as_dict()
-    if opts is not None and spec is not None and (opts.equity is not None or opts.fairness is not None):
-        from cardbatch.batch.settle.extras import after_settle
-
-        cols, added = after_settle(table, np.flatnonzero(codes == 0), paid, spec, opts)
-        summary.update(added)
-        for name, col in cols.items():
-            results = results.append_column(name, col)
+    if opts is not None and spec is not None and opts.analyses:
+        good = np.flatnonzero(codes == 0)
+        batch = Batch(table.take(pa.array(good)) if good.size != table.num_rows else table, paid, spec, opts)
+        for analysis in opts.analyses:
+            cols, added = analysis.add(batch)
+            summary.update(added)
+            for name, col in cols.items():
+                results = results.append_column(name, col)
     return results, error_rows(table, bad, codes[bad]), summary

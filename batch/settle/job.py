@@ -1,6 +1,6 @@
 """The settle run: inputs to units, the output folder's rules, the engine, the summary.
 
-:func:`run` (the command line's ``settle`` and ``audit``) plans the inputs into
+:func:`run` (the command line's ``settle``, with any analysis) plans the inputs into
 units (:mod:`.plan`), makes the output folder hold only parts of this run
 (:mod:`.manifest`), warms the kernels up (:mod:`.warmup`), runs every unit on
 an engine (:mod:`.engines`, each unit through :func:`~.parts.run_unit`) and
@@ -24,7 +24,7 @@ import pyarrow.parquet as pq
 
 from cardbatch.batch.io import owned, storage
 from cardbatch.batch.io.errors import InputError
-from cardbatch.batch.io.exits import EXIT_AUDIT, EXIT_FAIRNESS, EXIT_OK
+from cardbatch.batch.io.exits import EXIT_OK
 from cardbatch.batch.io.inputs import is_output_manifest, parquet_inputs
 from cardbatch.batch.io.jobs import Engine as EngineName
 from cardbatch.batch.io.jobs import RunOptions, Summary
@@ -43,7 +43,8 @@ SUCCESS = "_SUCCESS"  # written last, removed first: a folder without it is inco
 
 
 def run(job: SettleJob) -> Summary:
-    """Settle (or audit) ``job.inputs`` into ``job.out``: the ``cardbatch settle`` command as one call.
+    """Settle ``job.inputs`` into ``job.out`` with the options' analyses: the ``cardbatch settle``
+    command as one call.
 
     Raises :class:`~cardbatch.batch.io.errors.InputError` for input it cannot read as asked (a
     schema, a column's type, an unwritable output, a folder it may not write into) and ``OSError``
@@ -61,57 +62,25 @@ def run(job: SettleJob) -> Summary:
         verbose=job.run.verbose,
         mode=job.mode,
     )
-    from cardbatch.batch.settle.fairness.job import fairness_line
     from cardbatch.batch.settle.report import settle_line
 
-    if job.options.fairness is not None:
-        line = fairness_line(figures, job.out)
-    else:
-        line = settle_line("audit" if job.options.audit else "settle", figures, job.out)
-    found = warnings(figures, job.options)
+    opts = job.options
+    lines = [a.line(figures, job.out) for a in opts.analyses]
+    line = next((x for x in lines if x is not None), None) or settle_line(opts.command, figures, job.out)
+    found = warnings(figures, opts)
     return Summary(figures, line, status_of(job.options, figures), indent=1, sort_keys=True, warnings=found)
 
 
-# why an all-in row got no equity (batch/settle/allin.py's causes), in a user's words
-_NOT_PLACED = {
-    "no_stack_column": "the input has no stack column",
-    "no_contrib_street": "the input has no contrib_street column",
-    "stack_missing": "a stack cell or element is null",
-    "stack_count": "the stack list holds another number of seats than the cards",
-    "stack_short": "a stack is smaller than the chips the seat put in",
-}
-
-
 def warnings(figures: dict[str, Any], opts: SettleOptions) -> tuple[str, ...]:
-    """What a run says on stderr beside its line: ids that repeat across the inputs, all-in rows
-    whose equity it could not place (how many, and why), and a game's option that no row of the run
-    was of that game to use."""
+    """What a run says on stderr beside its line: ids that repeat across the inputs, what each
+    analysis could not do as asked, and a game's option that no row of the run was of that game to
+    use."""
     found = []
-    fairness = opts.fairness is not None
     repeated = hand_ids.warning(figures.get("repeated_hand_ids") or {})
     if repeated:
-        found.append(repeated + ("; a hand given twice counts twice in every test" if fairness else ""))
-    what = "the all-in tests" if fairness else "--equity"
-    not_placed = (figures.get("equity") or {}).get("not_placed") or {}
-    causes = {k: v for k, v in not_placed.items() if not k.startswith("game_")}
-    games = sorted(k.removeprefix("game_") for k in not_placed if k.startswith("game_"))
-    settled = figures.get("rows_settled", 0)
-    if causes:
-        why = "; ".join(f"{n:,}: {_NOT_PLACED.get(cause, cause)}" for cause, n in sorted(causes.items()))
-        found.append(
-            f"{what}: {sum(causes.values()):,} of {settled:,} settled rows have no equity ({why}); "
-            "see the equity guide for the columns it needs"
-        )
-    elif games and settled and sum(not_placed.values()) >= settled and not fairness:  # none has equity
-        found.append(f"--equity: no row has equity: {', '.join(games)} deal(s) no board to come")
-    hidden = (figures.get("equity") or {}).get("hidden_cards", 0)
-    if hidden and not fairness and opts.equity is not None and opts.equity.deck == "seen":
-        found.append(
-            f"--equity: {hidden:,} all-ins do not record some folded seat's cards: those are counted as still in the "
-            "deck, which is biased where folds depend on the cards (see the equity guide)"
-        )
-    for tests in ((figures.get("fairness") or {}).get("not_run") or []) if fairness else []:
-        found.append(f"fairness: {tests} not tested: the log does not record every seat's cards (see fairness.html)")
+        found.append(repeated + "".join(a.repeated_ids_note() for a in opts.analyses))
+    for analysis in opts.analyses:
+        found.extend(analysis.warnings(figures))
     found.extend(unused_options(figures, opts))
     return tuple(found)
 
@@ -138,10 +107,8 @@ def unused_options(figures: dict[str, Any], opts: SettleOptions) -> list[str]:
 
 
 def status_of(opts: SettleOptions, figures: dict[str, Any]) -> int:
-    """4 for a fairness run that rejected a test, 3 for an audit that found a mismatch, else 0."""
-    if opts.fairness is not None and (figures.get("fairness") or {}).get("rejected"):
-        return EXIT_FAIRNESS
-    return EXIT_AUDIT if opts.audit and figures.get("mismatches", 0) else EXIT_OK
+    """The highest exit status the run's analyses ask for, else 0."""
+    return max((a.status(figures) for a in opts.analyses), default=EXIT_OK)
 
 
 def settle_files(
@@ -182,10 +149,8 @@ def settle_files(
     planned = RunPlan(
         units, holds, [{"path": p, "rows": n} for p, n in zip(paths, file_rows)], list(identities), parsed
     )
-    if opts.fairness is not None and opts.fairness.by is not None:  # before the folder changes: a wrong --by stops here
-        from cardbatch.batch.settle.fairness.groups import check_groups
-
-        check_groups(paths, opts.fairness.by, parsed)
+    for analysis in opts.analyses:  # before the folder changes: what an analysis cannot use stops here
+        analysis.check_inputs(paths, parsed)
     dirs = manifest.part_dirs(opts)
     manifest.check_folder(out_dir, dirs)
     try:
@@ -199,8 +164,7 @@ def settle_files(
     # compile in half the time (every other run takes the parallel builds, which also run faster);
     # the workers are told, and this process settles, reports and warms up under the same choice
     small = sum(u.rows for u in units) <= batch_rows
-    command = "fairness" if opts.fairness is not None else "audit" if opts.audit else "settle"
-    ctx = UnitContext(out_dir, opts, batch_rows, small, command=command, quiet=quiet)
+    ctx = UnitContext(out_dir, opts, batch_rows, small, command=opts.command, quiet=quiet)
     lock = manifest.Lock(out_dir)
     try:
         with twins.serial(small):
@@ -238,7 +202,7 @@ def _run_locked(planned: RunPlan, ctx: UnitContext, run_opts: RunOptions, mode: 
             "(reuse what is current) or --mode overwrite (settle everything again)"
         )
     fingerprint = manifest.options_fingerprint(opts, ctx.batch_rows)
-    tops = manifest.RUN_TOPS + (manifest.FAIRNESS_TOPS if opts.fairness is not None else ())
+    tops = manifest.RUN_TOPS + tuple(t for a in opts.analyses for t in a.tops)
     reused, foreign, taken, finished = manifest.prepare(
         out, identities, fingerprint, holds, reuse=mode != "overwrite", tops=tops
     )
@@ -264,9 +228,8 @@ def _run_locked(planned: RunPlan, ctx: UnitContext, run_opts: RunOptions, mode: 
     t_settle = time.perf_counter()
     engine = Engine()
     done: list[tuple[Unit, list[tuple[str, dict[str, Any]]]]] = []
-    desc = "fairness" if opts.fairness is not None else "audit" if opts.audit else "settle"
     with progress(
-        total=sum(u.rows for u in units), desc=desc, unit="row", quiet=quiet, verbose=run_opts.verbose
+        total=sum(u.rows for u in units), desc=opts.command, unit="row", quiet=quiet, verbose=run_opts.verbose
     ) as bar:
         for unit, parts in map_units(units, ctx, run_opts, first, engine):
             done.append((unit, parts))
@@ -303,15 +266,14 @@ def _run_locked(planned: RunPlan, ctx: UnitContext, run_opts: RunOptions, mode: 
     from cardbatch.batch.settle.report import write_report
 
     try:
-        total["report"] = write_report(out, total, {f for files in written.values() for f in files or ()})
+        sections = [a.report_section(total) for a in opts.analyses]
+        total["report"] = write_report(out, total, {f for files in written.values() for f in files or ()}, sections)
     except (OSError, pa.ArrowException, ValueError, KeyError) as exc:  # the results stand without their page
         total["report"] = None
         total["report_error"] = str(exc)
         print(f"cardbatch: report.html not written ({exc}); the results and summary are complete", file=sys.stderr)
-    if opts.fairness is not None:  # before _SUCCESS: a finished fairness folder holds its verdict
-        from cardbatch.batch.settle.fairness.job import write_fairness
-
-        total["fairness"] = write_fairness(out, total, opts)
+    for analysis in opts.analyses:  # before _SUCCESS: a finished folder holds every analysis's files
+        analysis.finish(out, total, opts)
     if foreign:
         total["not_ours"] = foreign
     total["wall_seconds"] = round(time.perf_counter() - t0, 3)
@@ -331,7 +293,7 @@ def summarise(
     Checks that no row was lost (a bug of ours if one was)."""
     from cardbatch import __version__
 
-    # in part order, whatever order they finished in: float sums (the fairness tallies) then come out
+    # in part order, whatever order they finished in: float sums (an analysis's tallies) then come out
     # the same to the last bit on every run, a resumed one too
     parts = sorted(((unit, name, s) for unit, named in done for name, s in named), key=lambda p: p[1])
     total = merge_counters([_counters(s) for _, _, s in parts])
@@ -414,7 +376,7 @@ def settle_in_memory(
     figures = summarise(done, inputs, opts, t0, time.perf_counter())
     figures.update({"engine": "in-process", "workers": 1, "options": {**opts.as_dict(), "batch_rows": batch_rows}})
     return (
-        _gathered(sink.results, result_schema(opts.equity_columns)),
+        _gathered(sink.results, result_schema(opts.result_fields)),
         _gathered(sink.errors, ERROR_SCHEMA),
         figures,
     )

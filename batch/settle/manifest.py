@@ -28,6 +28,7 @@ from pyarrow.fs import FileType
 from cardbatch.batch.io import storage
 from cardbatch.batch.io.errors import InputError
 from cardbatch.batch.io.inputs import OUTPUT_MANIFEST, is_output_manifest
+from cardbatch.batch.settle.analysis import all_tops
 from cardbatch.batch.settle.options import SettleOptions
 
 MANIFEST = OUTPUT_MANIFEST
@@ -85,10 +86,11 @@ def _code_fingerprint() -> str:
 
 
 def options_fingerprint(opts: SettleOptions, batch_rows: int) -> dict[str, Any]:
-    """Everything that changes a part's content or boundaries (``audit`` changes only the exit status)."""
-    chosen = {k: v for k, v in opts.as_dict().items() if k != "audit"}
-    if chosen.get("fairness"):  # a fairness run's level judges its tallies; it changes no part
-        chosen["fairness"] = {k: v for k, v in chosen["fairness"].items() if k != "level"}
+    """Everything that changes a part's content or boundaries: the rules, and what of its options
+    each analysis says changes a part (an exit status or a test's level does not)."""
+    chosen = opts.rules_dict()
+    for analysis in opts.analyses:
+        chosen.update(analysis.part_key())
     # the code too, not only its version number: parts written by other code (a reinstall of the same
     # version, another output layout) are recomputed, never mixed with this code's parts
     chosen.update(batch_rows=batch_rows, version=_version(), code=_code_fingerprint())
@@ -127,15 +129,14 @@ class Lock:
 
 PART_NAME = re.compile(r"^\.?(part-[0-9a-f]{12}-[0-9]{5}(?:-[0-9]{5})?)\.(parquet|json)(\.tmp)?$")
 # files a run writes at the folder's top (each also under its temporary name, ``.NAME.tmp``)
-TOP_FILES = ("summary.json", "report.html", "fairness.json", "fairness.html", "_SUCCESS", MANIFEST)
 RUN_TOPS = ("_SUCCESS", "summary.json", "report.html")  # what every run writes at the top when it ends
-FAIRNESS_TOPS = ("fairness.json", "fairness.html")  # and a fairness run besides
+TOP_FILES = (*RUN_TOPS, *all_tops(), MANIFEST)  # and what an analysis writes there besides
 LOCK = ".lock"
 
 
 def part_dirs(opts: SettleOptions) -> tuple[str, ...]:
-    """The part folders a run with ``opts`` writes into: a fairness run without ``--results`` writes
-    no ``results/``, so nothing there concerns it."""
+    """The part folders a run with ``opts`` writes into: a run whose analysis writes no results
+    writes no ``results/``, so nothing there concerns it."""
     return tuple(d for d in PART_DIRS if d != "results" or opts.writes_results)
 
 
@@ -235,7 +236,7 @@ def prepare(
     manifest's, ``reuse`` is on, it is still in ``holds`` (each part of this run to the keys of the
     files it holds) and it is whole: its record and every file it wrote ours, at the size written.
     Every other file of ours goes, temporary files too. The top files the last manifest lists as its
-    run's (``tops``: the summary, report and ``_SUCCESS``, and a fairness run's two) go: they appear
+    run's (``tops``: the summary, report and ``_SUCCESS``, and its analyses') go: they appear
     again when every unit is done. A file at the place of one of this run's ``tops`` that the last
     run did not write is the user's: the run stops (InputError) before changing anything.
     """

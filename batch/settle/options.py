@@ -4,16 +4,14 @@ from __future__ import annotations
 
 import dataclasses
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 import pyarrow as pa
 
 from cardbatch.batch.io.jobs import RunOptions, input_paths, require_whole
+from cardbatch.batch.settle.analysis import Analysis, check_together, from_flat, registered
 from cardbatch.games import game as game_spec
 from cardbatch.kernels.pots.api import Options
-
-if TYPE_CHECKING:
-    from cardbatch.kernels.equity import Walk
 
 Mode = Literal["resume", "overwrite", "error"]
 # what a run does with a folder that already holds cardbatch output: reuse its current parts, settle
@@ -45,54 +43,18 @@ def _decimal(frac: Fraction) -> str:
 
 
 @dataclasses.dataclass(frozen=True)
-class FairnessOptions:
-    """A fairness run: what each batch counts besides settling it, and how its tests are judged.
-    ``by``: an input column whose values each get every test again (``--by room``; None: the whole
-    run only); ``level``: the family-wise false-alarm rate the tests are held to, together;
-    ``results``: also write every settled row's results with its equity columns, as
-    ``settle --equity`` does (off: the run writes its verdict, the rejected rows and the summary;
-    the per-hand results are a settle run's, and writing them is most of what the audit would
-    add to settling).
-
-    >>> FairnessOptions(by="game")
-    Traceback (most recent call last):
-    ValueError: --by game: every test is already run for each game apart; name another column
-    >>> FairnessOptions(level=2)
-    Traceback (most recent call last):
-    ValueError: level must be between 0 and 1, got 2
-    """
-
-    by: str | None = None
-    level: float = 0.01
-    results: bool = False
-
-    def __post_init__(self) -> None:
-        if self.by is not None and (not isinstance(self.by, str) or not self.by):
-            raise ValueError(f"by must be a column name, got {self.by!r}")
-        if self.by is not None and self.by.lower() == "game":  # GAME=G folders name the game too
-            raise ValueError("--by game: every test is already run for each game apart; name another column")
-        if not isinstance(self.level, (int, float)) or not 0 < self.level < 1:
-            raise ValueError(f"level must be between 0 and 1, got {self.level!r}")
-        if not isinstance(self.results, bool):
-            raise ValueError(f"results must be True or False, got {self.results!r}")
-
-
-@dataclasses.dataclass(frozen=True)
 class SettleOptions:
-    """The rules a row is settled by, validated when made and shipped to every worker as is.
+    """The rules a row is settled by and the analyses that ride on the run, validated when made and
+    shipped to every worker as is.
 
     ``pots``: the settlement rules (policy, rake, chip unit, odd chips, orphan chips), a
     :class:`cardbatch.kernels.pots.Options`; ``no_flop_no_drop``: no rake on hands that ended
     before the flop; ``rules``: the three-card rule set's preset name; ``game``: the game of files
     without a ``game`` column (None: Hold'em when there is a ``board``, else Zha Jin Hua);
-    ``team_model``: the 2v2 settlement model; ``audit``: an audit run (a mismatch makes its exit
-    status 3; the results are the same); ``trips_beat_straight``: in short deck, three of a kind
-    ranks above a straight (default: a straight above trips); ``equity``: how each all-in's
-    equity is walked (a :class:`cardbatch.kernels.equity.Walk`; None: no equity columns);
-    ``fairness``: what a fairness run counts in each batch (a :class:`FairnessOptions`; None: nothing);
-    ``by_player``: with ``equity`` or ``fairness`` and a ``player_id`` column, per-player figures (the
-    summary's actual against expected net; an all-in test per player): one entry per player, so
-    asked for, not made by default.
+    ``team_model``: the 2v2 settlement model; ``trips_beat_straight``: in short deck, three of a
+    kind ranks above a straight (default: a straight above trips); ``analyses``: what the run adds
+    to settling (:mod:`.analysis`: the audit's exit status, the equity columns, the fairness
+    tests), most easily given by their flat names through :meth:`of`.
     """
 
     pots: Options = Options()
@@ -100,43 +62,16 @@ class SettleOptions:
     rules: str = "zjh"
     game: str | None = None
     team_model: TeamModel = "seed"
-    audit: bool = False
     trips_beat_straight: bool = False
-    equity: Walk | None = None
-    fairness: FairnessOptions | None = None
-    by_player: bool = False
+    analyses: tuple[Analysis, ...] = ()
 
     def __post_init__(self) -> None:
         from cardbatch.kernels.threecard import rules_of
 
-        if self.equity is not None:
-            from cardbatch.kernels.equity import Walk
-
-            if not isinstance(self.equity, Walk):
-                raise ValueError(f"equity must be a cardbatch.kernels.equity.Walk or None, got {self.equity!r}")
-
         if not isinstance(self.pots, Options):
             raise ValueError(f"pots must be a cardbatch.kernels.pots.Options, got {type(self.pots).__name__}")
-        if self.fairness is not None and not isinstance(self.fairness, FairnessOptions):
-            raise ValueError(f"fairness must be a FairnessOptions or None, got {self.fairness!r}")
-        if self.fairness is not None and self.equity is not None and self.equity.deck != "seen":
-            # the tests compare realised shares with their expectation, which only the true deck gives
-            raise ValueError(
-                f"a fairness run counts every recorded card as seen (--equity-deck seen); {self.equity.deck} puts "
-                "the folded cards back in the deck, which is biased where folds depend on the cards: it is for "
-                "settle --equity's luck reports"
-            )
-        if self.fairness is not None and (self.pots.rake_pct or self.no_flop_no_drop):
-            # the audit compares shares of the chips the hand paid with equity: no rake, as the command runs it
-            raise ValueError("a fairness run settles without rake (rake_pct 0, no_flop_no_drop off)")
         if self.no_flop_no_drop and not self.pots.rake_pct:  # no rake to leave out: an option doing nothing
             raise ValueError("no_flop_no_drop leaves out a rake: give rake_pct too (--rake-pct)")
-        if (self.equity is not None or self.fairness is not None) and self.pots.policy.name.lower() != "standard":
-            # a per-street policy splits by what each street's bets were against; the walk pays the
-            # standard policy's pots, and would report its luck as the policy's
-            raise ValueError(
-                f"equity is defined for the standard policy only, got policy {self.pots.policy.name.lower()}"
-            )
         rules_of(self.rules)  # a ValueError naming the presets
         if self.game is not None:
             spec = game_spec(self.game)  # a ValueError naming the games
@@ -144,36 +79,60 @@ class SettleOptions:
                 raise ValueError(f"game {self.game} splits pots high/low, which the standard policy only defines")
         if self.team_model not in TEAM_MODELS:
             raise ValueError(f"team_model must be one of {', '.join(TEAM_MODELS)}, got {self.team_model!r}")
-        if self.by_player and self.equity is None and self.fairness is None:
-            raise ValueError("by_player needs equity (--equity) or a fairness run")
-        for flag in ("no_flop_no_drop", "audit", "trips_beat_straight", "by_player"):
+        for flag in ("no_flop_no_drop", "trips_beat_straight"):
             if not isinstance(getattr(self, flag), bool):
                 raise ValueError(f"{flag} must be True or False, got {getattr(self, flag)!r}")
+        object.__setattr__(self, "analyses", tuple(self.analyses))
+        check_together(self.analyses)
+        for a in self.analyses:
+            a.check(self)
+
+    @property
+    def command(self) -> str:
+        """The run's name: an analysis's (``audit``, ``fairness``) or ``settle``."""
+        return next((a.command for a in self.analyses if a.command), "settle")
 
     @property
     def writes_results(self) -> bool:
         """Whether the run writes each settled row's results (every run but a fairness run without
         ``results``)."""
-        return self.fairness is None or self.fairness.results
+        return all(a.writes_results for a in self.analyses)
 
     @property
-    def equity_columns(self) -> bool:
-        """Whether the results carry the equity columns (``equity``, and results written)."""
-        return self.equity is not None and self.writes_results
+    def result_fields(self) -> tuple[tuple[str, pa.DataType], ...]:
+        """The columns the analyses add to the results (none when the run writes no results)."""
+        if not self.writes_results:
+            return ()
+        return tuple(f for a in self.analyses for f in a.result_fields())
+
+    def for_unit(self, hive: tuple[tuple[str, str], ...]) -> SettleOptions:
+        """The options as one unit of work below the ``key=value`` folders ``hive`` runs them."""
+        units = tuple(a.for_unit(hive) for a in self.analyses)
+        return self if units == self.analyses else dataclasses.replace(self, analyses=units)
+
+    def unit_counters(self, counters: dict[str, Any]) -> dict[str, Any]:
+        """A unit's counters as its analyses file them (:meth:`for_unit`)."""
+        for a in self.analyses:
+            counters = a.unit_counters(counters)
+        return counters
 
     @classmethod
     def of(cls, **options: Any) -> SettleOptions:
         """From flat keywords, as the command line names them: the settlement rules (``policy``,
-        ``rake_pct``, ``rake_cap``, ``chip_unit``, ``odd_chips``, ``orphan_chips``) go to ``pots``.
+        ``rake_pct``, ``rake_cap``, ``chip_unit``, ``odd_chips``, ``orphan_chips``) go to ``pots``,
+        the analyses' options (``audit``, ``equity``, ``by_player``, ``fairness``) to the analyses.
 
         >>> SettleOptions.of(policy="ratio_rank", game="holdem").pots.policy.name
         'RATIO_RANK'
+        >>> SettleOptions.of(audit=True).command
+        'audit'
         """
         rules = {k: options.pop(k) for k in POT_FIELDS if k in options}
-        return cls(pots=Options(**rules), **options)
+        analyses = from_flat(options)
+        return cls(pots=Options(**rules), analyses=analyses, **options)
 
-    def as_dict(self) -> dict[str, Any]:
-        """Flat and JSON-ready, in the command line's names: what ``summary.json`` and the manifest show."""
+    def rules_dict(self) -> dict[str, Any]:
+        """The settlement rules, flat and JSON-ready, in the command line's names."""
         p = self.pots
         return {
             "policy": p.policy.name.lower(),
@@ -186,12 +145,18 @@ class SettleOptions:
             "orphan_chips": p.orphan_chips,
             "game": self.game,
             "team_model": self.team_model,
-            "audit": self.audit,
             "trips_beat_straight": self.trips_beat_straight,
-            "equity": None if self.equity is None else dataclasses.asdict(self.equity),
-            "fairness": None if self.fairness is None else dataclasses.asdict(self.fairness),
-            "by_player": self.by_player,
         }
+
+    def as_dict(self) -> dict[str, Any]:
+        """Flat and JSON-ready, in the command line's names: what ``summary.json`` and the manifest
+        show (every analysis's options, its values when off included)."""
+        out = self.rules_dict()
+        for cls in registered():
+            out.update(cls.off)
+        for a in self.analyses:
+            out.update(a.flat())
+        return out
 
 
 @dataclasses.dataclass(frozen=True)

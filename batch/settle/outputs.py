@@ -190,19 +190,19 @@ def _with_keys(table: pa.Table, keys: tuple[tuple[str, str], ...]) -> pa.Table:
     return table
 
 
-def result_schema(equity: bool) -> pa.Schema:
-    """:data:`RESULT_SCHEMA`, with the equity columns (after ``low``) in a run with ``--equity``: every
-    part of a run has the same columns, whichever its game."""
-    if not equity:
+def result_schema(extra: tuple[tuple[str, pa.DataType], ...] = ()) -> pa.Schema:
+    """:data:`RESULT_SCHEMA`, with the columns the run's analyses add (``extra``, after ``low``):
+    every part of a run has the same columns, whichever its game."""
+    if not extra:
         return RESULT_SCHEMA
-    from cardbatch.batch.settle.allin import EQUITY_FIELDS
-
-    return pa.schema([*RESULT_SCHEMA, *(pa.field(n, t) for n, t in EQUITY_FIELDS)])
+    return pa.schema([*RESULT_SCHEMA, *(pa.field(n, t) for n, t in extra)])
 
 
-def conform_results(table: pa.Table, keys: tuple[tuple[str, str], ...] = (), equity: bool = False) -> pa.Table:
+def conform_results(
+    table: pa.Table, keys: tuple[tuple[str, str], ...] = (), extra: tuple[tuple[str, pa.DataType], ...] = ()
+) -> pa.Table:
     """``table`` in :func:`result_schema` (the columns of other games null), then the key columns."""
-    schema = result_schema(equity)
+    schema = result_schema(extra)
     columns = []
     for field in schema:
         if field.name in table.column_names:

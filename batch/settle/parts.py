@@ -30,7 +30,6 @@ from cardbatch.batch.io.errors import InputError
 from cardbatch.batch.settle import hand_ids
 from cardbatch.batch.settle.by_game import settle_by_game
 from cardbatch.batch.settle.counters import INPUT_COUNTERS, merge_counters
-from cardbatch.batch.settle.fairness.groups import folder_value, with_folder_group
 from cardbatch.batch.settle.options import ORIGIN, SettleOptions
 from cardbatch.batch.settle.outputs import conform_errors, conform_results, part_path, with_folder_game
 from cardbatch.batch.settle.plan import Unit, footer_of
@@ -149,23 +148,20 @@ def settle_into(tables: Iterable[pa.Table], unit: Unit, opts: SettleOptions, sin
     tagged = len(unit.pieces) > 1
     counters = []
     by_piece: list[list[dict[str, Any]]] = []
-    by = opts.fairness.by if opts.fairness is not None else None
     seen: list[pa.Table] = []  # each table's hand ids (a view), for the part's span
-    group = folder_value(by, unit.hive)
-    if group is not None and opts.fairness is not None:  # the unit's rows are one group: tallied once, as "all"
-        opts = dataclasses.replace(opts, fairness=dataclasses.replace(opts.fairness, by=None))
+    opts = opts.for_unit(unit.hive)
+    fields = opts.result_fields
     try:
         for table in tables:  # the files of a unit share their folders (plan), a game= folder too
             seen.append(table.select([c for c in ("hand_id",) if c in table.column_names]))
             r, e, c = settle_by_game(with_folder_game(table, unit.pieces[0].path), opts)
-            if group is not None and by is not None:
-                c = with_folder_group(c, by, group)
+            c = opts.unit_counters(c)
             if tagged:
                 by_piece.append(_piece_counters(r, e, len(unit.pieces)))
                 r, e = _untagged(r), _untagged(e)
             for game, part in r.items():
                 if part.num_columns and opts.writes_results:
-                    sink.add_results(game, conform_results(part, unit.hive, opts.equity_columns))
+                    sink.add_results(game, conform_results(part, unit.hive, fields))
             for game, part in e.items():
                 if part.num_rows:
                     sink.add_errors(game, conform_errors(part, unit.hive))

@@ -155,9 +155,8 @@ def check_schema(path: str, schema: pa.Schema, opts: SettleOptions) -> None:
     twice = sorted({n for n in schema.names if schema.names.count(n) > 1})
     if twice:
         raise InputError(f"{path}: column(s) {', '.join(twice)} appear more than once (duplicate_column)")
-    by = opts.fairness.by if opts.fairness is not None else None
-    if by is not None and by not in schema.names and by not in dict(hive_keys(path)):
-        raise InputError(f"{path}: --by {by}: no such column or {by}=value folder (columns: {', '.join(schema.names)})")
+    for analysis in opts.analyses:
+        analysis.check_schema(path, schema)
     if "game" in schema.names:
         t = schema.field("game").type
         if not (_is_text_or_dictionary(t) or pa.types.is_null(t)):

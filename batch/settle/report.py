@@ -31,7 +31,7 @@ import html
 import json
 import os
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from collections.abc import Set as AbstractSet
 from typing import Any
 
@@ -58,14 +58,16 @@ code { font-size: 13px; } svg text { font: 13px system-ui, sans-serif; } svg { m
 """
 
 
-def write_report(out: str, summary: dict[str, Any], files: Collection[str]) -> str:
+def write_report(out: str, summary: dict[str, Any], files: Collection[str], sections: Sequence[str] = ()) -> str:
     """Write ``out/report.html`` from the run's summary and the files its parts wrote (relative to
-    ``out``: nothing else in the folder is read); returns its path."""
+    ``out``: nothing else in the folder is read), with the run's analyses' ``sections`` (HTML)
+    before the timings; returns its path."""
     page = render(
         summary,
         reject_examples(out, summary, files),
         mismatch_breakdown(out, files) if summary.get("mismatches") else None,
         part_sources(out, files),
+        sections,
     )
     path = storage.join(out, "report.html")
     storage.write_text(path, page)
@@ -77,9 +79,11 @@ def render(
     examples: dict[str, list[dict[str, Any]]],
     mismatches: dict[str, Any] | None,
     sources: dict[str, Any] | None = None,
+    sections: Sequence[str] = (),
 ) -> str:
     """The page's HTML (a pure function of its inputs, so a test can build one without a run);
-    ``sources`` (:func:`part_sources`) names the input files of each part."""
+    ``sources`` (:func:`part_sources`) names the input files of each part; ``sections``: the
+    analyses' own (:meth:`~cardbatch.batch.settle.analysis.Analysis.report_section`)."""
     opts = summary.get("options", {})
     src = Sources(summary, sources)
     when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
@@ -88,25 +92,25 @@ def render(
         "<title>cardbatch run report</title>",
         f"<style>{_CSS}</style></head><body>",
         "<h1>cardbatch run report</h1>",
-        f"<p class='meta'>cardbatch {_e(summary.get('cardbatch_version', '?'))}, written {when}; "
+        f"<p class='meta'>cardbatch {esc(summary.get('cardbatch_version', '?'))}, written {when}; "
         f"{summary.get('files', 0):,} input files in {summary.get('parts', 0):,} parts "
         f"({summary.get('parts_reused', 0):,} reused from an earlier run); policy "
-        f"<code>{_e(opts.get('policy', '?'))}</code>, rake <code>{_e(opts.get('rake_pct') or 'none')}</code>, "
-        f"{_rules(summary)}inputs below <code>{_e(src.root or '.')}</code>.</p>",
+        f"<code>{esc(opts.get('policy', '?'))}</code>, rake <code>{esc(opts.get('rake_pct') or 'none')}</code>, "
+        f"{_rules(summary)}inputs below <code>{esc(src.root or '.')}</code>.</p>",
         _totals(summary),
         _repeated(summary),
         _by_game(summary),
         _by_input(summary, src),
         _rejects(summary, examples, src),
         _mismatch_section(summary, mismatches, src),
-        _equity(summary),
+        *sections,
         _timings(summary, src),
         "</body></html>",
     ]
     return "\n".join(parts)
 
 
-def _e(value: object) -> str:
+def esc(value: object) -> str:
     return html.escape(str(value))
 
 
@@ -114,20 +118,20 @@ def _n(value: object, decimals: int = 1) -> str:
     """A number as the page writes every number: thousands separated, a whole number without
     decimals, another with ``decimals``; anything else as text."""
     if isinstance(value, bool):
-        return _e(value)
+        return esc(value)
     if isinstance(value, (int, np.integer)):
         return f"{int(value):,}"
     if isinstance(value, (float, np.floating)):
         return f"{float(value):,.{decimals}f}"
-    return _e(value)
+    return esc(value)
 
 
-def _table(head: list[str], rows: list[list[Any]], numeric: AbstractSet[int] = frozenset(), decimals: int = 1) -> str:
-    th = "".join(f"<th>{_e(h)}</th>" for h in head)
+def table(head: list[str], rows: list[list[Any]], numeric: AbstractSet[int] = frozenset(), decimals: int = 1) -> str:
+    th = "".join(f"<th>{esc(h)}</th>" for h in head)
     body = "".join(
         "<tr>"
         + "".join(
-            f"<td class='n'>{_n(v, decimals)}</td>" if i in numeric else f"<td>{_e(v)}</td>" for i, v in enumerate(r)
+            f"<td class='n'>{_n(v, decimals)}</td>" if i in numeric else f"<td>{esc(v)}</td>" for i, v in enumerate(r)
         )
         + "</tr>"
         for r in rows
@@ -152,61 +156,20 @@ def bars(items: list[tuple[str, float]], unit: str, title: str, decimals: int = 
         w = (width - label_w - 140) * value / top
         shown = _n(value, decimals)
         rows.append(
-            f"<text x='{label_w - 8}' y='{y + 16}' text-anchor='end'>{_e(label)}</text>"
+            f"<text x='{label_w - 8}' y='{y + 16}' text-anchor='end'>{esc(label)}</text>"
             f"<rect x='{label_w}' y='{y + 3}' width='{w:.1f}' height='{row_h - 7}' fill='#4472c4'/>"
-            f"<text x='{label_w + w + 6:.1f}' y='{y + 16}'>{shown} {_e(unit)}</text>"
+            f"<text x='{label_w + w + 6:.1f}' y='{y + 16}'>{shown} {esc(unit)}</text>"
         )
     return (
-        f"<svg role='img' aria-label='{_e(title)}' width='100%' height='{height}' preserveAspectRatio='xMinYMin meet' "
-        f"viewBox='0 0 {width} {height}' xmlns='http://www.w3.org/2000/svg'><title>{_e(title)}</title>"
+        f"<svg role='img' aria-label='{esc(title)}' width='100%' height='{height}' preserveAspectRatio='xMinYMin meet' "
+        f"viewBox='0 0 {width} {height}' xmlns='http://www.w3.org/2000/svg'><title>{esc(title)}</title>"
         + "".join(rows)
         + "</svg>"
     )
 
 
-LUCKIEST = 10  # players drawn each way in the report's luck charts
-
-
-def _equity(s: dict[str, Any]) -> str:
-    """A run with ``--equity``: its all-ins by street and, with ``player_id``, each way the players
-    whose results the cards moved most (actual net against all-in adjusted net)."""
-    eq = s.get("equity")
-    if not eq:
-        return ""
-    streets = {"0": "preflop", "1": "flop", "2": "turn"}
-    rows = [[streets.get(k, k), v] for k, v in sorted(eq.get("by_street", {}).items())]
-    not_placed = ", ".join(f"{k.replace('_', ' ')} {v:,}" for k, v in sorted(eq.get("not_placed", {}).items()))
-    out = [
-        "<h2>All-in equity</h2>",
-        f"<p>{eq.get('all_in', 0):,} of {eq.get('rows', 0):,} settled hands were all-in before the river "
-        f"({eq.get('exact', 0):,} walked exactly, {eq.get('sampled', 0):,} sampled)"
-        + (f"; not placed in time: {_e(not_placed)}" if not_placed else "")
-        + ".</p>",
-        _table(["all-in street", "hands"], rows, {1}) if rows else "",
-    ]
-    players = eq.get("by_player") or {}
-    if players:
-        luck = sorted(((p["net"] - p["ev_net"], pid, p) for pid, p in players.items()), key=lambda x: x[0])
-        lucky = [(f"player {pid}", float(v)) for v, pid, _ in reversed(luck[-LUCKIEST:]) if v > 0]
-        unlucky = [(f"player {pid}", float(-v)) for v, pid, _ in luck[:LUCKIEST] if v < 0]
-        out.append(
-            f"<p>{len(players):,} players. Luck is a player's net (payouts less chips put in) less their "
-            "all-in adjusted net (expected payouts less chips put in).</p>"
-        )
-        if lucky:
-            out.append("<h3>Luckiest: chips won above their equity</h3>" + bars(lucky, "chips", "luckiest players", 1))
-        if unlucky:
-            out.append("<h3>Unluckiest: chips lost below their equity</h3>" + bars(unlucky, "chips", "unluckiest", 1))
-        table = [
-            [pid, p["hands"], p["net"], float(p["ev_net"]), float(p["net"] - p["ev_net"])]
-            for _, pid, p in (luck[:LUCKIEST] + luck[-LUCKIEST:] if len(luck) > 2 * LUCKIEST else luck)
-        ]
-        out.append(_table(["player", "hands", "net", "all-in adjusted net", "luck"], table, {1, 2, 3, 4}))
-    return "".join(out)
-
-
 def _check(ok: bool, text: str) -> str:
-    return f"<li class='{'ok' if ok else 'bad'}'>{'✓' if ok else '✗'} {_e(text)}</li>"
+    return f"<li class='{'ok' if ok else 'bad'}'>{'✓' if ok else '✗'} {esc(text)}</li>"
 
 
 def _totals(s: dict[str, Any]) -> str:
@@ -223,7 +186,7 @@ def _totals(s: dict[str, Any]) -> str:
     ]
     if "coins_moved" in s:
         cards += [("2v2 coins moved", s["coins_moved"]), ("2v2 fees", s.get("coins_fee", 0))]
-    html_cards = "".join(f"<div class='card'>{_e(k)}<b>{_n(v)}</b></div>" for k, v in cards)
+    html_cards = "".join(f"<div class='card'>{esc(k)}<b>{_n(v)}</b></div>" for k, v in cards)
     checks = (
         _check(read == settled + rejected, f"rows read {read:,} = settled {settled:,} + rejected {rejected:,}")
         + _check(chips_in == paid + raked, f"chips in {chips_in:,} = paid {paid:,} + raked {raked:,}")
@@ -254,7 +217,7 @@ def _by_game(s: dict[str, Any]) -> str:
     ]
     head = ["game"] + [k.replace("_", " ") for k in _SPLIT] + ["2v2 " + k.replace("_", " ") for k in coins]
     note = _NO_CHIPS_NOTE if any("chips_in" not in c for c in games.values()) else ""
-    return "<h2>By game</h2>" + _table(head, rows, set(range(1, len(head)))) + note
+    return "<h2>By game</h2>" + table(head, rows, set(range(1, len(head)))) + note
 
 
 def _by_input(s: dict[str, Any], src: Sources) -> str:
@@ -268,7 +231,7 @@ def _by_input(s: dict[str, Any], src: Sources) -> str:
             [src.shown(str(i["path"]))] + [NO_CHIPS if coins_only and "chips" in k else i.get(k, 0) for k in keys]
         )
     note = _NO_CHIPS_NOTE if any(NO_CHIPS in r for r in rows) else ""
-    return "<h2>By input</h2>" + _table(["input"] + [k.replace("_", " ") for k in keys], rows, set(range(1, 8))) + note
+    return "<h2>By input</h2>" + table(["input"] + [k.replace("_", " ") for k in keys], rows, set(range(1, 8))) + note
 
 
 def _rules(s: dict[str, Any]) -> str:
@@ -278,7 +241,7 @@ def _rules(s: dict[str, Any]) -> str:
     read = [g for g, c in (s.get("by_game") or {}).items() if c.get("rows_read") and g in REGISTRY]
     if not any(REGISTRY[g].rule_presets for g in read):
         return ""
-    return f"rules <code>{_e((s.get('options') or {}).get('rules', '?'))}</code>; "
+    return f"rules <code>{esc((s.get('options') or {}).get('rules', '?'))}</code>; "
 
 
 def _repeated(s: dict[str, Any]) -> str:
@@ -286,7 +249,7 @@ def _repeated(s: dict[str, Any]) -> str:
     found = s.get("repeated_hand_ids") or {}
     if not found.get("ids"):
         return ""
-    shown = ", ".join(_e(v) for v in found.get("examples", []))
+    shown = ", ".join(esc(v) for v in found.get("examples", []))
     return (
         f"<p class='bad'>{found['ids']:,} hand ids appear more than once across the inputs "
         f"({found.get('rows', 0):,} rows; e.g. {shown}). A hand below is named by its id and its input file; "
@@ -310,7 +273,7 @@ def _rejects(s: dict[str, Any], examples: dict[str, list[dict[str, Any]]], src: 
         "<h2>Rejected rows by reason</h2>"
         + bars([(r, c) for r, c in reasons], "rows", "rejected rows by reason")
         + f"<p>Up to {EXAMPLES} examples per reason; every rejected row is in <code>errors/</code>.</p>"
-        + _table(["reason", "rows", "examples"], rows, {1})
+        + table(["reason", "rows", "examples"], rows, {1})
         + (_ONE_OF if src.grouped([x.get("part") for xs in examples.values() for x in xs]) else "")
     )
 
@@ -331,7 +294,7 @@ def _mismatch_section(s: dict[str, Any], m: dict[str, Any] | None, src: Sources)
         + "<h3>By seat: hands where the seat's payout differs</h3>"
         + bars(m["by_seat"], "hands", "mismatched hands by seat")
         + f"<h3>The {len(largest)} largest</h3>"
-        + _table(["hand_id", "game", "input", "chips that differ", "our payout", "recorded"], largest, {3})
+        + table(["hand_id", "game", "input", "chips that differ", "our payout", "recorded"], largest, {3})
         + (_ONE_OF if src.grouped([r.get("part") for r in m["largest"]]) else "")
     )
 
@@ -347,7 +310,7 @@ def _timings(s: dict[str, Any], src: Sources) -> str:
         if parts
         else "Every part was reused from an earlier run."
     )
-    head = _table(
+    head = table(
         ["step", "seconds"],
         [
             ["compile ahead (numba, cached after the first run)", t.get("compile_ahead_seconds", 0.0)],
@@ -369,11 +332,11 @@ def _timings(s: dict[str, Any], src: Sources) -> str:
     return (
         "<h2>How long each part took</h2>"
         + head
-        + f"<p>{_e(stats)}</p>"
+        + f"<p>{esc(stats)}</p>"
         + bars([(label, secs) for label, _, _, secs in drawn], "s", "seconds per part, slowest first")
         + (
             "<h3>The parts drawn, and their input files</h3>"
-            + _table(["part", "input files", "rows", "seconds"], drawn, {2, 3}, decimals=3)
+            + table(["part", "input files", "rows", "seconds"], drawn, {2, 3}, decimals=3)
             if drawn
             else ""
         )

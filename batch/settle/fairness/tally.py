@@ -31,9 +31,8 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from cardbatch.batch.settle.allin import AllIns, has_equity, row_sums
+from cardbatch.batch.settle.equity.allin import AllIns, has_equity, row_sums
 from cardbatch.batch.settle.fairness.groups import group_name
-from cardbatch.batch.settle.options import SettleOptions
 from cardbatch.games import Game
 
 BUCKETS = 10  # equity groups: tenths
@@ -133,7 +132,7 @@ def _nonzero(counts: np.ndarray) -> dict[str, int]:
     return {str(c): int(counts[c]) for c in np.flatnonzero(counts)}
 
 
-def _categories(h: Any, spec: Game, opts: SettleOptions, keep: np.ndarray) -> dict[str, Any]:
+def _categories(h: Any, spec: Game, rules: str, keep: np.ndarray) -> dict[str, Any]:
     """Three-card games: each seat's hand categories, in the complete rows kept."""
     from cardbatch.kernels import threecard
 
@@ -142,26 +141,27 @@ def _categories(h: Any, spec: Game, opts: SettleOptions, keep: np.ndarray) -> di
     for s in range(h.S):
         rows = ok & (h.seats > s)
         if rows.any():
-            values = threecard.evaluate(h.hole[rows, s, :], opts.rules)
-            out[f"seat {s}"] = _counts(threecard.category_of(values, opts.rules))
+            values = threecard.evaluate(h.hole[rows, s, :], rules)
+            out[f"seat {s}"] = _counts(threecard.category_of(values, rules))
     return out
 
 
-def tally(sub: pa.Table, rows: AllIns, payout: np.ndarray, spec: Game, opts: SettleOptions) -> dict[str, Any]:
-    """The batch's fairness sums, by scope (see the module's docstring)."""
-    assert opts.fairness is not None
+def tally(
+    sub: pa.Table, rows: AllIns, payout: np.ndarray, spec: Game, rules: str, by: str | None, by_player: bool
+) -> dict[str, Any]:
+    """The batch's fairness sums, by scope (see the module's docstring): ``rules``, the three-card
+    rule set; ``by``: the column whose values are scopes too; ``by_player``: groups by ``player_id``."""
     h = rows.h
     if h is None:
         return {}
     pids = None
-    if opts.by_player and "player_id" in sub.column_names:
+    if by_player and "player_id" in sub.column_names:
         from cardbatch.batch.io.lists import int_list_parts, scatter
 
         vals, starts, lengths, _ = int_list_parts(sub.column("player_id"), "player_id")
         ok = lengths == h.seats
         pids = np.where(ok[:, None], scatter(vals, starts, lengths, h.S, -1, np.int64), -1)
     scopes: list[tuple[str, np.ndarray]] = [("all", np.ones(h.T, bool))]
-    by = opts.fairness.by
     if by is not None:  # a column of the files (checked by the plan); a by=value folder: groups.with_folder_group
         raw = sub.column(by).to_pylist()
         null = np.array([v is None for v in raw], bool)
@@ -182,6 +182,6 @@ def tally(sub: pa.Table, rows: AllIns, payout: np.ndarray, spec: Game, opts: Set
         if spec.has_hands:
             scope["cards"] = _cards(h, spec, keep)
         if spec.rule_presets:
-            scope["categories"] = _categories(h, spec, opts, keep)
+            scope["categories"] = _categories(h, spec, rules, keep)
         out[name] = scope
     return out

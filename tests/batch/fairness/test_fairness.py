@@ -14,16 +14,17 @@ import pytest
 
 from cardbatch.batch.generate import Bias, generate_hands
 from cardbatch.batch.settle.fairness.audit import category_odds, run_tests
+from cardbatch.batch.settle.fairness.options import FairnessOptions
 from cardbatch.batch.settle.fairness.stats import chi2_sf, holm, normal_two_sided
 from cardbatch.batch.settle.job import settle_in_memory
-from cardbatch.batch.settle.options import FairnessOptions, SettleOptions
+from cardbatch.batch.settle.options import SettleOptions
 from cardbatch.kernels.equity import Walk
 
 FAST = Walk(budget=50_000, samples=2_000)  # preflop sampled (a budget below a rank walk's): the tests stay quick
 
 
 def audit(table: pa.Table, level: float = 0.01, by: str | None = None, rules: str = "zjh") -> dict:
-    opts = SettleOptions(rules=rules, equity=FAST, fairness=FairnessOptions(by=by, level=level))
+    opts = SettleOptions.of(rules=rules, equity=FAST, fairness=FairnessOptions(by=by, level=level))
     _, _, figures = settle_in_memory(table, "t", opts)
     return run_tests(figures["by_game"], rules, level)
 
@@ -183,7 +184,7 @@ def test_the_python_api_refuses_what_the_command_cannot_do():
     import cardbatch
 
     with pytest.raises(ValueError, match="fairness must be a FairnessOptions"):
-        SettleOptions(fairness=True)
+        SettleOptions.of(fairness=True)
     with pytest.raises(ValueError, match="without rake"):
         SettleOptions.of(rake_pct="0.05", rake_cap=30, fairness=FairnessOptions())
     table = generate_hands("holdem", 50, seed=4, streets_column=True).table

@@ -16,13 +16,14 @@ from conftest import cli
 
 from cardbatch.batch.generate import Bias, generate_hands
 from cardbatch.batch.settle.fairness.audit import run_tests
+from cardbatch.batch.settle.fairness.options import FairnessOptions
 from cardbatch.batch.settle.job import settle_in_memory
-from cardbatch.batch.settle.options import FairnessOptions, SettleOptions
+from cardbatch.batch.settle.options import SettleOptions
 from cardbatch.kernels.equity import Walk
 
 
 def _audit(table: pa.Table, level: float = 0.01) -> tuple[dict, dict]:
-    opts = SettleOptions(equity=Walk(), fairness=FairnessOptions(level=level))
+    opts = SettleOptions.of(equity=Walk(), fairness=FairnessOptions(level=level))
     _, _, figures = settle_in_memory(table, "t", opts)
     return run_tests(figures["by_game"], "zjh", level), figures
 
@@ -124,7 +125,7 @@ def test_the_trackers_deck_is_biased_on_such_logs_which_is_why_the_audit_never_u
     refused = cli("fairness", str(log), "--out", str(tmp_path / "f"), "--equity-deck", "trackers")
     assert refused.returncode == 2 and "counts every recorded card as seen" in refused.stderr
     with pytest.raises(ValueError, match="counts every recorded card as seen"):
-        SettleOptions(equity=Walk(deck="trackers"), fairness=FairnessOptions())
+        SettleOptions.of(equity=Walk(deck="trackers"), fairness=FairnessOptions())
 
 
 @pytest.mark.parametrize("bias, caught", [(Bias("seat0", 1.0), "all-ins, seat=0"), (Bias("card", 0.02, 51), "cards")])

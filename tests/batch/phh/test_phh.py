@@ -48,7 +48,7 @@ def test_real_hands_match_their_recorded_results(tmp_path):
     assert pq.read_metadata(out).metadata[b"cardbatch.chip_factor"] == b"1"
     assert hands.column("hand_id").to_pylist() == [hand_id(r, 0) for r in hands.column("source").to_pylist()]
     assert len(set(hands.column("hand_id").to_pylist())) == 40
-    results, errs, counters = settle_table(hands, SettleOptions(audit=True))
+    results, errs, counters = settle_table(hands, SettleOptions.of(audit=True))
     assert errs.num_rows == 0
     assert counters["mismatches"] == 0
     recorded = results.column("recorded_payout").to_pylist()
@@ -60,7 +60,7 @@ def test_real_hands_match_their_recorded_results(tmp_path):
     wsop = hands.filter(pa.compute.starts_with(hands.column("source"), "wsop/"))
     wsop = wsop.filter(pa.compute.equal(wsop.column("variant"), "NT"))
     assert wsop.num_rows == 4 and all(sum(d) > 0 for d in wsop.column("dead").to_pylist())
-    _, errs, _ = settle_table(wsop.drop_columns(["dead"]), SettleOptions(audit=True))
+    _, errs, _ = settle_table(wsop.drop_columns(["dead"]), SettleOptions.of(audit=True))
     assert errs.column("reason").to_pylist() == ["orphan_chips"] * 2
 
 
@@ -111,7 +111,7 @@ def test_chip_factor_found_given_and_refused(tmp_path):
     assert s["chip_factor"] == 100 and s["hands_imported"] == 3
     s = run_import([str(d)], str(tmp_path / "h3.parquet"), quiet(chip=2))
     assert s["rejected_by_reason"] == {"fractional_chips": 1} and s["chip_factor"] == 2
-    results, _, counters = settle_table(pq.read_table(tmp_path / "h2.parquet"), SettleOptions(audit=True))
+    results, _, counters = settle_table(pq.read_table(tmp_path / "h2.parquet"), SettleOptions.of(audit=True))
     assert counters["mismatches"] == 0
 
 
@@ -309,7 +309,7 @@ def test_pokerkit_replays_agree(tmp_path, rng, with_antes):
         compared += 1
         assert got == [v for st in streets[i] for v in st], t
     assert compared > 300
-    results, errs, counters = settle_table(table, SettleOptions(audit=True))
+    results, errs, counters = settle_table(table, SettleOptions.of(audit=True))
     assert errs.num_rows == 0, errs.column("reason").to_pylist()[:5]
     # pokerkit hands a split pot's odd chip to another winner than SPEC §5.4's TDA rule (the first
     # winner left of the button): those hands may differ by an odd chip per pot, no more

@@ -94,7 +94,7 @@ def test_wsop_omaha_and_hilo_hands_import_and_audit_exactly(tmp_path):
     seats = [len(f) for f in omaha.column("folded").to_pylist()]
     assert [len(c) for c in omaha.column("cards").to_pylist()] == [4 * n for n in seats]
 
-    results, errs, counters = settle_table(omaha, SettleOptions(audit=True))
+    results, errs, counters = settle_table(omaha, SettleOptions.of(audit=True))
     assert errs.num_rows == 0 and results.num_rows == 21
     assert counters["mismatches"] == 0 and results.column("mismatch").to_pylist() == [False] * 21
     assert {g: c["rows_settled"] for g, c in counters["by_game"].items()} == {"omaha": 7, "omaha_hilo": 14}
@@ -250,7 +250,7 @@ finishing_stacks = [101, 101, 98]
     assert games == {"po4.phh": "omaha", "po5.phh": "omaha5", "po6.phh": "omaha6", "hilo5.phh": "omaha5_hilo"}
     cards = dict(zip(hands.column("source").to_pylist(), hands.column("cards").to_pylist()))
     assert [len(cards[f"po{k}.phh"]) for k in (4, 5, 6)] == [12, 15, 18] and len(cards["hilo5.phh"]) == 15
-    results, errs, counters = settle_table(hands, SettleOptions(audit=True))
+    results, errs, counters = settle_table(hands, SettleOptions.of(audit=True))
     assert errs.num_rows == 0 and counters["mismatches"] == 0 and results.num_rows == 4
 
 
@@ -343,7 +343,7 @@ def test_short_deck_hands_written_here_audit_to_pokerkit_stacks(tmp_path):
         (d / name).write_text(text + f"finishing_stacks = {stacks}\n")
     s, hands, _ = _import(tmp_path, d)
     assert s["hands_imported"] == 3 and set(hands.column("game").to_pylist()) == {"shortdeck"}
-    results, errs, counters = settle_table(hands, SettleOptions(audit=True))
+    results, errs, counters = settle_table(hands, SettleOptions.of(audit=True))
     assert errs.num_rows == 0 and counters["mismatches"] == 0 and results.num_rows == 3
     # trips over straights moves only the A-6-7-8-9 hand
     trips_first = _settled_stacks(hands, SettleOptions(trips_beat_straight=True))
@@ -372,5 +372,5 @@ actions = ['d dh p1 Js9d8c8h', 'd dh p2 AhAcQsQh', 'd dh p3 3s6cTdTh', 'p3 cc', 
     assert (game, stacks) == ("FixedLimitOmahaHoldemHighLowSplitEightOrBetter", [99, 101, 100])
     (tmp_path / "odd.phh").write_text(text + f"finishing_stacks = {stacks}\n")
     _, hands, _ = _import(tmp_path, tmp_path / "odd.phh")
-    results, _, counters = settle_table(hands, SettleOptions(audit=True))
+    results, _, counters = settle_table(hands, SettleOptions.of(audit=True))
     assert results.column("payout").to_pylist() == [[0, 9, 8]] and counters["mismatches"] == 0

@@ -429,7 +429,7 @@ def test_the_jobs_summary_carries_its_human_line(tmp_path):
     from cardbatch.batch.settle.job import run
     from cardbatch.batch.settle.options import SettleJob, SettleOptions
 
-    summary = run(SettleJob((SAMPLE,), str(tmp_path / "out"), SettleOptions(audit=True), run=RunOptions(quiet=True)))
+    summary = run(SettleJob((SAMPLE,), str(tmp_path / "out"), SettleOptions.of(audit=True), run=RunOptions(quiet=True)))
     assert summary.line.startswith("cardbatch audit: 3,000 rows: ") and summary.status == 3
 
 

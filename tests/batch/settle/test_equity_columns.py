@@ -21,7 +21,7 @@ from cardbatch.batch.settle.poker import settle_hands
 from cardbatch.kernels.allin_street import all_in_streets
 from cardbatch.kernels.equity import Walk, all_in_equity
 
-EQ = SettleOptions(equity=Walk())
+EQ = SettleOptions.of(equity=Walk())
 
 
 @pytest.fixture(scope="module")
@@ -100,7 +100,7 @@ def test_the_columns_are_the_kernels_for_the_all_in_rows(hands):
     results, _, _ = settle_hands(hands, "holdem", EQ)
     allin = results.filter(pc.is_valid(results.column("all_in_street")))
     by_id = {r["hand_id"]: r for r in hands.to_pylist()}
-    from cardbatch.batch.settle.allin import KNOWN_BOARD
+    from cardbatch.batch.settle.equity.allin import KNOWN_BOARD
 
     for row in allin.slice(0, 60).to_pylist():
         src = by_id[row["hand_id"]]
@@ -157,7 +157,7 @@ def test_games_without_a_board_say_so():
 @pytest.mark.parametrize("game", ["omaha", "omaha_hilo"])
 def test_omaha_all_ins_through_its_evaluators(game):
     t = generate_hands(game, 1500, seed=6, streets_column=True).table
-    results, _, counters = settle_hands(t, game, SettleOptions(equity=Walk(budget=50_000, samples=3_000)))
+    results, _, counters = settle_hands(t, game, SettleOptions.of(equity=Walk(budget=50_000, samples=3_000)))
     assert counters["equity"]["all_in"] > 10 and counters["equity"]["not_placed"] == {}
     for p, ev in zip(_lists(results["payout"]), _lists(results["ev_payout"])):
         assert abs(sum(ev) - sum(p)) < 1e-6
@@ -172,7 +172,7 @@ def test_short_deck_walks_its_own_deck():
 
 
 def test_a_sample_above_the_budget_is_seeded_and_has_an_error(hands):
-    opts = SettleOptions(equity=Walk(budget=0, samples=500, seed=3))
+    opts = SettleOptions.of(equity=Walk(budget=0, samples=500, seed=3))
     a, _, ca = settle_table(hands, opts)
     b, _, _ = settle_table(hands, opts)
     assert a.column("ev_payout").equals(b.column("ev_payout"))

@@ -96,7 +96,7 @@ def test_omaha_is_never_guessed_from_the_columns(tmp_path):
 @pytest.mark.parametrize("game", NEW)
 def test_generated_logs_settle_and_audit_exactly(game):
     gen = generate_hands(game, 3000, seed=32, bad_rate=0.05, tamper_rate=0.02)
-    r, e, c = settle_table(gen.table, SettleOptions(audit=True))
+    r, e, c = settle_table(gen.table, SettleOptions.of(audit=True))
     assert r.num_rows + e.num_rows == c["rows_read"] == 3000
     assert c["chips_in"] == c["chips_paid"] + c["chips_raked"]
     injected = {int(h) for ids in gen.injected.values() for h in ids}

@@ -12,15 +12,18 @@ gets nulls, counted by cause in the summary.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyarrow as pa
 
 from cardbatch.batch.io.lists import int_list_parts, list_array, list_offsets, missing_rows, scatter
-from cardbatch.batch.settle.options import SettleOptions
 from cardbatch.games import Game
 from cardbatch.kernels.allin_street import all_in_streets
+
+if TYPE_CHECKING:
+    from cardbatch.batch.settle.options import SettleOptions
+    from cardbatch.kernels.equity import Walk
 
 _F64_LIST = pa.list_(pa.float64())
 EQUITY_FIELDS = (
@@ -74,14 +77,15 @@ class AllIns:
 
 
 def walk_rows(
-    sub: pa.Table, payout: np.ndarray, spec: Game, opts: SettleOptions, whole: bool = True
+    sub: pa.Table, payout: np.ndarray, spec: Game, opts: SettleOptions, walk: Walk, whole: bool = True
 ) -> tuple[AllIns, dict[str, Any]]:
-    """Place every (settled) row of ``sub`` in time and walk its all-in, if any; ``payout``: the rows'
-    flat payouts. Returns the rows and the equity counters. ``whole``: every row decoded (``h``,
+    """Place every (settled) row of ``sub`` in time and walk its all-in, if any, as ``walk`` says,
+    under ``opts``' pot rules; ``payout``: the rows' flat payouts. Returns the rows and the equity
+    counters. ``whole``: every row decoded (``h``,
     what the fairness tallies read); else only the seats and chips of every row (``h`` a
     :class:`~cardbatch.batch.settle.decode.Chips`), and the cards of the all-in rows alone."""
     from cardbatch.batch.settle.decode import Tables, decode, decode_chips
-    from cardbatch.kernels.equity import Walk, all_in_equity, all_in_equity_by_evaluator
+    from cardbatch.kernels.equity import all_in_equity, all_in_equity_by_evaluator
 
     n = sub.num_rows
     counts: dict[str, Any] = {"rows": n, "all_in": 0, "exact": 0, "sampled": 0, "by_street": {}, "not_placed": {}}
@@ -125,7 +129,7 @@ def walk_rows(
         common: dict[str, Any] = {
             "dead": None if w.dead is None else w.dead[at_row],
             "options": opts.pots,
-            "walk": opts.equity or Walk(),
+            "walk": walk,
             "hand_ids": w.hand_id[at_row],
         }
         if spec.one_pass:  # two hole cards: the compiled walk
@@ -145,7 +149,7 @@ def walk_rows(
         counts["by_street"] = {str(k): int((street[rows] == k).sum()) for k in range(3) if (street[rows] == k).any()}
         folded = ~w.live[at_row] & (np.arange(w.S)[None, :] < w.seats[at_row, None])
         hidden = (folded[:, :, None] & (w.hole[at_row] == 255)).any(axis=(1, 2))
-        if hidden.any() and (opts.equity or Walk()).deck == "seen":  # unknown cards stay in the deck: said
+        if hidden.any() and walk.deck == "seen":  # unknown cards stay in the deck: said
             counts["hidden_cards"] = int(hidden.sum())
     counts["not_placed"] = _tally(cause)
     return AllIns(h, street, cause, offsets, ev, se, var), counts
