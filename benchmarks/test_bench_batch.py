@@ -100,6 +100,7 @@ def test_io_ceiling_read_write_no_kernels(benchmark, throughput, big_file):
             "ceiling: read all, write results shape",
             HANDS,
             lambda: _ceiling(big_file, d),
+            threads=2,
             rounds=3,
         )
 
@@ -112,6 +113,7 @@ def test_io_ceiling_narrow(benchmark, throughput, big_file):
             "narrow ceiling: 6 cols in, 5 cols out",
             HANDS,
             lambda: _ceiling(big_file, d, narrow=True),
+            threads=2,
             rounds=3,
         )
 
@@ -131,6 +133,7 @@ def test_settle_local_engine(benchmark, throughput, big_file):
         "cardbatch settle (local engine, 2 workers)",
         HANDS,
         once,
+        threads=2,
         rounds=3,
         ours=True,
     )
@@ -151,6 +154,7 @@ def test_settle_frozen_before_issue_33(benchmark, throughput, big_file):
             f"cardbatch settle as of {COMMIT} (frozen)",
             HANDS,
             lambda: frozen.settle([str(big_file)]),
+            threads=2,
             rounds=3,
         )
     finally:
@@ -224,7 +228,7 @@ def _settle_shape(benchmark, throughput, name: str, inputs: list[str], hands: in
 
     try:
         once()  # compile and fill numba's cache in the workers
-        throughput(benchmark, SHAPES, name, hands, once, rounds=3, ours=ours)
+        throughput(benchmark, SHAPES, name, hands, once, threads=2, rounds=3, ours=ours)
         s = json.loads(Path(d, "summary.json").read_text())
         print(f"\n{name}: {s['files']:,} input files, {s['parts']:,} parts; {_layout(d)}")
         benchmark.extra_info["layout"] = _layout(d)

@@ -63,6 +63,12 @@ def _one_core():
         os.sched_setaffinity(0, before)
 
 
+def _rounds(known: int) -> int:
+    """Rounds of a spot kind, ours and poker-equity's alike: 3 preflop (poker-equity takes a fifth of
+    a second a spot there), else the default 15."""
+    return 3 if known == 0 else 15
+
+
 def _group(n: int, known: int, dead: int) -> str:
     return f"equity: exact, {n}-way {STREET[known]}, {dead} dead cards (spots)"
 
@@ -80,7 +86,7 @@ def test_ours_exact_equity(benchmark, throughput, n, known, dead):
         name,
         len(args[0]),
         lambda: equity.all_in_equity(*args, walk=walk_everything),
-        threads=1,
+        rounds=_rounds(known),
         ours=True,
         unit="spots",
     )
@@ -95,7 +101,7 @@ def test_ours_heads_up_preflop_walked(benchmark, throughput):
         "cardbatch (walked)",
         len(args[0]),
         lambda: equity.all_in_equity(*args, headsup=False),
-        threads=1,
+        rounds=_rounds(0),
         unit="spots",
     )
 
@@ -118,10 +124,10 @@ def test_poker_equity_exact(benchmark, throughput, n, known, dead):
         throughput(
             benchmark,
             _group(n, known, dead),
-            "poker-equity exact (1 core)",
+            "poker-equity exact (pinned to 1 core)",
             count,
             run,
-            rounds=3 if known == 0 else 15,
+            rounds=_rounds(known),
             unit="spots",
         )
 
@@ -147,7 +153,6 @@ def test_equity_evaluations_against_our_enumeration(benchmark, throughput, n):
         f"cardbatch walk, {n}-way preflop",
         len(args[0]) * boards * n,
         lambda: equity.all_in_equity(*args, walk=walk_everything, headsup=False),
-        threads=1,
         unit="hands",
     )
 
@@ -160,9 +165,7 @@ def test_our_seven_card_enumeration(benchmark, throughput):
         "cardbatch enumerate_seven (every 7-card hand)",
         133_784_560,
         holdem.enumerate_seven,
-        threads=1,
         ours=True,
-        rounds=3,
     )
 
 
@@ -194,6 +197,7 @@ def test_settle_with_and_without_equity(benchmark, throughput, equity_file, tmp_
         name,
         EQUITY_HANDS,
         lambda: _settle(equity_file, str(tmp_path / "out"), **opts),
+        threads=2,
         rounds=3,
         ours=not with_equity,
     )
@@ -230,6 +234,7 @@ def test_fairness_against_settle(benchmark, throughput, fair_file, tmp_path, run
         run,
         FAIR_HANDS,
         lambda: once(str(tmp_path / "out")),
+        threads=2,
         rounds=2,
         ours=command == "settle",
     )
@@ -250,10 +255,11 @@ def test_power_against_each_dealer(capsys):
     """The hands each dishonest dealer needs before the audit (level 0.01) catches it in 4 of 5 seeds."""
     from cardbatch.batch.generate import Bias, generate_hands
     from cardbatch.batch.settle.fairness.audit import run_tests
+    from cardbatch.batch.settle.fairness.options import FairnessOptions
     from cardbatch.batch.settle.job import settle_in_memory
-    from cardbatch.batch.settle.options import FairnessOptions, SettleOptions
+    from cardbatch.batch.settle.options import SettleOptions
 
-    opts = SettleOptions(equity=equity.Walk(budget=50_000, samples=2_000), fairness=FairnessOptions())
+    opts = SettleOptions.of(equity=equity.Walk(budget=50_000, samples=2_000), fairness=FairnessOptions())
     sizes = [s for s in (5_000, 10_000, 20_000, 40_000, 80_000, 160_000, 320_000) if s <= max(EQUITY_HANDS // 3, 5_000)]
     lines = []
     for game, play, bias, test in POWER:

@@ -3,6 +3,9 @@ on the same tables, and settling Omaha hi/lo files against Hold'em files of as m
 
     CARDBATCH_BENCH_GAMES_N=1000000 pytest benchmarks/test_bench_games.py --benchmark-only -s
 
+The seat evaluations are compared on one thread, ours and the peers', the same rounds each; ours on
+two threads is in the scaling table.
+
 Compile seconds of each new kernel family, from an empty cache, are printed by
 ``python benchmarks/test_bench_games.py`` (each in a fresh process).
 """
@@ -37,19 +40,23 @@ def omaha_tables():
     return hole, board, np.ones((TABLES, SEATS), bool)
 
 
+OMAHA = "omaha-4 seat evaluations"  # one thread, ours and the peers (pure Python / C extension)
+
+
 @pytest.mark.parametrize("threads", [1, 2])
 def test_ours_omaha_seats(benchmark, throughput, omaha_tables, threads):
     hole, board, mask = omaha_tables
     omaha.evaluate_seats(hole[:100], board[:100], mask[:100])
     throughput(
         benchmark,
-        "omaha-4 seat evaluations",
+        OMAHA if threads == 1 else None,
         f"cardbatch omaha.evaluate_seats ({threads} thread)",
         hole.shape[0] * SEATS,
         lambda: omaha.evaluate_seats(hole, board, mask),
         threads=threads,
-        ours=threads == 1,
+        ours=True,
         unit="seats",
+        scaling="omaha.evaluate_seats, 6 seats",
     )
 
 
@@ -60,11 +67,10 @@ def test_holdem_seats_same_tables(benchmark, throughput, omaha_tables):
     holdem.evaluate_seats(two[:100], board[:100], mask[:100])
     throughput(
         benchmark,
-        "omaha-4 seat evaluations",
+        OMAHA,
         "cardbatch holdem.evaluate_seats, same tables (1 thread)",
         hole.shape[0] * SEATS,
         lambda: holdem.evaluate_seats(two, board, mask),
-        threads=1,
         unit="seats",
     )
 
@@ -98,12 +104,10 @@ def test_sixty_five_card_evaluations(benchmark, throughput, omaha_tables):
     ).all()
     throughput(
         benchmark,
-        "omaha-4 seat evaluations",
+        OMAHA,
         "60 five-card evaluations a seat (1 thread)",
         k * SEATS,
         lambda: _sixty_five_card_hands(sub_h, sub_b),
-        threads=1,
-        rounds=3,
         unit="seats",
     )
 
@@ -119,11 +123,10 @@ def test_peer_phevaluator_omaha(benchmark, throughput, omaha_tables):
     ]
     throughput(
         benchmark,
-        "omaha-4 seat evaluations",
-        "phevaluator evaluate_omaha_cards (Python API)",
+        OMAHA,
+        "phevaluator evaluate_omaha_cards (Python API, 1 thread)",
         len(rows),
         lambda: [phe.evaluate_omaha_cards(*r) for r in rows],
-        rounds=3,
         unit="seats",
     )
 
@@ -138,11 +141,10 @@ def test_peer_pokerkit_omaha(benchmark, throughput, omaha_tables):
     hands = [(cards.format(hole[t, s]), cards.format(board[t])) for t in range(n // SEATS) for s in range(SEATS)]
     throughput(
         benchmark,
-        "omaha-4 seat evaluations",
-        "pokerkit OmahaHoldemHand.from_game",
+        OMAHA,
+        "pokerkit OmahaHoldemHand.from_game (1 thread)",
         len(hands),
         lambda: [pokerkit.OmahaHoldemHand.from_game(h, b) for h, b in hands],
-        rounds=3,
         unit="seats",
     )
 
@@ -160,7 +162,6 @@ def test_ours_shortdeck_seats(benchmark, throughput):
         "cardbatch shortdeck.evaluate_seats (1 thread)",
         TABLES * SEATS,
         lambda: shortdeck.evaluate_seats(hole, board, mask),
-        threads=1,
         ours=True,
         unit="seats",
     )
@@ -207,6 +208,7 @@ def test_settle_files(benchmark, throughput, settle_inputs, game):
         f"cardbatch settle, {game}",
         SETTLE_N,
         lambda: subprocess.run(cmd, check=True),
+        threads=2,
         rounds=3,
         ours=game == "holdem",
     )

@@ -1,4 +1,5 @@
-"""Hold'em evaluation throughput: ours on 1 and 2 threads, peers on a sample, same run."""
+"""Hold'em evaluation throughput: ours against peers on one thread each, same run; ours on 1 and 2
+threads in the scaling table."""
 
 from __future__ import annotations
 
@@ -32,17 +33,22 @@ def peer_sample(hands7):
     return hands7[:PEER_N]
 
 
+SEVEN = "holdem 7-card"  # one thread, ours and the peers (pure Python / C extensions: one thread each)
+
+
 @pytest.mark.parametrize("threads", [1, 2])
 def test_ours_evaluate7(benchmark, throughput, hands7, threads):
+    """In the per-core comparison on one thread (the reference); on two in the scaling table only."""
     holdem.evaluate(hands7[:1000])
     throughput(
         benchmark,
-        "holdem 7-card",
+        SEVEN if threads == 1 else None,
         f"cardbatch evaluate ({threads} thread)",
         N,
         lambda: holdem.evaluate(hands7),
         threads=threads,
-        ours=threads == 2,
+        ours=True,
+        scaling="holdem.evaluate, 7 cards",
     )
 
 
@@ -52,26 +58,25 @@ def test_ours_evaluate7_into_buffer(benchmark, throughput, hands7, threads):
     holdem.evaluate(hands7, out=out)
     throughput(
         benchmark,
-        "holdem 7-card",
+        SEVEN if threads == 1 else None,
         f"cardbatch evaluate, reused out= ({threads} thread)",
         N,
         lambda: holdem.evaluate(hands7, out=out),
         threads=threads,
+        scaling="holdem.evaluate, 7 cards, reused out=",
     )
 
 
-@pytest.mark.parametrize("threads", [1, 2])
-def test_baseline_2026_12_01_evaluate7(benchmark, throughput, hands7, threads):
-    """The evaluator as it was before issue #15 (benchmarks/frozen.py), same data, same run."""
+def test_baseline_2026_12_01_evaluate7(benchmark, throughput, hands7):
+    """The evaluator as it was before issue #15 (benchmarks/frozen.py), same data, same run, one thread."""
     out = np.empty(len(hands7), np.uint32)
     assert (frozen.holdem_evaluate(hands7[:100_000], out[:100_000]) == holdem.evaluate(hands7[:100_000])).all()
     throughput(
         benchmark,
-        "holdem 7-card",
-        f"baseline 2026-12-01, reused out= ({threads} thread)",
+        SEVEN,
+        "baseline 2026-12-01, reused out= (1 thread)",
         N,
         lambda: frozen.holdem_evaluate(hands7, out),
-        threads=threads,
     )
 
 
@@ -91,7 +96,6 @@ def test_five_and_six_cards(benchmark, throughput, hands7, k, which):
         else "baseline 2026-12-01, reused out= (1 thread)",
         N,
         fn,
-        threads=1,
         ours=which == "ours",
     )
 
@@ -101,39 +105,43 @@ def test_ours_enumerate_all_seven(benchmark, throughput, threads):
     holdem.enumerate_seven([(44, 45)])
     counts = throughput(
         benchmark,
-        "holdem all 133,784,560 seven-card hands",
+        "holdem all 133,784,560 seven-card hands" if threads == 1 else None,
         f"cardbatch enumerate_seven ({threads} thread)",
         133_784_560,
         holdem.enumerate_seven,
         threads=threads,
-        rounds=3,
-        ours=threads == 2,
+        ours=True,
+        scaling="holdem.enumerate_seven",
     )
     assert counts.sum() == 133_784_560
 
 
+# The peers, one thread each (none starts threads of its own; cores_used in the summary shows it),
+# the same rounds and warm-up as ours, on a sample of the same hands (they take microseconds a hand).
+
+
+@pytest.mark.peer
 def test_peer_phevaluator(benchmark, throughput, peer_sample):
     phe = pytest.importorskip("phevaluator")
     rows = [tuple(int(c) for c in h) for h in peer_sample]  # phevaluator ids: any suit relabelling scores the same
     throughput(
         benchmark,
-        "holdem 7-card",
-        "phevaluator evaluate_cards (Python API)",
+        SEVEN,
+        "phevaluator evaluate_cards (Python API, 1 thread)",
         len(rows),
         lambda: [phe.evaluate_cards(*r) for r in rows],
-        rounds=3,
     )
 
 
+@pytest.mark.peer
 def test_peer_eval7(benchmark, throughput, peer_sample):
     eval7 = pytest.importorskip("eval7")
     text = cards.format(peer_sample)
     rows = [[eval7.Card(t[i : i + 2]) for i in range(0, 14, 2)] for t in text]
-    throughput(
-        benchmark, "holdem 7-card", "eval7 evaluate", len(rows), lambda: [eval7.evaluate(r) for r in rows], rounds=3
-    )
+    throughput(benchmark, SEVEN, "eval7 evaluate (1 thread)", len(rows), lambda: [eval7.evaluate(r) for r in rows])
 
 
+@pytest.mark.peer
 def test_peer_treys(benchmark, throughput, peer_sample):
     treys = pytest.importorskip("treys")
     text = cards.format(peer_sample[:5000])
@@ -141,11 +149,10 @@ def test_peer_treys(benchmark, throughput, peer_sample):
     ev = treys.Evaluator()
     throughput(
         benchmark,
-        "holdem 7-card",
-        "treys Evaluator.evaluate",
+        SEVEN,
+        "treys Evaluator.evaluate (1 thread)",
         len(rows),
         lambda: [ev.evaluate(r[:2], r[2:]) for r in rows],
-        rounds=3,
     )
 
 
@@ -202,4 +209,4 @@ def test_board_shared_seats_against_per_seat(benchmark, throughput, seats, how):
         assert np.array_equal(holdem.evaluate_seats(hole, board, mask).reshape(-1), holdem.evaluate(rows))
     run = (lambda: holdem.evaluate_seats(hole, board, mask)) if shared else (lambda: holdem.evaluate(rows))
     group = f"holdem seats at tables of {seats}"
-    throughput(benchmark, group, how, TABLES * seats, run, threads=1, ours=shared, unit="seats")
+    throughput(benchmark, group, how, TABLES * seats, run, ours=shared, unit="seats")

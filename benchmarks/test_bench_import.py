@@ -53,7 +53,7 @@ def test_import_unit(benchmark, throughput, corpus):
         n,
         lambda: import_units((unit,)),
         ours=True,
-        rounds=5,
+        rounds=3,
     )
 
 
@@ -116,14 +116,17 @@ def test_pokerkit_one_hand_files(benchmark, throughput, one_hand_files):
 
 @pytest.mark.parametrize("workers", [1, 2])
 def test_import_job(benchmark, throughput, corpus, tmp_path, workers):
+    """One worker in the group (one core, as pokerkit's loader); two in the scaling table."""
     out = str(tmp_path / "h.parquet")
     throughput(
         benchmark,
-        "PHH import",
+        "PHH import" if workers == 1 else None,
         f"cardbatch import, the job with its Parquet write ({workers} workers)",
         HANDS,
         lambda: run_import([str(corpus)], out, ImportOptions(run=RunOptions(workers=workers, quiet=True))),
+        threads=workers,
         rounds=3,
+        scaling="cardbatch import, the job (worker processes)",
     )
 
 

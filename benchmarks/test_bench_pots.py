@@ -1,7 +1,10 @@
-"""Pot settlement throughput: ours vs a plain-Python layered settlement and pokerkit, same run."""
+"""Pot settlement throughput, one thread each: ours against a plain-Python layered settlement (the pot
+step on scores given), and against pokerkit's pot step (each pot pushed to its best hands, evaluated
+there) on the same hands; ours on 1 and 2 threads in the scaling table."""
 
 from __future__ import annotations
 
+import copy
 import os
 import sys
 from pathlib import Path
@@ -9,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from cardbatch.kernels import pots
+from cardbatch.kernels import holdem, pots
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 import pots_reference as ref  # noqa: E402
@@ -42,19 +45,23 @@ def std_tables():
     return c[ok], live[ok], score[ok], button[ok]
 
 
+STANDARD = "settle standard, 9 seats"  # the pot step alone, on scores given: one thread each
+
+
 @pytest.mark.parametrize("threads", [1, 2])
 def test_standard_9_seats(benchmark, throughput, std_tables, threads):
     c, live, score, button = std_tables
     pots.settle(c[:100], live[:100], score[:100], button[:100])
     throughput(
         benchmark,
-        "settle standard, 9 seats",
+        STANDARD if threads == 1 else None,
         f"cardbatch settle ({threads} thread)",
         len(c),
         lambda: pots.settle(c, live, score, button),
         threads=threads,
-        ours=threads == 2,
+        ours=True,
         unit="tables",
+        scaling="pots.settle, standard, 9 seats",
     )
 
 
@@ -65,60 +72,155 @@ def test_standard_9_seats_reused_out(benchmark, throughput, std_tables, threads)
     pots.settle(c, live, score, button, out=out)
     throughput(
         benchmark,
-        "settle standard, 9 seats",
+        STANDARD if threads == 1 else None,
         f"cardbatch settle, reused out= ({threads} thread)",
         len(c),
         lambda: pots.settle(c, live, score, button, out=out),
         threads=threads,
         unit="tables",
+        scaling="pots.settle, standard, 9 seats, reused out=",
     )
 
 
+@pytest.mark.peer
 def test_standard_python_reference(benchmark, throughput, std_tables):
     c, live, score, button = (a[:20000] for a in std_tables)
     rows = [(c[t].tolist(), live[t].tolist(), score[t].tolist(), int(button[t])) for t in range(len(c))]
     throughput(
         benchmark,
-        "settle standard, 9 seats",
-        "plain Python layered settlement",
+        STANDARD,
+        "plain Python layered settlement (1 thread)",
         len(rows),
         lambda: [ref.standard(*r) for r in rows],
-        rounds=3,
         unit="tables",
     )
 
 
-def test_pokerkit_hands(benchmark, throughput):
-    pk = pytest.importorskip("pokerkit")
+# pokerkit settles a hand inside its game state: it pushes each pot's chips to the best hands among
+# the pot's contenders, which it evaluates there. The like-for-like pair is that step alone against
+# ours doing the same from the same hands: the contributions, hole cards and board pokerkit holds
+# at the showdown, evaluated (``holdem.evaluate_seats``) and settled (``pots.settle``). The hands
+# are played once, untimed; every round settles fresh copies of the states (copied untimed), and
+# both sides' payouts are checked equal first. Both on one thread, the same rounds and warm-up.
+SHOWDOWN = "showdown payouts of pokerkit hands, 9 seats (evaluate + settle)"
+SHOWDOWN_HANDS = min(200, max(20, T // 1000))
+
+
+@pytest.fixture(scope="module")
+def showdowns():
+    """``SHOWDOWN_HANDS`` 9-seat no-limit hands played in pokerkit to the chips' push (every board
+    card dealt, two or more contenders), and the same hands as our arrays."""
+    pokerkit = pytest.importorskip("pokerkit")
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "kernels"))
-    from test_pots_pokerkit import play
+    from test_pots_pokerkit import AUTO, card_text
+
+    from cardbatch.kernels import cards
 
     rng = np.random.default_rng(2)
-    throughput(
-        benchmark,
-        "settle standard, 9 seats",
-        "pokerkit (play + settle a 9-seat hand)",
-        50,
-        lambda: [play(rng, 9) for _ in range(50)],
-        rounds=3,
-        unit="tables",
+    states, contrib, contenders, hole, board = [], [], [], [], []
+    while len(states) < SHOWDOWN_HANDS:
+        stacks = [int(x) for x in rng.choice([7, 40, 41, 100, 133, 250, 1000], 9)]
+        st = pokerkit.NoLimitTexasHoldem.create_state(AUTO, True, 0, (1, 2), 2, tuple(stacks), 9)
+        while st.actor_index is not None:  # the random play of tests/kernels/test_pots_pokerkit.py
+            u = rng.random()
+            if u < 0.15 and st.can_fold():
+                st.fold()
+            elif u < 0.45 and st.can_complete_bet_or_raise_to():
+                lo, hi = st.min_completion_betting_or_raising_to_amount, st.max_completion_betting_or_raising_to_amount
+                st.complete_bet_or_raise_to(hi if rng.random() < 0.4 else int(rng.integers(lo, hi + 1)))
+            else:
+                st.check_or_call()
+        shown = "".join(card_text(c) for row in st.board_cards for c in row)
+        if len(shown) < 10 or sum(st.statuses) < 2 or not st.can_push_chips():
+            continue
+        live = list(st.statuses)  # after pokerkit killed the hands that cannot win (see that test)
+        states.append(st)
+        contrib.append([a - b for a, b in zip(stacks, st.stacks)])
+        contenders.append(live)
+        board.append(cards.parse([shown])[0])
+        hole.append(
+            [cards.parse(["".join(card_text(c) for c in st.hole_cards[p])])[0] if live[p] else [0, 1] for p in range(9)]
+        )
+    return (
+        states,
+        np.array(contrib, np.int64),
+        np.array(contenders, bool),
+        np.ascontiguousarray(np.array(hole, np.uint8)),
+        np.ascontiguousarray(np.array(board, np.uint8)),
     )
-    del pk
 
 
+def _pokerkit_push(states) -> list[list[int]]:
+    """pokerkit's pot step: push every pot to its winners, pull the chips to the stacks; the payouts."""
+    payouts = []
+    for st in states:
+        before = list(st.stacks)
+        while st.can_push_chips():
+            st.push_chips()
+        while st.can_pull_chips():
+            st.pull_chips()
+        payouts.append([a - b for a, b in zip(st.stacks, before)])
+    return payouts
+
+
+def _ours(contrib, contenders, hole, board) -> np.ndarray:
+    score = holdem.evaluate_seats(hole, board, contenders)
+    return pots.settle(contrib, contenders, score, 8, odd_chips="first_winner")  # pokerkit's button: the last seat
+
+
+@pytest.mark.parametrize("who", ["ours", "pokerkit"])
+def test_showdown_payouts_against_pokerkit(benchmark, throughput, showdowns, who):
+    states, *arrays = showdowns
+    assert _ours(*arrays).tolist() == _pokerkit_push(copy.deepcopy(states))
+    if who == "ours":
+        throughput(
+            benchmark,
+            SHOWDOWN,
+            "cardbatch evaluate_seats + settle (1 thread)",
+            len(states),
+            lambda: _ours(*arrays),
+            ours=True,
+            unit="hands",
+        )
+    else:
+        throughput(
+            benchmark,
+            SHOWDOWN,
+            "pokerkit 0.7 push_chips + pull_chips (1 thread)",
+            len(states),
+            _pokerkit_push,
+            unit="hands",
+            setup=lambda: ((copy.deepcopy(states),), {}),  # (args, kwargs), as pytest-benchmark takes it
+        )
+
+
+@pytest.fixture(scope="module")
+def street_tables():
+    made = {}
+
+    def get(policy):
+        if policy not in made:
+            c, live, score, button = tables(T // 2, streets=4, seed=3)
+            ok = pots.validate(c, live, score, button, policy) == 0
+            made[policy] = c[ok], live[ok], score[ok], button[ok]
+        return made[policy]
+
+    return get
+
+
+@pytest.mark.parametrize("threads", [1, 2])
 @pytest.mark.parametrize("policy", ["presence", "ratio_rank", "hybrid"])
-def test_street_policies_4x9(benchmark, throughput, policy):
-    c, live, score, button = tables(T // 2, streets=4, seed=3)
-    ok = pots.validate(c, live, score, button, policy) == 0
-    c, live, score, button = c[ok], live[ok], score[ok], button[ok]
+def test_street_policies_4x9(benchmark, throughput, street_tables, policy, threads):
+    c, live, score, button = street_tables(policy)
     pots.settle(c[:100], live[:100], score[:100], button[:100], policy)
     throughput(
         benchmark,
-        f"settle {policy}, 4 streets x 9 seats",
-        "cardbatch settle (2 threads)",
+        f"settle {policy}, 4 streets x 9 seats" if threads == 1 else None,
+        f"cardbatch settle ({threads} thread)",
         len(c),
         lambda: pots.settle(c, live, score, button, policy),
-        threads=2,
+        threads=threads,
         ours=True,
         unit="tables",
+        scaling=f"pots.settle, {policy}, 4 streets x 9 seats",
     )

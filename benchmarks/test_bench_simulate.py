@@ -30,6 +30,7 @@ def test_simulate(benchmark, throughput, game):
         f"cardbatch simulate ({tables:,} tables/round)",
         room.rounds * tables,
         lambda: simulate(room),
+        threads=2,  # numba's threads, as a run of the command has them
         rounds=3,
         ours=True,
         unit="tables",

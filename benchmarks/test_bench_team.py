@@ -1,4 +1,5 @@
-"""2v2 settlement throughput, against the plain-Python reference in the same run."""
+"""2v2 settlement throughput against the plain-Python reference, one thread each, same run; ours on 1
+and 2 threads in the scaling table."""
 
 from __future__ import annotations
 
@@ -31,44 +32,50 @@ def games():
     )
 
 
+GROUP = "2v2 settlement"  # one thread, ours and the reference
+
+
 @pytest.mark.parametrize("threads", [1, 2])
 def test_settle_2v2(benchmark, throughput, games, threads):
     team.settle_2v2(*(a[:10] if np.ndim(a) else a for a in games))
     throughput(
         benchmark,
-        "2v2 settlement",
+        GROUP if threads == 1 else None,
         f"cardbatch settle_2v2 ({threads} thread)",
         G,
         lambda: team.settle_2v2(*games),
         threads=threads,
-        ours=threads == 2,
+        ours=True,
         unit="games",
+        scaling="team.settle_2v2",
     )
 
 
-def test_settle_2v2_reused_buffers(benchmark, throughput, games):
+@pytest.mark.parametrize("threads", [1, 2])
+def test_settle_2v2_reused_buffers(benchmark, throughput, games, threads):
     out = (np.empty((G, 4), np.int64), np.empty((G, 4), np.int64))
     team.settle_2v2(*games, out=out)
     throughput(
         benchmark,
-        "2v2 settlement",
-        "cardbatch settle_2v2, reused out= (2 threads)",
+        GROUP if threads == 1 else None,
+        f"cardbatch settle_2v2, reused out= ({threads} thread)",
         G,
         lambda: team.settle_2v2(*games, out=out),
-        threads=2,
+        threads=threads,
         unit="games",
+        scaling="team.settle_2v2, reused out=",
     )
 
 
+@pytest.mark.peer
 def test_python_reference(benchmark, throughput, games):
     b, x, afk, w, base, double, fee = games
-    rows = [(b[g].tolist(), x[g].tolist(), afk[g].tolist(), int(w[g])) for g in range(20000)]
+    rows = [(b[g].tolist(), x[g].tolist(), afk[g].tolist(), int(w[g])) for g in range(min(G, 20000))]
     throughput(
         benchmark,
-        "2v2 settlement",
-        "plain Python (Fractions) reference",
+        GROUP,
+        "plain Python (Fractions) reference (1 thread)",
         len(rows),
         lambda: [reference(*r, 100, 2, 10) for r in rows],
-        rounds=3,
         unit="games",
     )

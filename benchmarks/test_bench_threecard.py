@@ -1,4 +1,5 @@
-"""Three-card evaluation and deck ranking throughput."""
+"""Three-card evaluation and deck ranking throughput: ours against the plain-Python formula on one
+thread each, same run; ours on 1 and 2 threads in the scaling table."""
 
 from __future__ import annotations
 
@@ -30,12 +31,13 @@ def test_threecard_evaluate(benchmark, throughput, hands3, threads, rules):
     threecard.evaluate(hands3[:10], rules)
     throughput(
         benchmark,
-        f"three-card evaluate ({rules})",
+        f"three-card evaluate ({rules})" if threads == 1 else None,
         f"cardbatch evaluate ({threads} thread)",
         N,
         lambda: threecard.evaluate(hands3, rules),
         threads=threads,
-        ours=threads == 1,
+        ours=True,
+        scaling=f"threecard.evaluate, {rules}",
     )
 
 
@@ -45,18 +47,18 @@ def test_threecard_evaluate_into_buffer(benchmark, throughput, hands3, threads):
     threecard.evaluate(hands3, "zjh", out=out)
     throughput(
         benchmark,
-        "three-card evaluate (zjh)",
+        "three-card evaluate (zjh)" if threads == 1 else None,
         f"cardbatch evaluate, reused out= ({threads} thread)",
         N,
         lambda: threecard.evaluate(hands3, "zjh", out=out),
         threads=threads,
+        scaling="threecard.evaluate, zjh, reused out=",
     )
 
 
-@pytest.mark.parametrize("threads", [1, 2])
 @pytest.mark.parametrize("rules", ["zjh", "zjh_suited"])
-def test_baseline_2026_12_01(benchmark, throughput, hands3, threads, rules):
-    """The evaluator as it was before issue #15 (benchmarks/frozen.py), same data, same run."""
+def test_baseline_2026_12_01(benchmark, throughput, hands3, rules):
+    """The evaluator as it was before issue #15 (benchmarks/frozen.py), same data, same run, one thread."""
     lookup = frozen.multiset_lookup(rules)
     out = np.empty(len(hands3), np.int32)
     assert (
@@ -66,13 +68,13 @@ def test_baseline_2026_12_01(benchmark, throughput, hands3, threads, rules):
     throughput(
         benchmark,
         f"three-card evaluate ({rules})",
-        f"baseline 2026-12-01, reused out= ({threads} thread)",
+        "baseline 2026-12-01, reused out= (1 thread)",
         N,
         lambda: frozen.threecard_evaluate(hands3, lookup, out),
-        threads=threads,
     )
 
 
+@pytest.mark.peer
 def test_python_reference_zjh(benchmark, throughput, hands3):
     """A plain-Python evaluator of the seed's formulas: the peer we replace."""
     sample = hands3[:20000].tolist()
@@ -93,10 +95,9 @@ def test_python_reference_zjh(benchmark, throughput, hands3):
     throughput(
         benchmark,
         "three-card evaluate (zjh)",
-        "pure Python seed formula",
+        "pure Python seed formula (1 thread)",
         len(sample),
         lambda: [classic(h) for h in sample],
-        rounds=3,
     )
 
 
@@ -105,39 +106,45 @@ def test_deal_evaluate_rank_zjh6(benchmark, throughput, threads):
     ranking.rank_zjh(1000, 6, 1)
     throughput(
         benchmark,
-        "ZJH deal+evaluate+rank, 6 players",
+        "ZJH deal+evaluate+rank, 6 players" if threads == 1 else None,
         f"rank_zjh ({threads} thread)",
         DECKS,
         lambda: ranking.rank_zjh(DECKS, 6, seed=1),
         threads=threads,
-        ours=threads == 2,
+        ours=True,
         unit="decks",
+        scaling="ranking.rank_zjh, 6 players",
     )
 
 
-def test_rank_1000_decks_latency(benchmark, throughput):
+@pytest.mark.parametrize("threads", [1, 2])
+def test_rank_1000_decks_latency(benchmark, throughput, threads):
     ranking.rank_zjh(1000, 6, 1)
     throughput(
         benchmark,
-        "ZJH 1,000 decks (latency)",
-        "rank_zjh 1000 decks",
+        "ZJH 1,000 decks (latency)" if threads == 1 else None,
+        f"rank_zjh 1000 decks ({threads} thread)",
         1000,
         lambda: ranking.rank_zjh(1000, 6, seed=1),
+        threads=threads,
         rounds=50,
         ours=True,
         unit="decks",
+        scaling="ranking.rank_zjh, 1,000 decks a call (latency)",
     )
 
 
-def test_deal_evaluate_rank_holdem9(benchmark, throughput):
+@pytest.mark.parametrize("threads", [1, 2])
+def test_deal_evaluate_rank_holdem9(benchmark, throughput, threads):
     ranking.rank_holdem(1000, 9, 1)
     throughput(
         benchmark,
-        "Hold'em deal+evaluate+rank, 9 players",
-        "rank_holdem (2 threads)",
+        "Hold'em deal+evaluate+rank, 9 players" if threads == 1 else None,
+        f"rank_holdem ({threads} thread)",
         DECKS // 2,
         lambda: ranking.rank_holdem(DECKS // 2, 9, seed=1),
+        threads=threads,
         ours=True,
         unit="decks",
-        rounds=3,
+        scaling="ranking.rank_holdem, 9 players",
     )
