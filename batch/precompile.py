@@ -34,7 +34,7 @@ import pyarrow as pa
 
 from cardbatch.batch.io.jobs import RunOptions, Summary
 from cardbatch.batch.io.lifecycle import process_pool
-from cardbatch.games import HOLDEM, REGISTRY, TEAM2V2, ZJH, Game, games_with_hands
+from cardbatch.games import HOLDEM, REGISTRY, ZJH, Game, games_with_hands, simulated_games
 
 
 def _other_board_games() -> list[Game]:
@@ -183,7 +183,7 @@ def _simulate_family(report: Report, tables: Tables) -> None:
     def room(game: str) -> Callable[[], object]:
         return lambda: simulate(Room(game=game, players=60, rounds=1, tables_per_round=8, seats=5))
 
-    _steps(report, [(game, room(game)) for game in (ZJH.name, HOLDEM.name, TEAM2V2.name)])
+    _steps(report, [(game, room(game)) for game in simulated_games()])
 
 
 # In the order they start: the sample hands first, beside rank-decks (which needs none), then the two

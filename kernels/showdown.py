@@ -28,7 +28,7 @@ def seat_values(
     if spec.board_cards:
         if board is None:
             raise ValueError(f"seat_values: game {spec.name} needs a board")
-        options = {"trips_beat_straight": trips_beat_straight} if spec.straight_order_option else {}
+        options = spec.evaluator_options(trips_beat_straight)
         score = kernel.evaluate_seats(hole, board, mask, dtype=np.int64, **options)
         low = None
         if spec.split_pots:  # imported here: a Hold'em run never loads the Omaha kernels

@@ -89,6 +89,29 @@ class Game:
     phh_variants: tuple[str, ...] = ()
     simulated: bool = True
     one_pass: bool = False
+    integer_columns: tuple[str, ...] = ("hand_id", "button")
+    list_columns: tuple[str, ...] = (
+        "contrib",
+        "contrib_street",
+        "folded",
+        "payout",
+        "dead",
+        "player_id",
+        "stack",
+        "cards",
+        "board",
+    )
+    result_columns: tuple[str, ...] = (
+        "hand_id",
+        "score",
+        "category",
+        "payout",
+        "net",
+        "rake",
+        "pots",
+        "recorded_payout",
+        "mismatch",
+    )
 
     def __post_init__(self) -> None:
         if self.deck_size != 4 * (13 - self.lowest_rank):
@@ -105,6 +128,15 @@ class Game:
     def has_hands(self) -> bool:
         """Seats hold cards that an evaluator values (False for a game that moves balances)."""
         return self.evaluator is not None
+
+    def evaluator_options(self, trips_beat_straight: bool = False) -> dict[str, bool]:
+        """The keywords its evaluator takes for the run's table rules: ``trips_beat_straight`` where
+        the order of trips and a straight is a table rule (short deck), nothing elsewhere.
+
+        >>> game("shortdeck").evaluator_options(True), game("holdem").evaluator_options(True)
+        ({'trips_beat_straight': True}, {})
+        """
+        return {"trips_beat_straight": trips_beat_straight} if self.straight_order_option else {}
 
     def kernel(self) -> ModuleType:
         """The evaluator's kernel module, imported now (this loads numba)."""
@@ -190,6 +222,9 @@ _SPECS = (
         betting_rounds=0,
         generated_rounds=0,
         generated_fold_rate=0.0,
+        integer_columns=("hand_id", "winner", "base", "double", "fee"),
+        list_columns=("balance", "multiplier", "afk", "payout"),
+        result_columns=("hand_id", "delta", "fee", "recorded_delta", "mismatch"),
     ),
     *(
         dataclasses.replace(  # Hold'em with h hole cards, exactly two of which play
@@ -201,6 +236,7 @@ _SPECS = (
             dealt_seats=44 // h,  # with the three burn cards
             evaluator="omaha",
             split_pots=hilo,
+            result_columns=_HOLDEM.result_columns + (("low",) if hilo else ()),
             phh_variants=(("FO/8",) if hilo else ("PO",)) if h == 4 else (),
             simulated=False,
             one_pass=False,

@@ -232,7 +232,7 @@ def settle_one_pass(
         bool(opts.no_flop_no_drop),
         "dead" in table.column_names,
     )
-    options = {"trips_beat_straight": opts.trips_beat_straight} if spec.straight_order_option else {}
+    options = spec.evaluator_options(opts.trips_beat_straight)
     onepass.settle_board_batch(
         *_read_only(
             (pre, button, gng),

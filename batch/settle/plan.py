@@ -99,13 +99,8 @@ _LIST_KINDS = (
     pa.types.is_list_view,
     pa.types.is_large_list_view,
 )
-# The columns each kind of game reads, by the type they must have (any other column is the user's:
-# it goes to errors' extra, whatever its type). Cards and the board may also be text.
-_INTEGERS = {"card": ("hand_id", "button"), "team": ("hand_id", "winner", "base", "double", "fee")}
-_LISTS = {
-    "card": ("contrib", "contrib_street", "folded", "payout", "dead", "player_id", "stack", "cards", "board"),
-    "team": ("balance", "multiplier", "afk", "payout"),
-}
+# The columns each game reads, by the type they must have, are its spec's (integer_columns,
+# list_columns); any other column is the user's: it goes to errors' extra, whatever its type.
 _TEXT_TOO = ("cards", "board")
 _FLAGS = ("folded", "afk")  # lists of true/false a seat
 
@@ -130,12 +125,11 @@ def check_columns(label: str, schema: pa.Schema, game: str) -> None:
     missing = [c for c in required if c not in names]
     if missing:
         raise InputError(f"{at}missing column(s) {', '.join(missing)} for game {game} (missing_column)")
-    kind = "team" if team else "card"
-    for name in _INTEGERS[kind]:
+    for name in spec.integer_columns:
         if name in names and not pa.types.is_integer(schema.field(name).type):
             raise InputError(f"{at}column {name} must be an integer, got {schema.field(name).type}")
-    for name in _LISTS[kind]:
-        if name not in names or (team and name not in spec.required and name != "payout"):
+    for name in spec.list_columns:
+        if name not in names:
             continue
         t = schema.field(name).type
         if name in _TEXT_TOO and _is_text_or_dictionary(t):

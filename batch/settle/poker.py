@@ -58,12 +58,6 @@ def settle_hands(
     return _assemble(table, spec, rules, opts, h, score, low, payout, rake, npots)
 
 
-def _hand_options(spec: Game, opts: SettleOptions) -> dict[str, Any]:
-    """The evaluator's keywords a game takes from the settle options (short deck's order of trips
-    and straights)."""
-    return {"trips_beat_straight": opts.trips_beat_straight} if spec.straight_order_option else {}
-
-
 def _score(
     h: Tables, spec: Game, rules: threecard.Rules, opts: SettleOptions
 ) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
@@ -145,7 +139,9 @@ def _assemble(
         shown = flat_score > 0
         if shown.any():
             by_rules = (rules,) if spec.rule_presets else ()
-            flat_category[shown] = spec.kernel().category_of(flat_score[shown], *by_rules, **_hand_options(spec, opts))
+            flat_category[shown] = spec.kernel().category_of(
+                flat_score[shown], *by_rules, **spec.evaluator_options(opts.trips_beat_straight)
+            )
     flat_payout = gather_flat(payout, offsets, g)
     flat_contrib = gather_flat(h.contrib_total, offsets, g)
     kept_rake = rake if g is None else rake[g]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from cardbatch.games import TEAM2V2, simulated_games
+from cardbatch.games import REGISTRY, TEAM2V2, simulated_games
 from cardbatch.games import game as game_spec
 
 
@@ -44,12 +44,23 @@ class Room:
                 raise ValueError(f"{name.replace('_', '-')} is a probability: 0 <= p <= 1, got {p!r}")
         if self.bet_max < 1:
             raise ValueError(f"bet-max must be >= 1, got {self.bet_max}")
-        # 17: the most seats one deck deals three cards to (cardbatch.kernels.decks.MAX_ZJH_PLAYERS;
-        # not imported, so that this module stays light)
-        if self.players < 1 or self.rounds < 0 or self.tables_per_round < 1 or not 2 <= self.seats <= 17:
-            raise ValueError("players >= 1, rounds >= 0, tables-per-round >= 1 and 2 <= seats <= 17 please")
+        if self.players < 1 or self.rounds < 0 or self.tables_per_round < 1:
+            raise ValueError("players >= 1, rounds >= 0 and tables-per-round >= 1 please")
+        most = max_seats(self.game)
+        if not 2 <= self.seats <= most:
+            raise ValueError(f"{self.game}: 2 <= seats <= {most} please (the seats one deck deals with its burn cards)")
         if self.start_balance < 0 or self.base < 1:
             raise ValueError("start-balance >= 0 and base >= 1 please")
         # every coin that can ever be in the room (rebuys included, one per player a round) fits int64 exactly
         if self.players * self.start_balance * (1 + (self.rounds if self.rebuy else 0)) >= 2**63:
             raise ValueError("players x start-balance (x rounds with --rebuy) must stay below 2**63 coins")
+
+
+def max_seats(game: str) -> int:
+    """The most seats a simulated table of ``game`` may have: those one deck deals with its burn
+    cards (its spec's ``dealt_seats``). A game without cards seats its own fixed teams and ignores
+    ``seats``, which is held to the card games' largest."""
+    spec = game_spec(game)
+    if spec.has_hands:
+        return spec.dealt_seats
+    return max(REGISTRY[g].dealt_seats for g in simulated_games() if REGISTRY[g].has_hands)

@@ -18,8 +18,6 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..reasons import REASONS
-from ..threecard import rules_of
-from ..threecard import trips_floor as trips_floor_of
 from .driver import settle_rows_kernel, settle_standard_kernel, settle_streets_kernel
 from .policies import POLICIES, KernelRules, Policy, per_street_code
 
@@ -305,8 +303,8 @@ def settle_detailed(
         sp = np.ascontiguousarray(np.asarray(special, dtype=bool))
         if sp.shape != (T, S):
             raise ValueError(f"special must be [T, S] = {(T, S)}, got {sp.shape}")
-        if trips_floor is None:
-            trips_floor = trips_floor_of(rules_of("zjh"))
+        if trips_floor is None:  # the game's rule gives it (threecard.trips_floor): never a default game's
+            raise ValueError("special needs trips_floor: the lowest score a special seat beats")
     else:
         sp = np.zeros((1, S), np.bool_)
         trips_floor = 0
@@ -406,8 +404,10 @@ def settle(
     only; ``chip_unit``; ``odd_chips`` = ``"button"`` | ``"first_winner"``;
     ``orphan_chips`` = ``"error"`` | ``"refund"``. Per-table data:
     ``no_flop_no_drop`` (bool per table: no rake where True); ``special``
-    (bool ``[T, S]``, off-suit 2-3-5 hands) with ``trips_floor`` (smallest
-    trips value) for the three-card rule that 2-3-5 beats trips; ``dead``
+    (bool ``[T, S]``) with ``trips_floor``: a special seat beats every hand
+    scoring ``trips_floor`` or more and loses to the rest (the three-card
+    games' rule that an off-suit 2-3-5 beats trips: their evaluator gives
+    both, :func:`cardbatch.kernels.threecard.trips_floor`; no default); ``dead``
     (int ``[T, S]``, ``0 <= dead <= contrib``: the part of each seat's chips
     no one had to match, such as a big-blind ante; standard policy only) —
     its pot goes to the best live seat that put chips in, and a seat whose

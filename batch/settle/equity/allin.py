@@ -133,7 +133,7 @@ def walk_rows(
             "hand_ids": w.hand_id[at_row],
         }
         if spec.one_pass:  # two hole cards: the compiled walk
-            order = {"trips_beat_straight": opts.trips_beat_straight} if spec.straight_order_option else {}
+            order = spec.evaluator_options(opts.trips_beat_straight)
             tables = spec.kernel().value_tables(**order)
             e = all_in_equity(*args, **common, tables=tables, lowest_card=4 * spec.lowest_rank)
         else:  # Omaha and its hi/lo: through the game's evaluators
