@@ -16,10 +16,9 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-from numba import njit, prange
 
 from cardbatch.batch.io.errors import InputError
-from cardbatch.kernels.twins import twin
+from cardbatch.kernels import lists as kernels
 
 
 def combined(col: pa.Array | pa.ChunkedArray) -> pa.Array:
@@ -250,65 +249,6 @@ def _missing(child: pa.Array, starts: np.ndarray, lengths: np.ndarray, null_cell
     return missing
 
 
-@twin
-@njit(cache=True, parallel=True)
-def _scatter_kernel(values: np.ndarray, starts: np.ndarray, lengths: np.ndarray, out: np.ndarray) -> None:
-    T, W = out.shape
-    for t in prange(T):
-        n = min(lengths[t], W)
-        base = starts[t]
-        for j in range(n):
-            out[t, j] = values[base + j]
-
-
-@twin
-@njit(cache=True, parallel=True)
-def _scatter_streets_kernel(
-    values: np.ndarray, starts: np.ndarray, lengths: np.ndarray, row_width: np.ndarray, out: np.ndarray
-) -> None:
-    T, K, S = out.shape
-    for t in prange(T):
-        w = max(row_width[t], 1)
-        base = starts[t]
-        for p in range(lengths[t]):
-            k = p // w
-            if k < K and p % w < S:
-                out[t, k, p % w] = values[base + p]
-
-
-@twin
-@njit(cache=True, parallel=True)
-def _gather_kernel(values: np.ndarray, rows: np.ndarray, all_rows: bool, offsets: np.ndarray, flat: np.ndarray) -> None:
-    for i in prange(offsets.shape[0] - 1):
-        t = np.int64(i) if all_rows else rows[i]
-        base = offsets[i]
-        for j in range(offsets[i + 1] - base):
-            flat[base + j] = values[t, j]
-
-
-@twin
-@njit(cache=True, parallel=True)
-def _differs_kernel(
-    values: np.ndarray,
-    rows: np.ndarray,
-    all_rows: bool,
-    offsets: np.ndarray,
-    list_values: np.ndarray,
-    starts: np.ndarray,
-    lengths: np.ndarray,
-    out: np.ndarray,
-) -> None:
-    for i in prange(offsets.shape[0] - 1):
-        t = np.int64(i) if all_rows else rows[i]
-        n = offsets[i + 1] - offsets[i]
-        diff = lengths[t] != n
-        if not diff:
-            base = starts[t]
-            for j in range(n):
-                diff |= list_values[base + j] != values[t, j]
-        out[i] = diff
-
-
 def frozen(a: np.ndarray, dtype: Any = None) -> np.ndarray:
     """A contiguous, read-only view (a copy only where the layout or dtype needs one), bool as uint8.
 
@@ -353,44 +293,12 @@ def scatter(
     lengths = frozen(lengths, np.int64)
     if row_width is None:
         out = np.full((T, width), fill, dtype=dtype)
-        _scatter_kernel(vals, starts, lengths, _bytes_as_uint8(out))
+        kernels.scatter_rows(vals, starts, lengths, _bytes_as_uint8(out))
         return out
     seats = int(row_width.max()) if T else 0
     out = np.full((T, width, max(seats, 1)), fill, dtype=dtype)
-    _scatter_streets_kernel(vals, starts, lengths, frozen(row_width, np.int64), _bytes_as_uint8(out))
+    kernels.scatter_streets(vals, starts, lengths, frozen(row_width, np.int64), _bytes_as_uint8(out))
     return out
-
-
-@twin
-@njit(cache=True, parallel=True)
-def _chips_kernel(
-    values: np.ndarray,
-    starts: np.ndarray,
-    lengths: np.ndarray,
-    row_width: np.ndarray,
-    limit: int,
-    out: np.ndarray,
-    total: np.ndarray,
-    suspect: np.ndarray,
-) -> None:
-    T, K, S = out.shape
-    for t in prange(T):
-        w = max(row_width[t], 1)
-        base = starts[t]
-        for s in range(S):
-            total[t, s] = 0
-            for k in range(K):
-                out[t, k, s] = 0
-        big = False
-        for p in range(lengths[t]):
-            k = p // w
-            s = p % w
-            if k < K and s < S:
-                v = values[base + p]
-                out[t, k, s] = v
-                total[t, s] += v
-                big |= v > limit
-        suspect[t] = big
 
 
 def scatter_chips(
@@ -406,7 +314,7 @@ def scatter_chips(
     suspect = np.empty(T, np.bool_)
     limit = _MAX64 // max(streets * seats, 1)
     vals, rw = frozen(values, np.int64), frozen(row_width, np.int64)
-    _chips_kernel(vals, frozen(starts, np.int64), frozen(lengths, np.int64), rw, limit, out, total, suspect)
+    kernels.chips_by_street(vals, frozen(starts, np.int64), frozen(lengths, np.int64), rw, limit, out, total, suspect)
     overflow = np.zeros(T, np.bool_)
     overflow[suspect] = sums_overflow(out[suspect])  # rare: a value near int64's limit, summed exactly
     return out, total, overflow
@@ -441,7 +349,7 @@ def gather_flat(values: np.ndarray, offsets: np.ndarray, rows: np.ndarray | None
     """The first ``offsets[i+1] - offsets[i]`` values of row ``rows[i]`` of ``[T, W]``, concatenated."""
     flat = np.empty(int(offsets[-1]), dtype=values.dtype)
     r, all_rows = _rows_arg(rows)
-    _gather_kernel(frozen(values), r, all_rows, frozen(offsets, np.int64), _bytes_as_uint8(flat))
+    kernels.gather_rows(frozen(values), r, all_rows, frozen(offsets, np.int64), _bytes_as_uint8(flat))
     return flat
 
 
@@ -460,7 +368,7 @@ def differs_from_list(
     vals, starts, lengths, recorded, malformed = recorded_list(col, name)
     out = np.empty(len(offsets) - 1, dtype=np.bool_)
     r, all_rows = _rows_arg(rows)
-    _differs_kernel(
+    kernels.rows_differ(
         frozen(values, np.int64),
         r,
         all_rows,
@@ -488,18 +396,6 @@ def recorded_list(
     return vals, starts, lengths, recorded, malformed
 
 
-@twin
-@njit(cache=True, parallel=True)
-def _take_kernel(
-    values: np.ndarray, starts: np.ndarray, rows: np.ndarray, offsets: np.ndarray, flat: np.ndarray
-) -> None:
-    for i in prange(rows.shape[0]):
-        base = offsets[i]
-        src = starts[rows[i]]
-        for j in range(offsets[i + 1] - base):
-            flat[base + j] = values[src + j]
-
-
 def take_list(col: pa.Array | pa.ChunkedArray, rows: np.ndarray) -> pa.Array:
     """``col.take(rows)`` for a list column, through numpy views (Arrow's take is several times slower)."""
     arr = combined(col)
@@ -509,7 +405,9 @@ def take_list(col: pa.Array | pa.ChunkedArray, rows: np.ndarray) -> pa.Array:
     rows = frozen(rows, np.int64)
     offsets = list_offsets(lengths, rows)
     flat = np.empty(int(offsets[-1]), dtype=vals.dtype)
-    _take_kernel(frozen(vals), frozen(starts, np.int64), rows, frozen(offsets, np.int64), _bytes_as_uint8(flat))
+    kernels.take_elements(
+        frozen(vals), frozen(starts, np.int64), rows, frozen(offsets, np.int64), _bytes_as_uint8(flat)
+    )
     return list_array(offsets, flat, arr.type.value_type)
 
 
