@@ -86,3 +86,27 @@ def test_the_command_line_offers_the_registrys_games():
     ):
         option = next(a for a in action.choices[command]._actions if "--game" in a.option_strings)
         assert tuple(option.choices) == offered, command
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_a_games_results_fill_its_result_columns_and_no_other(name):
+    """The registry says which result columns a game fills: a settled batch of it has values in
+    each (a recorded payout given) and nulls in every other game's."""
+    import pyarrow.compute as pc
+
+    from cardbatch.batch.generate import generate_hands, generate_teams
+    from cardbatch.batch.settle.by_game import settle_table
+    from cardbatch.batch.settle.options import SettleOptions
+    from cardbatch.batch.settle.outputs import RESULT_SCHEMA, conform_results
+
+    spec = game(name)
+    table = (generate_hands(name, 200, seed=5) if spec.has_hands else generate_teams(200, seed=5)).table
+    results, _, _ = settle_table(table, SettleOptions(game=name))
+    results = conform_results(results)
+    assert set(spec.result_columns) <= set(RESULT_SCHEMA.names)
+    for column in RESULT_SCHEMA.names:
+        nulls = pc.sum(pc.is_null(results.column(column))).as_py() or 0
+        if column in spec.result_columns:
+            assert nulls < results.num_rows, f"{name} fills no {column}"
+        else:
+            assert nulls == results.num_rows, f"{name} fills {column}, which its spec does not name"
