@@ -26,6 +26,7 @@ from cardbatch import plays
 from cardbatch.batch.io import owned, storage
 from cardbatch.batch.io.columns import fixed_size_list
 from cardbatch.batch.io.compiling import announced
+from cardbatch.batch.io.errors import UsageError
 from cardbatch.batch.io.jobs import FILE_MODES, FileMode, RunOptions, Summary, require_whole
 from cardbatch.batch.io.lists import padded_to_list
 from cardbatch.batch.io.progress import progress
@@ -140,7 +141,7 @@ def _generate_chunk(
 ) -> Generated:
     style = plays.play(play_style)
     if style.params is not None and not spec.board_cards:
-        raise ValueError(f"--play {play_style}: game {spec.name} has no board; its players fold at random")
+        raise UsageError(f"--play {play_style}: game {spec.name} has no board; its players fold at random")
     rng = np.random.default_rng([seed, start, 1])
     dealer = np.random.default_rng([seed, start, 2])  # the biases' own stream: a fair file stays as it was
     per = spec.hole_cards
@@ -395,7 +396,7 @@ def _bias_deck(deck: np.ndarray, seats: np.ndarray, spec: Game, bias: Bias, rng:
     assert bias.card is not None
     if bias.card < 4 * spec.lowest_rank:
         name = RANKS[bias.card >> 2] + SUITS[bias.card & 3]
-        raise ValueError(f"--bias: card {name} is not in {spec.title}'s deck")
+        raise UsageError(f"--bias: card {name} is not in {spec.title}'s deck")
     rows = np.flatnonzero(rng.random(len(deck)) < bias.rate)
     at = np.argmax(deck[rows] == bias.card, axis=1)  # seat 0's first hole card is deck position 0
     first = deck[rows, 0].copy()

@@ -3,7 +3,7 @@
 Two passes over slices of decks: the first counts every hand value of the run
 (global ranks need the whole run) and, with ``--top``, keeps the best decks by
 the chosen measure; the second re-deals each slice (decks are counter-based,
-so this is cheap and identical) and writes its rows. Given decks (``--in``)
+so this is cheap and identical) and writes its rows. Given decks (a ``DECKS`` file)
 are read twice instead. The output is written to a temporary name and renamed
 when complete.
 """
@@ -32,7 +32,7 @@ from cardbatch.kernels import decks as kdecks
 from cardbatch.kernels import ranking, readable, threecard
 
 SLICE = 1 << 20
-DECK = 52  # cards in a deck: every row of --in holds them all, once each
+DECK = 52  # cards in a deck: every row of a DECKS file holds them all, once each
 PLOT_MISSING = "skipped: matplotlib is not installed (pip install 'cardbatch[plots]')"
 
 
@@ -243,16 +243,16 @@ def unused_options(args: RankDecksOptions) -> tuple[str, ...]:
     found = []
     if args.input:
         found += [
-            f"--{name} is not used with --in (the decks are read)"
+            f"--{name} is not used with a DECKS file (the decks are read)"
             for name in ("decks", "seed")
             if getattr(args, name) != getattr(d, name)
         ]
     elif args.column != d.column:
-        found.append("--column names the deck column of --in; without --in it is not used")
+        found.append("--column names the deck column of a DECKS file; without one it is not used")
     if args.rules != d.rules and not game_spec(args.game).rule_presets:
         found.append(f"--rules is a three-card rule preset; {args.game} does not use it")
     if args.by != d.by and args.top is None and not args.plot:
-        found.append("--by orders --top and --plot; without either it is not used")
+        found.append("--measure orders --top and --plot; without either it is not used")
     return tuple(found)
 
 
@@ -373,7 +373,7 @@ def _no_rows(args: RankDecksOptions) -> pa.Table:
 
 class _Shown:
     """What ``--plot`` draws, gathered slice by slice: the best hands' categories, the margins in
-    hand classes, and the top decks by ``--by`` (``--top`` of them, or ten), ranked as the file's
+    hand classes, and the top decks by ``--measure`` (``--top`` of them, or ten), ranked as the file's
     ``--top`` ranks them, so that the figure lists the decks the file holds."""
 
     def __init__(self, args: RankDecksOptions) -> None:

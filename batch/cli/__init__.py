@@ -60,24 +60,6 @@ USER_ERRORS = (
 )
 
 
-def _names_an_option(exc: BaseException, parser: argparse.ArgumentParser) -> bool:
-    """A job's refusal found while it runs, worded for the command line: a plain ``ValueError`` whose
-    message starts with one of the command's options (``--behaviour-from: the log has no column ...``).
-    Jobs that have not yet moved such refusals to :class:`UsageError` raise them so; any other
-    ``ValueError`` (numpy's, pyarrow's, the interpreter's, or ours without an option's name) is a bug."""
-    if type(exc) is not ValueError or not exc.args or not isinstance(exc.args[0], str):
-        return False
-    options = {s for a in parser._actions for s in a.option_strings if s.startswith("--")}
-    first = exc.args[0].split(maxsplit=1)
-    return bool(first) and first[0].rstrip(":,") in options
-
-
-def _command_parser(parser: argparse.ArgumentParser, command: str) -> argparse.ArgumentParser:
-    action = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-    found: argparse.ArgumentParser = action.choices[command]
-    return found
-
-
 def main(argv: list[str] | None = None) -> int:
     install_parent_handlers()
     parser = build_parser()
@@ -91,9 +73,6 @@ def main(argv: list[str] | None = None) -> int:
     except (KeyboardInterrupt, Terminated) as exc:
         return stop_message(exc)
     except Exception as exc:  # a bug of ours: a short line for the user, the traceback in a log
-        if _names_an_option(exc, _command_parser(parser, args.command)):
-            print(f"cardbatch {args.command}: {exc}", file=sys.stderr)
-            return EXIT_USAGE
         return internal_error(args.command, exc)
 
 

@@ -17,7 +17,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from cardbatch.batch.io.errors import InputError
+from cardbatch.batch.io.errors import InputError, UsageError
 from cardbatch.kernels import lists as kernels
 
 
@@ -335,7 +335,7 @@ def list_offsets(lengths: np.ndarray, rows: np.ndarray | None = None) -> np.ndar
     offsets = np.zeros(len(kept) + 1, dtype=np.int64)
     np.cumsum(kept, out=offsets[1:])
     if offsets[-1] > np.iinfo(np.int32).max:
-        raise ValueError("a list column of more than 2**31 values: use smaller batches (--batch-rows)")
+        raise UsageError("a list column of more than 2**31 values: use smaller batches (--batch-rows)")
     return offsets.astype(np.int32)
 
 

@@ -84,7 +84,7 @@ class ImportOptions:
         if self.mode not in FILE_MODES:
             raise ValueError(f"mode must be one of {', '.join(FILE_MODES)}, got {self.mode!r}")
         if self.chip is not None and (isinstance(self.chip, bool) or not isinstance(self.chip, int) or self.chip < 1):
-            raise ValueError(f"--chip must be a positive integer, got {self.chip}")
+            raise ValueError(f"--chip-factor must be a positive integer, got {self.chip}")
         if self.run.engine != "local":
             raise ValueError("import runs on the local engine only")
 
@@ -415,7 +415,7 @@ def _import_all(
         "hands_rejected": read - imported,
         "rejected_by_reason": dict(sorted(reasons.items())),
         "chip_factor": factor,
-        "chip_factor_from": "--chip" if options.chip is not None else "inputs",
+        "chip_factor_from": "--chip-factor" if options.chip is not None else "inputs",
         "out": out,
         "errors": err_out,
         "workers": options.workers,

@@ -16,6 +16,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from cardbatch.batch.io.errors import UsageError
 from cardbatch.batch.io.lists import (
     combined,
     differs_from_list,
@@ -268,7 +269,7 @@ def settle_one_pass(
     kept = onepass.compact(codes, place, score, payout, seat_chips, offsets)
     score, payout, seat_chips = score[:kept], payout[:kept], seat_chips[:kept]
     if kept > np.iinfo(np.int32).max:
-        raise ValueError("a list column of more than 2**31 values: use smaller batches (--batch-rows)")
+        raise UsageError("a list column of more than 2**31 values: use smaller batches (--batch-rows)")
     offsets32 = offsets.astype(np.int32)
     g = None if good.size == T else good
     if spec.category_shift is not None:

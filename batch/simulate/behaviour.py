@@ -55,6 +55,7 @@ import pyarrow.compute as pc
 
 from cardbatch.batch.io import lists
 from cardbatch.batch.io.columns import is_text
+from cardbatch.batch.io.errors import UsageError
 from cardbatch.games import game as game_spec
 from cardbatch.kernels import cards as kcards
 from cardbatch.kernels import decks as kdecks
@@ -263,10 +264,10 @@ def fit(table: pa.Table, game: str, rules: str, base: int, source: str) -> tuple
     needed += ["board"] if game_spec(game).board_cards else []
     missing = [c for c in needed if c not in table.column_names]
     if missing:
-        raise ValueError(f"--behaviour-from: the log has no column {missing[0]!r} (docs/formats.md)")
+        raise UsageError(f"--behaviour-from: the log has no column {missing[0]!r} (docs/formats.md)")
     log, kept, rows_in = _read_log(table, game, rules)
     if log is None or not kept.any():
-        raise ValueError(f"--behaviour-from: no complete {game} hand in the log ({rows_in} rows of the game)")
+        raise UsageError(f"--behaviour-from: no complete {game} hand in the log ({rows_in} rows of the game)")
     q = quartiles(log.values, game, rules)
     N, K, S = log.contrib.shape
     cum = np.cumsum(log.contrib, axis=1)  # chips put in up to the end of each street

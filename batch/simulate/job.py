@@ -44,7 +44,7 @@ import pyarrow.compute as pc
 
 from cardbatch.batch.io import lists, owned, storage
 from cardbatch.batch.io.compiling import announced
-from cardbatch.batch.io.errors import InputError
+from cardbatch.batch.io.errors import InputError, UsageError
 from cardbatch.batch.io.jobs import FILE_MODES, FileMode, RunOptions, Summary
 from cardbatch.batch.io.progress import progress
 from cardbatch.batch.simulate import behaviour as bh
@@ -463,7 +463,7 @@ class _HandsWriter:
 
     def __init__(self, path: str, room: Room):
         if not game_spec(room.game).has_hands:
-            raise ValueError(f"--write-hands: only card games ({', '.join(_card_games())}) play hands")
+            raise UsageError(f"--write-hands: only card games ({', '.join(_card_games())}) play hands")
         from cardbatch.batch.io.storage import PublishedParquet
 
         self.room = room
@@ -770,7 +770,7 @@ def fitted(logs: list[str], rooms: list[tuple[str, Room]]) -> tuple[bh.Behaviour
     bases = {room.base for _, room in rooms}
     if not all(game_spec(g).has_hands for g in games) or len(games) > 1 or len(bases) > 1:
         one = " or ".join(_card_games())
-        raise ValueError(f"--behaviour-from fits one card game's betting: rooms of one game ({one}), one base")
+        raise UsageError(f"--behaviour-from fits one card game's betting: rooms of one game ({one}), one base")
     room = rooms[0][1]
     paths = parquet_inputs(logs)
     wanted = ("game", "cards", "board", "contrib", "contrib_street", "folded", "stack")
@@ -782,7 +782,7 @@ def fitted(logs: list[str], rooms: list[tuple[str, Room]]) -> tuple[bh.Behaviour
     model, seen = bh.fit(table, room.game, room.rules, room.base, " ".join(paths))
     limit = game_spec(room.game).dealt_seats  # seats one deck deals
     if model.max_seats > limit:
-        raise ValueError(
+        raise UsageError(
             f"--behaviour-from: the log has {room.game} tables of {model.max_seats} seats (at most {limit})"
         )
     return model, seen

@@ -248,6 +248,7 @@ def failing_rank(monkeypatch, tmp_path):
         ValueError("operands could not be broadcast together"),
         KeyError("seat"),
         ValueError("seats: bad"),
+        ValueError("--seats 9: a plain ValueError is ours, whatever it names"),
         OverflowError("int too big"),
     ],
 )
@@ -262,10 +263,11 @@ def test_a_bug_is_exit_1_with_the_traceback_in_a_log(failing_rank, tmp_path, exc
 
 @pytest.mark.parametrize(
     "exc",
-    [UsageError("--top: too many"), ValueError("--seats 9: the log has tables of 12"), FileNotFoundError("x")],
+    [UsageError("--top: too many"), UsageError("--seats 9: the log has tables of 12"), FileNotFoundError("x")],
 )
 def test_what_the_user_got_wrong_is_exit_2_in_one_line(failing_rank, tmp_path, exc):
-    """A UsageError, a path, or a job's refusal that names one of the command's options."""
+    """A UsageError (an option's refusal, made where the flags become options or while the job
+    runs) or a path."""
     failing_rank.append(exc)
     res = cli("rank-decks", "--decks", "5", "--out", tmp_path / "r.parquet")
     assert res.returncode == EXIT_USAGE and res.stderr == f"cardbatch rank-decks: {exc}\n"
@@ -277,3 +279,13 @@ def test_an_options_refusal_is_the_users(tmp_path):
     res = cli("generate", "--game", "team2v2", "--streets", "--hands", "5", "--out", tmp_path / "g.parquet")
     assert res.returncode == EXIT_USAGE and "--streets: game team2v2 has no betting streets" in res.stderr
     assert "internal error" not in res.stderr
+
+
+def test_an_internal_error_speaks_of_parts_only_for_settle_and_audit(capsys):
+    """Row 9: ``cardbatch compile`` failing said "Finished parts are kept: a rerun resumes"."""
+    from cardbatch.batch.cli.common import internal_error
+
+    assert internal_error("compile", RuntimeError("boom")) == 1
+    assert "parts" not in capsys.readouterr().err
+    internal_error("settle", RuntimeError("boom"))
+    assert "Finished parts are kept" in capsys.readouterr().err

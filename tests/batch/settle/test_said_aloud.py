@@ -211,7 +211,7 @@ def test_rank_decks_and_simulate_say_which_options_they_did_not_use(tmp_path):
         "--decks", "7", "--seed", "3", "--game", "holdem", "--players", "4", "--rules", "teen_patti", "--by", "margin",
     )  # fmt: skip
     assert r.returncode == 0
-    for said in ("--decks is not used", "--seed is not used", "--rules is a three-card", "--by orders"):
+    for said in ("--decks is not used", "--seed is not used", "--rules is a three-card", "--measure orders"):
         assert said in r.stderr
     r = cli("simulate", "--game", "zjh", "--players", "30", "--rounds", "2", "--rake-cap", "5", "--out", tmp_path / "s")
     assert r.returncode == 0 and "--rake-cap caps a rake" in r.stderr
