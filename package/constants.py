@@ -14,6 +14,7 @@ kernels import the same names (:mod:`cardbatch.kernels.cards`, :mod:`~cardbatch.
 from __future__ import annotations
 
 import dataclasses
+from typing import Literal
 
 # The card codec's alphabet: code = rank * 4 + suit; ranks 0..12 are 2..A, suits 0..3 are
 # diamonds, clubs, hearts, spades (spades highest).
@@ -63,3 +64,17 @@ WALK_SAMPLES = 10_000
 WALK_SEED = 0
 WALK_DECK = next(iter(DECKS))  # seen
 MAX_SAMPLES = 10_000_000
+
+# Settlement's choices (cardbatch.kernels.pots and cardbatch.batch.settle.options take them): the
+# pot policies (docs/rules.md; the kernels' Policy enum numbers them in this order), where an odd
+# chip goes, what becomes of chips no live seat may win, the 2v2 settlement models, and what a
+# settle run does with a folder holding an earlier run's output.
+POLICIES = ("standard", "presence", "ratio_rank", "hybrid")
+OddChips = Literal["button", "first_winner"]
+OrphanChips = Literal["error", "refund"]
+ODD_CHIPS: tuple[OddChips, ...] = ("button", "first_winner")
+ORPHAN_CHIPS_RULES: tuple[OrphanChips, ...] = ("error", "refund")
+TeamModel = Literal["seed", "proportional"]
+TEAM_MODELS: tuple[TeamModel, ...] = ("seed", "proportional")
+Mode = Literal["resume", "overwrite", "error"]
+RESUME_MODES: tuple[Mode, ...] = ("resume", "overwrite", "error")

@@ -27,7 +27,16 @@ from typing import Any, TypeVar, cast
 from cardbatch.batch.io.errors import UsageError
 from cardbatch.batch.io.exits import EXIT_AUDIT, EXIT_CODES, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE  # noqa: F401  (re-exported)
 from cardbatch.batch.io.jobs import ENGINES, FILE_MODES, Summary
-from cardbatch.constants import DECKS, MAX_SAMPLES, RULE_PRESETS, WALK_BUDGET, WALK_DECK, WALK_SAMPLES, WALK_SEED
+from cardbatch.constants import (
+    DECKS,
+    MAX_SAMPLES,
+    RESUME_MODES,
+    RULE_PRESETS,
+    WALK_BUDGET,
+    WALK_DECK,
+    WALK_SAMPLES,
+    WALK_SEED,
+)
 
 Group = argparse.ArgumentParser | argparse._ArgumentGroup
 
@@ -155,16 +164,6 @@ def add_inputs(p: argparse.ArgumentParser, metavar: str, help_text: str, optiona
     if optional:  # SUPPRESS: an absent input leaves the attribute to a deprecated option that names it
         return p.add_argument("input", nargs="?", metavar=metavar, default=argparse.SUPPRESS, help=help_text)
     return p.add_argument("inputs", nargs="+", metavar=metavar, help=help_text)
-
-
-# Settlement's choices, whose homes load numba (cardbatch.kernels.pots: POLICIES, ODD_CHIPS,
-# ORPHAN_CHIPS_RULES) or pyarrow (cardbatch.batch.settle.options: MODES, TEAM_MODELS): named here for
-# --help, and tests/batch/cli/test_vocabulary.py holds them equal to their homes.
-RESUME_MODES = ("resume", "overwrite", "error")
-POLICIES = ("standard", "presence", "ratio_rank", "hybrid")
-ODD_CHIPS = ("button", "first_winner")
-ORPHAN_CHIPS = ("error", "refund")
-TEAM_MODELS = ("seed", "proportional")
 
 
 def add_output(p: argparse.ArgumentParser, metavar: str, help_text: str, resumable: bool = False) -> Group:

@@ -10,10 +10,6 @@ from fractions import Fraction
 from typing import Any
 
 from cardbatch.batch.cli.common import (
-    ODD_CHIPS,
-    ORPHAN_CHIPS,
-    POLICIES,
-    TEAM_MODELS,
     WALK_OPTIONS,
     add_game_options,
     add_inputs,
@@ -29,7 +25,8 @@ from cardbatch.batch.cli.common import (
     usage,
     walk_from,
 )
-from cardbatch.constants import RULE_PRESETS
+from cardbatch.constants import ODD_CHIPS, POLICIES, RULE_PRESETS, TEAM_MODELS
+from cardbatch.constants import ORPHAN_CHIPS_RULES as ORPHAN_CHIPS
 from cardbatch.games import GAMES
 
 

@@ -32,10 +32,11 @@ from cardbatch.batch.settle import hand_ids, manifest
 from cardbatch.batch.settle.by_game import settle_by_game, settle_table
 from cardbatch.batch.settle.counters import INPUT_COUNTERS, merge_counters
 from cardbatch.batch.settle.engines import Engine, map_units
-from cardbatch.batch.settle.options import Mode, SettleJob, SettleOptions
+from cardbatch.batch.settle.options import SettleJob, SettleOptions
 from cardbatch.batch.settle.outputs import ERROR_SCHEMA, result_schema
 from cardbatch.batch.settle.parts import MemorySink, UnitContext, settle_into, unit_tables
 from cardbatch.batch.settle.plan import Unit, plan, plan_table
+from cardbatch.constants import Mode
 
 __all__ = ["run", "settle_by_game", "settle_files", "settle_in_memory", "settle_table"]
 

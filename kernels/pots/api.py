@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 from fractions import Fraction
-from typing import Any, Literal, cast
+from typing import Any, cast
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -22,10 +22,8 @@ from .driver import settle_rows_kernel, settle_standard_kernel, settle_streets_k
 from .policies import POLICIES, KernelRules, Policy, per_street_code
 
 MAX_SEATS = 64
-OddChips = Literal["button", "first_winner"]
-OrphanChips = Literal["error", "refund"]
-ODD_CHIPS: tuple[OddChips, ...] = ("button", "first_winner")
-ORPHAN_CHIPS_RULES: tuple[OrphanChips, ...] = ("error", "refund")
+from cardbatch.constants import ODD_CHIPS, ORPHAN_CHIPS_RULES, OddChips, OrphanChips  # noqa: E402
+
 _MAX64 = np.iinfo(np.int64).max
 _KWARGS = ("rake_pct", "rake_cap", "chip_unit", "odd_chips", "orphan_chips")
 

@@ -26,6 +26,8 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from cardbatch.constants import POLICIES
+
 from ..bits import popcount64, seat_bit, seat_in, trailing_zeros64
 from ..reasons import OK, ORPHAN_CHIPS
 from .layering import POT_NORMAL, POT_ORPHAN, POT_UNCALLED, add_dead_pot, called_pot_count, layer, share_in
@@ -56,7 +58,8 @@ class Policy(enum.IntEnum):
     HYBRID = 3
 
 
-POLICIES = tuple(p.name.lower() for p in Policy)  # ("standard", "presence", "ratio_rank", "hybrid")
+if POLICIES != tuple(p.name.lower() for p in Policy):  # the names are cardbatch.constants', the codes here
+    raise ImportError("cardbatch.constants.POLICIES and the Policy enum disagree")
 # plain ints for the kernels: numba freezes module globals as compile-time constants
 STANDARD, PRESENCE, RATIO_RANK, HYBRID = (int(p) for p in Policy)
 PER_STREET = {"presence": PRESENCE, "ratio_rank": RATIO_RANK, "hybrid": HYBRID}  # what :func:`street` settles
