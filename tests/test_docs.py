@@ -25,6 +25,7 @@ of the line runs; a block that is then the test suite itself (``python -m pytest
 
 from __future__ import annotations
 
+import argparse
 import doctest
 import functools
 import importlib
@@ -205,8 +206,8 @@ def test_a_docs_python_block_runs(block, tmp_path, monkeypatch):
         runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
         runner.run(test)
         assert runner.failures == 0, f"{block.name}: the doctest's output differs from the page's"
-    else:
-        exec(compile(block.text, block.name, "exec"), {"__name__": "__docs__"})
+    else:  # compiled as a reader runs it: without this module's __future__ annotations
+        exec(compile(block.text, block.name, "exec", dont_inherit=True), {"__name__": "__docs__"})
 
 
 # --- where the examples write ------------------------------------------------------------------------
@@ -474,3 +475,29 @@ def test_the_sdist_holds_the_inputs_of_the_documented_commands(tmp_path):
                         needed |= {_rel(f) for f in files if "__pycache__" not in f.parts}
     assert {"data/holdem_sample.parquet", "tests/data/phh/wsop/2.phh"} <= needed  # what the README reads
     assert sorted(needed - members) == [], "MANIFEST.in leaves out what the documented commands read"
+
+
+def test_the_index_and_the_api_page_name_every_command_and_job():
+    """A reader finds every subcommand from the docs' index (in a backtick, beside its guide page)
+    and every public job on the API page: its DataFrame call or its run() and options."""
+    from cardbatch.batch.cli import build_parser
+
+    parser = build_parser()
+    action = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    index, api = (ROOT / "docs" / "index.md").read_text(), (ROOT / "docs" / "api.md").read_text()
+    for command in action.choices:
+        assert f"`{command}`" in index, f"docs/index.md does not name cardbatch {command}"
+        assert f"`{command}`" in api, f"docs/api.md's jobs table does not name cardbatch {command}"
+    import cardbatch
+
+    for name in ("settle", "audit", "rank_decks", "simulate"):  # the DataFrame API (cardbatch.__all__)
+        assert name in cardbatch.__all__ and f"cardbatch.{name}(" in api, f"docs/api.md does not show {name}"
+    for job in (
+        "cardbatch.batch.settle.job.run",
+        "cardbatch.batch.phh.job.run",
+        "cardbatch.batch.generate.run",
+        "cardbatch.batch.rank_decks.run",
+        "cardbatch.batch.simulate.job.run",
+        "cardbatch.batch.precompile.run",
+    ):
+        assert job in api, f"docs/api.md does not name {job}"

@@ -1,9 +1,10 @@
 """The ``cardbatch`` command line: one module per subcommand, each turning its arguments into
-the job's options dataclass and calling the job (``settle``/``audit``, ``generate``,
-``rank-decks``, ``simulate``). Argparse lives here and nowhere else; the jobs take options.
+the job's options dataclass and calling the job (``settle``, ``audit`` and ``fairness``: the settle
+job with its analyses; ``import``, ``generate``, ``rank-decks``, ``simulate``, ``compile``).
+Argparse lives here and nowhere else; the jobs take options.
 
 Nothing heavy is imported until a command runs (numba, pyarrow and the kernels load inside each
-subcommand's ``_run``), so ``--help`` and ``--version`` answer at once.
+subcommand's ``_run`` or ``_job``), so ``--help`` and ``--version`` answer at once.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ A cold run compiles every kernel it calls, and each pool worker used to do it
 again (two workers: twice the CPU). :func:`compile_ahead` does it once, on a
 few rows from the head of each input, so the workers only load the cache:
 
-1. The head rows go through :func:`~.runner.settle_table`, stopped at the
+1. The head rows go through :func:`~.by_game.settle_table`, stopped at the
    first compilation. If every kernel loads from the cache (a warm run) that
    is all (a few tenths of a second).
 2. Otherwise two processes compile side by side: one the pot kernel of the
