@@ -172,13 +172,14 @@ def check_together(analyses: tuple[Analysis, ...]) -> None:
     """Refuse a set of analyses that cannot run together: one given twice, or two that would add
     the same summary key (each would count the other's figures)."""
     seen: dict[str, str] = {}
+    for a in analyses:
+        if not isinstance(a, Analysis):
+            raise ValueError(f"analyses must be Analysis objects, got {a!r}")
     names = [a.name for a in analyses]
     twice = sorted({n for n in names if names.count(n) > 1})
     if twice:
         raise ValueError(f"analysis {', '.join(twice)} given twice")
     for a in analyses:
-        if not isinstance(a, Analysis):
-            raise ValueError(f"analyses must be Analysis objects, got {a!r}")
         for key in a.counters:
             if key in seen:
                 raise ValueError(f"{seen[key]} and {a.name} cannot run together: both count {key}; give one")
