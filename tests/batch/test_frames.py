@@ -5,6 +5,10 @@ command line's files."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
+import textwrap
 
 import duckdb
 import pandas as pd
@@ -15,8 +19,10 @@ import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 import pytest
 from conftest import DATA, cli
+from flop_hands import NEW
 
 import cardbatch
+from cardbatch.batch.generate import generate_hands
 
 SAMPLE = DATA / "holdem_sample.parquet"  # 3,000 hands, bad rows and altered payouts among them
 COUNTERS = ("rows_read", "rows_settled", "rows_rejected", "rejected_by_reason", "chips_in", "chips_paid", "mismatches")
@@ -174,3 +180,69 @@ def test_equity_by_the_command_lines_names():
     assert "ev_payout" not in cardbatch.settle(hands, equity=False).results.column_names
     with pytest.raises(ValueError, match="equity_samples: only with equity=True"):
         cardbatch.settle(hands, equity_samples=500)
+
+
+def test_a_plain_script_without_a_main_guard_settles_a_frame_bigger_than_a_batch(tmp_path):
+    """Row 1: the API spawned a process pool, so a script without ``if __name__ == "__main__":``
+    died with BrokenProcessPool. Now it runs in the caller's process."""
+    hands = generate_hands("holdem", 70_000, seed=3, bad_rate=0.02, tamper_rate=0.01).table
+    pq.write_table(hands, tmp_path / "h.parquet")
+    script = tmp_path / "s.py"
+    script.write_text(
+        textwrap.dedent(
+            """
+            import pyarrow.parquet as pq, cardbatch, multiprocessing
+            s = cardbatch.audit(pq.read_table("h.parquet"))
+            print(s.summary["rows_read"], s.results.num_rows + s.errors.num_rows, s.status)
+            print(len(multiprocessing.active_children()))
+            """
+        )
+    )
+    # a real process: what is tested is a plain script, without a __main__ guard, run as its own program
+    done = subprocess.run([sys.executable, "s.py"], cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    rows, total, status = done.stdout.split()[:3]
+    assert rows == total == "70000" and status == "3"
+    assert done.stdout.split()[3] == "0", "no worker process was started"
+
+
+def test_the_api_names_what_exists(tmp_path):
+    """Row 12: the summary named a deleted report and errors named a temporary input.parquet."""
+    hands = generate_hands("holdem", 300, seed=1, bad_rate=0.1).table
+    s = cardbatch.settle(hands)
+    assert "report" not in s.summary and "not_ours" not in s.summary
+    assert [i["path"] for i in s.summary["inputs"]] == ["the table (pyarrow.Table)"]
+    with pytest.raises(cardbatch.InputError, match=r"^the table \(pyarrow.Table\): column button must be an integer"):
+        cardbatch.settle(hands.set_column(hands.column_names.index("button"), "button", pa.array(["x"] * 300)))
+    given = cardbatch.settle(str(SAMPLE))
+    assert [i["path"] for i in given.summary["inputs"]] == [os.path.realpath(SAMPLE)]
+
+
+@pytest.mark.parametrize("rows", [0, 200])
+def test_empty_and_clean_tables_give_tables_with_the_files_columns(rows):
+    """Row 6: an empty table, or one with no bad row, gave results/errors with no columns at all."""
+    import polars as pl
+
+    hands = generate_hands("holdem", 200, seed=2, bad_rate=0.0).table.slice(0, rows)
+    s = cardbatch.settle(hands)
+    assert s.results.num_rows == rows and s.errors.num_rows == 0
+    assert s.results.column_names[:4] == ["hand_id", "score", "category", "payout"]
+    assert s.results.column_names[-1] == s.errors.column_names[-1] == "game"
+    assert s.errors.column_names[:3] == ["hand_id", "reason", "message"]
+    assert pl.from_arrow(s.errors).group_by("reason").len().height == 0
+
+
+def test_an_empty_pandas_frame_settles_to_empty_tables():
+    """Found by a trial: an empty pandas frame's columns come as null or double, and were refused."""
+    import pandas as pd
+
+    s = cardbatch.settle(pd.DataFrame({c: [] for c in ("hand_id", "button", "board", "cards", "contrib", "folded")}))
+    assert s.results.num_rows == s.errors.num_rows == 0 and "reason" in s.errors.column_names
+
+
+def test_the_api_settles_a_mixed_frame_of_every_game():
+    tables = [generate_hands(g, 300, seed=5).table for g in ("holdem", *NEW)]
+    mixed = pa.concat_tables(tables, promote_options="permissive")
+    s = cardbatch.settle(mixed)
+    assert s.summary["rows_read"] == 300 * len(tables) == s.results.num_rows + s.errors.num_rows
+    assert set(s.summary["by_game"]) == {"holdem", *NEW}

@@ -3,11 +3,13 @@ refused (exit 2) or said on stderr, never ignored in silence."""
 
 import json
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from conftest import cli
 
 from cardbatch.batch.generate import generate_teams
+from cardbatch.kernels import cards as kcards
 
 
 def test_tamper_rate_alters_2v2_recorded_deltas_and_audit_finds_every_one(tmp_path):
@@ -169,3 +171,19 @@ def test_a_style_a_game_cannot_play_is_refused(tmp_path, game, flag, said):
     res = cli("generate", "--game", game, "--hands", "10", *flag, "--out", str(tmp_path / "x.parquet"))
     assert res.returncode == 2 and said in res.stderr, res.stderr
     assert not (tmp_path / "x.parquet").exists()
+
+
+def test_generate_writes_omaha_hilo_and_short_deck(tmp_path):
+    for game in ("omaha_hilo", "shortdeck"):
+        done = cli(
+            "generate", "--game", game, "--hands", "500", "--out", str(tmp_path / f"g-{game}.parquet"), "--quiet"
+        )
+        assert done.returncode == 0, done.stderr
+        g = pq.read_table(tmp_path / f"g-{game}.parquet")
+        assert set(g.column("game").to_pylist()) == {game}
+        held = (
+            kcards.parse(g.column("cards")[0].as_py())
+            if pa.types.is_string(g.schema.field("cards").type.value_type)
+            else None
+        )
+        assert held is None or held.size

@@ -11,6 +11,7 @@ import pyarrow.parquet as pq
 import pytest
 from conftest import cli
 
+from cardbatch.games import REGISTRY
 from cardbatch.kernels import decks, ranking
 
 
@@ -286,6 +287,7 @@ def test_plot_without_matplotlib_says_on_stderr_it_was_not_drawn(tmp_path):
     session's start said nothing on stderr)."""
     out = tmp_path / "r.parquet"
     args = ["rank-decks", "--decks", "200", "--out", str(out), "--plot", "--quiet"]
+    # a real process: matplotlib is hidden from the start (this process may have imported it already)
     res = subprocess.run([sys.executable, "-c", _NO_MATPLOTLIB, *args], capture_output=True, text=True, timeout=600)
     assert res.returncode == 0, res.stderr
     assert "--plot: the figure was not drawn" in res.stderr
@@ -295,3 +297,25 @@ def test_plot_without_matplotlib_says_on_stderr_it_was_not_drawn(tmp_path):
     probe = "import sys; exec(sys.argv[1].split('from cardbatch')[0]); import matplotlib"
     hidden = subprocess.run([sys.executable, "-c", probe, _NO_MATPLOTLIB], capture_output=True, text=True)
     assert hidden.returncode == 1 and "hidden by the test" in hidden.stderr  # the finder does hide it
+
+
+def test_rank_decks_deals_omaha_hilo_and_short_deck(tmp_path):
+    """Each seat's hole cards as the game deals them (four in Omaha hi/lo, two of the 36-card deck)."""
+    for game in ("omaha_hilo", "shortdeck"):
+        done = cli(
+            "rank-decks",
+            "--game",
+            game,
+            "--decks",
+            "500",
+            "--seats",
+            "5",
+            "--detail",
+            "--out",
+            str(tmp_path / f"{game}.parquet"),
+            "--quiet",
+        )
+        assert done.returncode == 0, done.stderr
+        t = pq.read_table(tmp_path / f"{game}.parquet")
+        words = t.column("hands_text")[0].as_py().split()
+        assert len(words) == 5 and {len(w) for w in words} == {2 * REGISTRY[game].hole_cards}

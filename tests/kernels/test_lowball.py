@@ -11,7 +11,7 @@ from games_reference import dense_order, low_as_hex, omaha_low
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cardbatch.kernels import cards, lowball
+from cardbatch.kernels import cards, lowball, omaha
 
 # the cards of ranks ace .. eight, and of nine .. king
 LOW_CARDS = np.array([c for c in range(52) if c // 4 <= 6 or c // 4 == 12], np.uint8)
@@ -172,3 +172,17 @@ def test_bad_cards_raise_naming_the_row(rng, h):
         lowball.evaluate_low(hole[:, :3], board)
     with pytest.raises(ValueError, match="low_seats"):
         lowball.low_seats(hole[:, None, :], board, np.ones((4, 2), bool))
+
+
+def test_every_public_low_is_the_hand_in_hex_and_the_pot_takes_it_as_is():
+    """A trial passed ``evaluate_low``'s values to ``pots.settle(low=)``, which took higher as better:
+    the worse low won. Every public low is now the hand in hex (smaller wins), the pots' too."""
+    from cardbatch.kernels import pots
+
+    hole = cards.parse(["Ac2dJsQh", "Ah5hTs9s", "KsQsJdJc"])[None]
+    board = cards.parse(["3c4d8hKcKd"])
+    live = np.ones((1, 3), bool)
+    score = omaha.evaluate_seats(hole, board, live, np.int64)
+    by_hand = lowball.evaluate_low(hole[0], np.repeat(board, 3, axis=0))[None]
+    assert by_hand.tolist() == lowball.low_seats(hole, board, live).tolist() == [[0x84321, 0x85431, 0]]
+    assert pots.settle([[100, 100, 100]], live, score, 0, low=by_hand).tolist() == [[150, 0, 150]]

@@ -1,7 +1,10 @@
 import numpy as np
 import pytest
 
-from cardbatch.kernels import cards, decks, holdem, ranking, threecard
+from cardbatch.games import GAMES, REGISTRY
+from cardbatch.kernels import cards, decks, holdem, omaha, ranking, shortdeck, threecard
+
+NEW = [g for g in GAMES if g not in ("holdem", "zjh", "team2v2")]  # the flop games beyond Hold'em
 
 
 def reference_rank(values):
@@ -150,3 +153,19 @@ def test_the_readable_forms_refuse_a_game_they_do_not_name():
     assert readable.cards_per_seat("holdem") == 2 and readable.cards_per_seat("zjh") == 3
     royal = int(holdem.evaluate(np.array([[51, 47, 43, 39, 35, 0, 1]], np.uint8))[0])  # As Ks Qs Js Ts
     assert readable.describe(royal, "holdem") == holdem.describe(royal) and "flush" in holdem.describe(royal).lower()
+
+
+@pytest.mark.parametrize("game", NEW)
+def test_rank_decks_values_are_the_evaluators(game):
+    spec = REGISTRY[game]
+    hands = ranking.deal_and_evaluate(game, 300, 4, seed=9)
+    deck = decks.from_rank(decks.deal_decks(300, 9), spec.lowest_rank)
+    hole_pos, board_pos = decks.board_positions(4, spec.hole_cards)
+    hole, board = deck[:, hole_pos], deck[:, board_pos]
+    if spec.kernel() is omaha:
+        want = np.stack([omaha.evaluate(hole[:, s], board) for s in range(4)], axis=1)
+    else:
+        want = np.stack([shortdeck.evaluate(np.concatenate([hole[:, s], board], axis=1)) for s in range(4)], axis=1)
+    assert (hands.values == want).all() and (np.sort(deck, axis=1)[:, 0] >= 4 * spec.lowest_rank).all()
+    r = ranking.rank(hands)
+    assert (r.best == want.max(axis=1)).all()

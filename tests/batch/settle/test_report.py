@@ -380,3 +380,20 @@ def test_paths_are_shown_from_the_inputs_root_with_their_folders():
     assert report.input_root(["/d/x/a.parquet", "/d/y/b.parquet"]) == "/d/"
     assert report.shown_path("/d/day=1/a.parquet", "/d/") == "day=1/a.parquet"
     assert report.input_root(["/a/x.parquet", "/b/y.parquet"]) == "", "/ is no root a reader knows"
+
+
+def test_a_users_parquet_in_results_does_not_break_the_report(tmp_path):
+    """Row 2: the report read every Parquet file under results/, and a user's exited 1."""
+    sample = str(ROOT / "data" / "holdem_sample.parquet")
+    out = tmp_path / "out"
+    notes = out / "results" / "game=holdem" / "my_notes.parquet"
+    notes.parent.mkdir(parents=True)
+    pq.write_table(pa.table({"note": ["keep me"]}), notes)
+    content = notes.read_bytes()
+    for _ in range(2):
+        done = cli("audit", sample, "--out", str(out), "--workers", "1")
+        assert done.returncode == 3, done.stderr
+        summary = json.loads((out / "summary.json").read_text())
+        assert summary["mismatches"] > 0 and summary["report"].endswith("report.html")
+        assert (out / "_SUCCESS").exists() and notes.read_bytes() == content
+        assert summary["not_ours"] == [str(notes)]

@@ -12,7 +12,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
-from conftest import cli
+from conftest import DATA, cli
 
 from cardbatch.batch.generate import generate_hands, generate_teams
 from cardbatch.batch.settle.job import settle_files
@@ -122,7 +122,7 @@ def test_crash_then_rerun_gives_identical_output(holdem_file, tmp_path):
         "--batch-rows",
         "700",
         "--quiet",
-        env={"CARDBATCH_FAIL_PART": "part-00000-00002"},
+        env={"CARDBATCH_FAIL_PART": "part-00000-00002"},  # a process of its own: a worker made to fail, then a rerun
     )
     assert res.returncode != 0 and "injected failure" in res.stderr
     assert not (crashed / "summary.json").exists()
@@ -326,3 +326,29 @@ def test_dead_money_null_elements_and_int64_limits():
     }
     assert results.column("payout").to_pylist() == [[0, 0, 2 * big + 1]]  # the button wins it all, exactly
     assert counters["chips_in"] == counters["chips_paid"] == 2 * big + 1
+
+
+def test_the_human_line_and_progress_say_what_ran(tmp_path):
+    """Row 12: audit's progress said "cardbatch settle:", "output in audit//", "on 1 workers", and
+    tied reasons changed order between runs."""
+    out = str(tmp_path / "audit") + "/"
+    done = cli("audit", str(DATA / "holdem_sample.parquet"), "--out", out, "--workers", "1", "--verbose")
+    assert done.returncode == 3
+    assert "cardbatch audit: 3,000/3,000 rows" in done.stderr and "cardbatch settle:" not in done.stderr
+    assert f"output in {out} (" in done.stderr and "//" not in done.stderr
+    page = (tmp_path / "audit" / "report.html").read_text()
+    assert "on 1 worker." in page
+    counts = json.loads(done.stdout)["rejected_by_reason"]
+    said = done.stderr.splitlines()[-1].split(" rejected (")[1].split(")")[0]
+    assert [r.split()[0] for r in said.split(", ")] == sorted(counts, key=lambda r: (-counts[r], r))
+
+
+def test_the_jobs_summary_carries_its_human_line(tmp_path):
+    """Found by a trial: ``run(SettleJob(...))`` gave a Summary whose ``line`` was empty."""
+    from cardbatch.batch.io.jobs import RunOptions
+    from cardbatch.batch.settle.job import run
+    from cardbatch.batch.settle.options import SettleJob, SettleOptions
+
+    sample = str(DATA / "holdem_sample.parquet")
+    summary = run(SettleJob((sample,), str(tmp_path / "out"), SettleOptions.of(audit=True), run=RunOptions(quiet=True)))
+    assert summary.line.startswith("cardbatch audit: 3,000 rows: ") and summary.status == 3

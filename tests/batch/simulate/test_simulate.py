@@ -7,6 +7,7 @@ import sys
 import numpy as np
 import pyarrow.parquet as pq
 import pytest
+from conftest import cli
 
 from cardbatch.batch.simulate.job import Room, gini, simulate
 
@@ -81,28 +82,21 @@ def test_gini():
 
 
 def test_command_writes_outputs(tmp_path):
-    res = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "cardbatch",
-            "simulate",
-            "--game",
-            "team2v2",
-            "--players",
-            "400",
-            "--rounds",
-            "5",
-            "--tables-per-round",
-            "50",
-            "--fee",
-            "5",
-            "--out",
-            str(tmp_path),
-            "--quiet",
-        ],
-        capture_output=True,
-        text=True,
+    res = cli(
+        "simulate",
+        "--game",
+        "team2v2",
+        "--players",
+        "400",
+        "--rounds",
+        "5",
+        "--tables-per-round",
+        "50",
+        "--fee",
+        "5",
+        "--out",
+        str(tmp_path),
+        "--quiet",
     )
     assert res.returncode == 0, res.stderr
     summary = json.loads((tmp_path / "summary.json").read_text())
@@ -137,8 +131,6 @@ def test_the_api_simulates_from_a_plain_script_and_names_no_deleted_file(tmp_pat
     """Found by a trial: with replicates or several rooms the API started a process pool, so a
     script without a ``__main__`` guard crashed; its summary named figures in a deleted folder;
     rooms given as dicts of flags, an unknown game and probabilities outside 0..1 were not refused."""
-    import subprocess
-    import sys
     import textwrap
 
     script = tmp_path / "s.py"
@@ -154,6 +146,7 @@ def test_the_api_simulates_from_a_plain_script_and_names_no_deleted_file(tmp_pat
             """
         )
     )
+    # a real process: what is tested is a plain script, without a __main__ guard, run as its own program
     done = subprocess.run([sys.executable, "s.py"], cwd=tmp_path, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["4", "4", "False", "False"]
@@ -164,3 +157,12 @@ def test_the_api_simulates_from_a_plain_script_and_names_no_deleted_file(tmp_pat
     for bad in ({"game": "poker"}, {"fold_p": 2}, {"allin_p": -1}, {"bet_max": -3}):
         with pytest.raises(ValueError):
             cardbatch.simulate(players=10, rounds=1, tables_per_round=2, **bad)
+
+
+def test_simulate_refuses_the_games_it_does_not_play(tmp_path):
+    from cardbatch.batch.simulate.room import Room
+
+    with pytest.raises(ValueError, match="simulate plays"):
+        Room(game="omaha")
+    done = cli("simulate", "--game", "omaha", "--out", str(tmp_path / "s"))
+    assert done.returncode == 2 and "invalid choice" in done.stderr

@@ -468,3 +468,10 @@ def test_bad_lows_raise():
         pots.settle(*args, low=[[1, 0, 0]])
     with pytest.raises(ValueError, match="low must be integers"):
         pots.settle(*args, low=[[0.5, 0.0]])
+
+
+def test_lows_that_cannot_exist_are_refused():
+    """A second trial: ``pots.settle`` took lows that cannot exist (not eight-or-better, a pair, four cards)."""
+    for odd in (0x96421, 0xA6421, 0x12468, 0x88421, 0x8642, 1):
+        with pytest.raises(ValueError, match="not an eight-or-better low"):
+            pots.settle([[100, 100]], [[True, True]], [[9, 5]], 0, low=[[0, odd]])
