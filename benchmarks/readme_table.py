@@ -63,19 +63,22 @@ def table(summary: dict) -> str:
     if scaling:
         lines += [
             "",
-            "Ours on 1 and 2 threads, same run (speed-up = the 2-thread rate / the 1-thread rate):",
+            "Ours on 1 and 2 threads, same run (speed-up = the 2-thread rate / the 1-thread rate; cores used "
+            "as above: a 2-thread row well under 2 had a neighbour on the other core, and its speed-up says "
+            "little):",
             "",
-            "| kernel | 1 thread | 2 threads | speed-up |",
-            "| --- | ---: | ---: | ---: |",
+            "| kernel | 1 thread | 2 threads | speed-up | cores used (1 / 2 threads) |",
+            "| --- | ---: | ---: | ---: | ---: |",
         ]
         for label, rows in scaling.items():
             by = {r["threads"]: r for r in rows}
             if 1 not in by or 2 not in by:
                 continue
             one, two = by[1], by[2]
+            used = f"{one.get('cores_used', float('nan')):.2f} / {two.get('cores_used', float('nan')):.2f}"
             lines.append(
                 f"| {label} | {_rate(one['rate'], one['unit'])} | {_rate(two['rate'], two['unit'])} "
-                f"| {_figure(two['rate'] / one['rate'])}× |"
+                f"| {_figure(two['rate'] / one['rate'])}× | {used} |"
             )
     return "\n".join(lines)
 

@@ -111,17 +111,28 @@ def showdowns():
     """``SHOWDOWN_HANDS`` 9-seat no-limit hands played in pokerkit to the chips' push (every board
     card dealt, two or more contenders), and the same hands as our arrays."""
     pokerkit = pytest.importorskip("pokerkit")
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "kernels"))
-    from test_pots_pokerkit import AUTO, card_text
-
     from cardbatch.kernels import cards
+
+    auto = (  # pokerkit does every step but the betting and the chips' push (the oracle test's automation)
+        pokerkit.Automation.ANTE_POSTING,
+        pokerkit.Automation.BET_COLLECTION,
+        pokerkit.Automation.BLIND_OR_STRADDLE_POSTING,
+        pokerkit.Automation.CARD_BURNING,
+        pokerkit.Automation.HOLE_DEALING,
+        pokerkit.Automation.BOARD_DEALING,
+        pokerkit.Automation.HOLE_CARDS_SHOWING_OR_MUCKING,
+        pokerkit.Automation.HAND_KILLING,
+    )
+
+    def card_text(card) -> str:
+        return f"{card.rank.value}{card.suit.value}"
 
     rng = np.random.default_rng(2)
     states, contrib, contenders, hole, board = [], [], [], [], []
     while len(states) < SHOWDOWN_HANDS:
         stacks = [int(x) for x in rng.choice([7, 40, 41, 100, 133, 250, 1000], 9)]
-        st = pokerkit.NoLimitTexasHoldem.create_state(AUTO, True, 0, (1, 2), 2, tuple(stacks), 9)
-        while st.actor_index is not None:  # the random play of tests/kernels/test_pots_pokerkit.py
+        st = pokerkit.NoLimitTexasHoldem.create_state(auto, True, 0, (1, 2), 2, tuple(stacks), 9)
+        while st.actor_index is not None:  # the random play of pokerkit's oracle test of pots
             u = rng.random()
             if u < 0.15 and st.can_fold():
                 st.fold()
