@@ -83,9 +83,11 @@ def test_compile_on_a_read_only_install_says_to_set_numba_cache_dir(tmp_path):
     env |= {"PYTHONPATH": str(site.parent), "HOME": str(tmp_path / "file" / "home")}
     env |= {"XDG_CACHE_HOME": str(tmp_path / "file" / "cache")}
     probe = "import cardbatch.kernels, sys; sys.stdout.write(cardbatch.kernels.__file__)"
+    # a real process: where an installed package puts its kernels depends on the environment of the process
     assert subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True).stdout.startswith(
         str(site)
     )  # the copy is what runs
+    # a real process: the numba cache folder is chosen as the process starts
     res = subprocess.run([sys.executable, "-m", "cardbatch", "compile"], env=env, capture_output=True, text=True)
     _refused(res)
     assert f"neither the package's folder ({site / 'kernels'}) nor the user's cache folder is writable" in res.stderr

@@ -46,6 +46,7 @@ def _package(root: Path, name: str, stamped: bool, add: int) -> None:
 
 def _run(root: Path, name: str) -> int:
     code = f"import sys; sys.path.insert(0, {str(root)!r}); from {name}.kernel import kernel; print(kernel(1))"
+    # a real process: numba reads its cache when a process first compiles, so each check needs a fresh one
     return int(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout)
 
 
@@ -87,6 +88,7 @@ def test_a_kernel_numba_cannot_cache_still_runs(tmp_path):
     )
     code = f"import sys; sys.path.insert(0, {str(tmp_path)!r})\n"
     code += "from uncachable_pkg.kernel import kernel\nprint(kernel(3))"
+    # a real process: the changed helper must be read by a fresh interpreter, as the next run would
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert res.returncode == 0, res.stderr
     assert res.stdout.strip() == "3"

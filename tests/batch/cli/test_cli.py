@@ -25,6 +25,7 @@ def test_help_loads_neither_numba_nor_pyarrow():
         "import sys; from cardbatch.batch.cli import build_parser; build_parser().format_help(); "
         "print(sorted(m for m in ('numba', 'pyarrow', 'numpy', 'cardbatch.kernels') if m in sys.modules))"
     )
+    # a real process: what --help loads is seen only in a process that loaded nothing else
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert res.stdout.strip() == "[]"
 

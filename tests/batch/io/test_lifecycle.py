@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import DATA
+from conftest import DATA, cli
 from processes import alive, children, stop_when_workers_run
 
 
@@ -31,6 +31,7 @@ def test_a_stopped_run_leaves_no_worker_behind(tmp_path, sig, status):
     inputs = [str(DATA / "holdem_sample.parquet"), str(DATA / "zjh_sample.parquet")]
     out = tmp_path / "out"
     cmd = [sys.executable, "-m", "cardbatch", "settle", *inputs, "--out", str(out), "--workers", "2"]
+    # a real process: what is tested is its answer to a signal while its workers compile
     code, err, workers = stop_when_workers_run(cmd, sig, env, wait=2)
     assert code == status, err
     if sig != signal.SIGKILL:
@@ -40,23 +41,16 @@ def test_a_stopped_run_leaves_no_worker_behind(tmp_path, sig, status):
     assert not list((out / "results").rglob("*.parquet"))
 
 
-def _cardbatch(*args: str, code: str = "", env: dict | None = None) -> subprocess.CompletedProcess:
-    script = f"import sys\n{code}\nfrom cardbatch.batch.cli import main\nsys.exit(main({list(args)!r}))"
-    return subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, env={**os.environ, **(env or {})}
-    )
-
-
-def test_dask_engine_without_dask_is_a_usage_error(tmp_path):
+def test_dask_engine_without_dask_is_a_usage_error(tmp_path, monkeypatch):
     out = tmp_path / "out"
-    res = _cardbatch(
+    monkeypatch.setitem(sys.modules, "distributed", None)  # as if Dask were not installed
+    res = cli(
         "settle",
         str(DATA / "zjh_sample.parquet"),
         "--out",
         str(out),
         "--engine",
         "dask",
-        code="sys.modules['distributed'] = None  # as if Dask were not installed",
     )
     assert res.returncode == 2
     assert "pip install 'cardbatch[dask]'" in res.stderr and "Traceback" not in res.stderr
@@ -79,13 +73,14 @@ def test_dask_engine_without_dask_is_a_usage_error(tmp_path):
     ],
 )
 def test_bad_option_values_are_refused_in_our_words(tmp_path, args, words):
-    res = subprocess.run([sys.executable, "-m", "cardbatch", *args], capture_output=True, text=True, cwd=tmp_path)
+    res = cli(*(str(tmp_path / a) if a.endswith(".parquet") or a == "o" else a for a in args))
     assert res.returncode == 2
     assert words in res.stderr and "Traceback" not in res.stderr
 
 
-def test_an_internal_failure_is_one_line_and_a_log(tmp_path):
-    res = _cardbatch(
+def test_an_internal_failure_is_one_line_and_a_log(tmp_path, monkeypatch):
+    monkeypatch.setenv("CARDBATCH_FAIL_PART", "part-00000-00000")
+    res = cli(
         "settle",
         str(DATA / "zjh_sample.parquet"),
         "--out",
@@ -93,7 +88,6 @@ def test_an_internal_failure_is_one_line_and_a_log(tmp_path):
         "--workers",
         "1",
         "--quiet",
-        env={"CARDBATCH_FAIL_PART": "part-00000-00000"},
     )
     assert res.returncode == 1
     lines = res.stderr.strip().splitlines()
@@ -122,6 +116,7 @@ def test_no_writable_cache_compiles_into_a_temporary_folder(tmp_path):
     (pkg / "kernel.py").write_text("from numba import njit\n\n\n@njit(cache=True)\ndef twice(x):\n    return 2 * x\n")
     code = f"import sys; sys.path.insert(0, {str(tmp_path)!r}); from nocache_pkg.kernel import twice; print(twice(21))"
     env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    # a real process: no writable numba cache is found only by a process that starts without one
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
     assert res.returncode == 0, res.stderr
     assert res.stdout.strip() == "42"
@@ -143,8 +138,8 @@ def many_small_units(tmp_path_factory) -> Path:
     """100,000 generated rows in row groups of 100: a run of 1,000 units that lasts seconds, so a
     signal sent when its first part is written finds it running, however fast the machine."""
     path = tmp_path_factory.mktemp("units") / "hands.parquet"
-    cmd = [sys.executable, "-m", "cardbatch", "generate", "--hands", "100000", "--row-group", "100"]
-    subprocess.run([*cmd, "--out", str(path), "--quiet"], check=True)
+    done = cli("generate", "--hands", "100000", "--row-group", "100", "--out", str(path), "--quiet")
+    assert done.returncode == 0, done.stderr
     return path
 
 
@@ -185,6 +180,7 @@ def test_a_stopped_dask_run_takes_its_local_cluster_along(tmp_path, many_small_u
         warm_cmd = [str(tmp_path / "warm") if c == str(tmp_path / "out") else c for c in cmd]
         warm = subprocess.run(warm_cmd, env=env, capture_output=True, text=True)
         assert warm.returncode == 0, warm.stderr
+    # a real process: what is tested is its answer to a signal (the warm-up above fills that process's cache)
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.time() + 60
     while len(_tree(proc.pid)) < (3 if when == "running" else 1) and time.time() < deadline:

@@ -63,6 +63,7 @@ def test_the_import_command_never_imports_pandas_or_numba(tmp_path):
         'exec(\'try:\\n runpy.run_module("cardbatch", run_name="__main__")\\nexcept SystemExit:\\n pass\');'
         "print(sorted(m for m in ('pandas', 'numba') if m in sys.modules))"
     )
+    # a real process: which modules an import loads is seen only in a process that loaded none
     out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout
     assert out.strip().splitlines()[-1] == "[]"
     assert (tmp_path / "h.parquet").exists()

@@ -223,6 +223,7 @@ class OutputFolder(RuleBasedStateMachine):
         cmd = [sys.executable, "-m", "cardbatch", *self._args("resume", workers, "local"), "--out", str(self.out), "-q"]
         before = _snapshot(self.out) if self.out.exists() else {}
         with tempfile.TemporaryFile("w+") as err:  # a file, not a pipe: a dying worker may hold it a moment
+            # a real process: what is tested is a run killed mid-way (SIGTERM, SIGKILL)
             proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err, text=True)
             time.sleep(wait)
             workers_seen = children(proc.pid)

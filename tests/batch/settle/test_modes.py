@@ -77,22 +77,15 @@ def test_mode_error_takes_a_new_folder_or_one_of_the_users_files(tmp_path):
     _foreign_intact(users, foreign)
 
 
-def test_success_is_removed_first_and_written_last(tmp_path):
+def test_success_is_removed_first_and_written_last(tmp_path, monkeypatch):
     out = tmp_path / "out"
     assert cli("settle", SAMPLE, "--out", str(out), "-q").returncode == 0
     marker, summary = out / "_SUCCESS", out / "summary.json"
     assert marker.exists() and marker.stat().st_mtime_ns >= summary.stat().st_mtime_ns
     # a rerun that fails in its unit: the marker went first, so the folder says it is incomplete
-    failed = cli(
-        "settle",
-        SAMPLE,
-        "--out",
-        str(out),
-        "--mode",
-        "overwrite",
-        "-q",
-        env={"CARDBATCH_FAIL_PART": "part-00000-00000"},
-    )
+    with monkeypatch.context() as m:
+        m.setenv("CARDBATCH_FAIL_PART", "part-00000-00000")
+        failed = cli("settle", SAMPLE, "--out", str(out), "--mode", "overwrite", "-q")
     assert failed.returncode == 1
     assert not marker.exists() and not summary.exists()
     assert cli("settle", SAMPLE, "--out", str(out), "-q").returncode == 0  # resumed: complete again

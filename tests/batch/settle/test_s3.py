@@ -36,6 +36,7 @@ def _free_port() -> int:
 @pytest.fixture(scope="module")
 def s3_env():
     port = _free_port()
+    # a real process: the moto S3 server the runs below talk to
     server = subprocess.Popen(
         [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
         stdout=subprocess.DEVNULL,
@@ -65,6 +66,7 @@ def s3_env():
         s3.create_dir(BUCKET)
         for p in SAMPLES:
             pq.write_table(pq.read_table(p), f"{BUCKET}/logs/date=2026-11-01/{p.name}", filesystem=s3)
+        # the runs take the endpoint and credentials from their environment, as a user's would: processes of their own
         yield {**os.environ, **env}, s3
     finally:
         server.terminate()
@@ -108,9 +110,9 @@ def test_the_dask_engine_needs_no_shared_disk(s3_env):
 
 def test_rank_decks_in_and_out_of_s3(s3_env, tmp_path):
     env, s3 = s3_env
-    res = cli("rank-decks", "--decks", "500", "--players", "4", "--out", f"s3://{BUCKET}/ranked.parquet", "-q", env=env)
+    res = cli("rank-decks", "--decks", "500", "--seats", "4", "--out", f"s3://{BUCKET}/ranked.parquet", "-q", env=env)
     assert res.returncode == 0, res.stderr
-    local = cli("rank-decks", "--decks", "500", "--players", "4", "--out", str(tmp_path / "r.parquet"), "-q", env=env)
+    local = cli("rank-decks", "--decks", "500", "--seats", "4", "--out", str(tmp_path / "r.parquet"), "-q", env=env)
     assert local.returncode == 0
     remote = pq.read_table(f"{BUCKET}/ranked.parquet", filesystem=s3)
     assert remote.equals(pq.read_table(tmp_path / "r.parquet"))
@@ -125,9 +127,8 @@ def test_rank_decks_in_and_out_of_s3(s3_env, tmp_path):
     )
     res = cli(
         "rank-decks",
-        "--in",
         f"s3://{BUCKET}/decks.parquet",
-        "--players",
+        "--seats",
         "4",
         "--out",
         str(tmp_path / "g.parquet"),

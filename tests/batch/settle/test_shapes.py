@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import subprocess
 import sys
 from pathlib import Path
 
@@ -305,13 +304,14 @@ def test_a_stopped_run_of_grouped_small_files_resumes_exactly(tmp_path, sig, sta
     split_into_files(hands(30_000, seed=4), tmp_path / "in", 20)  # 1,500 files
     out, fresh = tmp_path / "out", tmp_path / "fresh"
     cmd = [sys.executable, "-m", "cardbatch", "settle", str(tmp_path / "in"), "--batch-rows", "100", "--workers", "2"]
+    # a real process: what is tested is its answer to a signal while its workers run
     code, err, workers = stop_when_workers_run([*cmd, "--out", str(out)], sig, wait=1.5)
     assert code == status, err
     assert not [w for w in workers if alive(w)] and not (out / "summary.json").exists()
     finished = len(list((out / "_parts").glob("part-*.json")))
-    done = subprocess.run([*cmd, "--out", str(out)], capture_output=True, text=True)
+    done = cli(*cmd[3:], "--out", str(out))
     assert done.returncode == 0, done.stderr
-    assert subprocess.run([*cmd, "--out", str(fresh), "-q"], capture_output=True).returncode == 0
+    assert cli(*cmd[3:], "--out", str(fresh), "-q").returncode == 0
     assert outputs(out).equals(outputs(fresh))
     assert outputs(out, "errors").equals(outputs(fresh, "errors"))
     keys = ("rows_read", "rows_settled", "rows_rejected", "chips_in", "chips_paid", "inputs", "parts")

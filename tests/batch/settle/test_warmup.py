@@ -49,6 +49,7 @@ print(json.dumps({"ahead": ahead, "compiled": compiled, "in_run": summary["compi
 
 def _counted_run(out: Path, cache: Path) -> dict:
     env = {**os.environ, "NUMBA_CACHE_DIR": str(cache)}
+    # a real process: an empty numba cache, and compilations counted from the process start
     proc = subprocess.run(
         [sys.executable, "-c", textwrap.dedent(COUNT_COMPILES), str(out), *SAMPLES],
         capture_output=True,
@@ -117,6 +118,7 @@ def test_a_small_run_takes_the_serial_builds_and_a_big_one_the_parallel(tmp_path
     sample = str(ROOT / "data" / "holdem_sample.parquet")
     used = {}
     for name, batch_rows in (("small", 1 << 16), ("big", 1000)):
+        # a real process: the builds a run compiles, counted in a process that compiled nothing before
         proc = subprocess.run(
             [sys.executable, "-c", textwrap.dedent(BUILDS), str(tmp_path / name), str(batch_rows), sample],
             capture_output=True,
@@ -145,6 +147,7 @@ def test_the_warm_up_compiles_the_dead_money_kernel_when_the_first_rows_have_non
     path = tmp_path / "imported.parquet"
     pq.write_table(table.append_column("dead", pa.array(dead, pa.list_(pa.int64()))), path)
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
+    # a real process: an empty numba cache, and compilations counted from the process start
     proc = subprocess.run(
         [sys.executable, "-c", textwrap.dedent(COUNT_COMPILES), str(tmp_path / "out"), str(path)],
         capture_output=True,

@@ -149,6 +149,7 @@ def test_an_interrupted_comparison_writes_nothing_and_leaves_no_worker(tmp_path,
     out = tmp_path / "cmp"
     cmd = [sys.executable, "-m", "cardbatch", "simulate", "--game", "zjh", "--players", "20000", "--rounds", "400"]
     cmd += ["--tables-per-round", "3000", "--sweep", "rake-pct=0.02,0.05", "--replicates", "4", "--workers", "2"]
+    # a real process: what is tested is its answer to a signal while its workers run
     code, err, workers = stop_when_workers_run([*cmd, "--out", str(out)], sig)
     assert code == status, err
     assert not [w for w in workers if alive(w)], "a worker outlived its parent"

@@ -6,13 +6,13 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
+from conftest import DATA, TEST_DATA, cli
 
 from cardbatch.batch.generate import generate_hands
 from cardbatch.batch.settle.by_game import settle_table
@@ -188,7 +188,7 @@ def test_real_corpus_all_ins_get_their_equity(tmp_path):
     from cardbatch.batch.io.jobs import RunOptions
     from cardbatch.batch.phh.job import ImportOptions, run_import
 
-    corpus = Path(__file__).resolve().parents[2] / "data" / "phh"
+    corpus = TEST_DATA / "phh"
     out = tmp_path / "hands.parquet"
     run_import([str(corpus)], str(out), ImportOptions(run=RunOptions(workers=1, quiet=True)))
     hands = pq.read_table(out)
@@ -203,8 +203,7 @@ def test_the_command_writes_equity_columns_for_every_game(tmp_path, hands):
     pq.write_table(hands, tmp_path / "h.parquet")
     pq.write_table(generate_hands("zjh", 500, seed=2).table, tmp_path / "z.parquet")
     out = tmp_path / "out"
-    cmd = [sys.executable, "-m", "cardbatch", "settle", str(tmp_path / "h.parquet"), str(tmp_path / "z.parquet")]
-    res = subprocess.run([*cmd, "--out", str(out), "--equity", "-q"], capture_output=True, text=True)
+    res = cli("settle", tmp_path / "h.parquet", tmp_path / "z.parquet", "--out", out, "--equity", "-q")
     assert res.returncode == 0, res.stderr
     data = pq.read_table(out / "results")  # one dataset: every part has the same columns
     assert {"all_in_street", "ev_payout", "equity", "equity_se"} <= set(data.column_names)
@@ -228,22 +227,7 @@ def test_players_actual_against_expected_net_in_summary_and_report(tmp_path, han
     )
     pq.write_table(t, tmp_path / "h.parquet")
     out = tmp_path / "out"
-    res = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "cardbatch",
-            "settle",
-            str(tmp_path / "h.parquet"),
-            "--out",
-            str(out),
-            "--equity",
-            "--by-player",
-            "-q",
-        ],
-        capture_output=True,
-        text=True,
-    )
+    res = cli("settle", tmp_path / "h.parquet", "--out", out, "--equity", "--by-player", "-q")
     assert res.returncode == 0, res.stderr
     summary = json.loads((out / "summary.json").read_text())
     players = summary["equity"]["by_player"]
@@ -261,12 +245,12 @@ def test_players_actual_against_expected_net_in_summary_and_report(tmp_path, han
 
 def test_per_player_figures_are_asked_for(tmp_path, hands):
     pq.write_table(hands, tmp_path / "h.parquet")
-    base = [sys.executable, "-m", "cardbatch", "settle", str(tmp_path / "h.parquet"), "-q"]
-    res = subprocess.run([*base, "--out", str(tmp_path / "a"), "--equity"], capture_output=True, text=True)
+    base = ["settle", tmp_path / "h.parquet", "-q"]
+    res = cli(*base, "--out", tmp_path / "a", "--equity")
     assert (
         res.returncode == 0 and "by_player" not in json.loads((tmp_path / "a" / "summary.json").read_text())["equity"]
     )
-    res = subprocess.run([*base, "--out", str(tmp_path / "b"), "--by-player"], capture_output=True, text=True)
+    res = cli(*base, "--out", tmp_path / "b", "--by-player")
     assert res.returncode == 2 and "needs equity" in res.stderr
 
 
@@ -285,13 +269,13 @@ def test_equity_options_the_walk_cannot_honour_exit_2_before_anything_is_written
     """A per-street policy's luck is not the standard policy's: refused, not paid by the wrong rule.
     The walk's limits are refused as the options are read (after the usage line)."""
     out = tmp_path / "out"
-    cmd = [sys.executable, "-m", "cardbatch", "settle", "data/holdem_sample.parquet", "--out", str(out), *options]
-    res = subprocess.run(cmd, capture_output=True, text=True, cwd=Path(__file__).parents[3])
+    res = cli("settle", DATA / "holdem_sample.parquet", "--out", out, *options)
     assert res.returncode == 2 and message in res.stderr.strip().splitlines()[-1], res.stderr
     assert "Traceback" not in res.stderr
     assert not out.exists()
 
 
+@pytest.mark.slow  # 12 s for the run to compile (or load) and walk, then SIGTERM to a real process
 def test_a_long_equity_walk_answers_sigterm(tmp_path):
     """Three thousand 8-seat preflop all-ins walked over every board (about 35 ms each, 100 s in all):
     SIGTERM is answered in a second or two with exit 143, not when the batch's walk ends."""
@@ -312,6 +296,7 @@ def test_a_long_equity_walk_answers_sigterm(tmp_path):
     pq.write_table(pa.Table.from_pylist(rows), path)
     cmd = [sys.executable, "-m", "cardbatch", "settle", str(path), "--out", str(tmp_path / "out"), "-q"]
     cmd += ["--equity", "--equity-budget", "2000000", "--workers", "1"]
+    # a real process: what is tested is its answer to SIGTERM
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     time.sleep(12)  # compiled (or loaded) and walking
     assert proc.poll() is None, "the run ended before the signal: make it longer"

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from conftest import cli
 
 from cardbatch.batch.generate import Bias, generate_hands
 from cardbatch.batch.settle.fairness.audit import category_odds, run_tests
@@ -120,7 +120,7 @@ def test_a_group_of_every_row_is_not_tested_twice():
 
 
 def _cmd(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "cardbatch", "fairness", *args], capture_output=True, text=True)
+    return cli("fairness", *args)
 
 
 def test_the_command_exits_0_on_a_fair_deal_and_4_on_a_biased_one(tmp_path):
@@ -259,12 +259,12 @@ def test_a_users_fairness_files_in_a_settled_folder_are_left_alone(tmp_path):
     The manifest now lists the top files its run wrote; only those go."""
     pq.write_table(generate_hands("holdem", 300, seed=4, streets_column=True).table, tmp_path / "h.parquet")
     out = tmp_path / "o"
-    settle = [sys.executable, "-m", "cardbatch", "settle", str(tmp_path / "h.parquet"), "--out", str(out), "-q"]
-    assert subprocess.run(settle, capture_output=True, text=True).returncode == 0
+    settle = ["settle", str(tmp_path / "h.parquet"), "--out", str(out), "-q"]
+    assert cli(*settle).returncode == 0
     for name in ("fairness.json", "fairness.html"):
         (out / name).write_text("mine")
     for extra in ([], ["--mode", "overwrite"]):
-        res = subprocess.run([*settle, *extra], capture_output=True, text=True)
+        res = cli(*settle, *extra)
         assert res.returncode == 0, res.stderr
         assert [(out / n).read_text() for n in ("fairness.json", "fairness.html")] == ["mine", "mine"]
     res = _cmd(str(tmp_path / "h.parquet"), "--out", str(out), "-q")
@@ -275,7 +275,7 @@ def test_a_users_fairness_files_in_a_settled_folder_are_left_alone(tmp_path):
     assert _cmd(str(tmp_path / "h.parquet"), "--out", str(fair), "-q").returncode == 0
     assert _cmd(str(tmp_path / "h.parquet"), "--out", str(fair), "-q", "--level", "0.05").returncode == 0
     assert json.loads((fair / "fairness.json").read_text())["level"] == 0.05
-    assert subprocess.run([*settle[:-3], "--out", str(fair), "-q"], capture_output=True).returncode == 0
+    assert cli(*settle[:-3], "--out", str(fair), "-q").returncode == 0
     assert not (fair / "fairness.json").exists() and not (fair / "fairness.html").exists()
 
 
