@@ -279,13 +279,3 @@ def test_an_options_refusal_is_the_users(tmp_path):
     res = cli("generate", "--game", "team2v2", "--streets", "--hands", "5", "--out", tmp_path / "g.parquet")
     assert res.returncode == EXIT_USAGE and "--streets: game team2v2 has no betting streets" in res.stderr
     assert "internal error" not in res.stderr
-
-
-def test_an_internal_error_speaks_of_parts_only_for_settle_and_audit(capsys):
-    """Row 9: ``cardbatch compile`` failing said "Finished parts are kept: a rerun resumes"."""
-    from cardbatch.batch.cli.common import internal_error
-
-    assert internal_error("compile", RuntimeError("boom")) == 1
-    assert "parts" not in capsys.readouterr().err
-    internal_error("settle", RuntimeError("boom"))
-    assert "Finished parts are kept" in capsys.readouterr().err
