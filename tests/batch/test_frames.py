@@ -86,7 +86,7 @@ def test_bad_options_and_inputs_are_refused():
 
 
 def test_rank_decks_from_a_dataframe_equals_the_command_line(tmp_path):
-    """Decks in as a Polars table, the ranking out as a table: the file --in writes."""
+    """Decks in as a Polars table, the ranking out as a table: the file the command writes from those decks."""
     from cardbatch.kernels import decks
 
     d = decks.deal_decks(300, 11)
@@ -96,13 +96,12 @@ def test_rank_decks_from_a_dataframe_equals_the_command_line(tmp_path):
     pq.write_table(pa.table({"deck": pa.FixedSizeListArray.from_arrays(pa.array(d.reshape(-1)), 52)}), path)
     res = cli(
         "rank-decks",
-        "--in",
         str(path),
-        "--players",
+        "--seats",
         "5",
         "--top",
         "10",
-        "--by",
+        "--measure",
         "margin",
         "--out",
         str(tmp_path / "r.parquet"),

@@ -21,9 +21,7 @@ def run(*args):
 
 def test_rank_decks_writes_every_deck(tmp_path):
     out = tmp_path / "r.parquet"
-    res = run(
-        "rank-decks", "--decks", "3000", "--players", "5", "--seed", "9", "--out", str(out), "--quiet", "--detail"
-    )
+    res = run("rank-decks", "--decks", "3000", "--seats", "5", "--seed", "9", "--out", str(out), "--quiet", "--detail")
     assert res.returncode == 0, res.stderr
     t = pq.read_table(out)
     assert t.num_rows == 3000
@@ -35,7 +33,7 @@ def test_rank_decks_writes_every_deck(tmp_path):
 
 def test_the_default_output_is_lean_and_agrees_with_the_detail(tmp_path):
     lean, full = tmp_path / "lean.parquet", tmp_path / "full.parquet"
-    common = ("rank-decks", "--game", "holdem", "--decks", "2500", "--players", "9", "--seed", "5", "--quiet")
+    common = ("rank-decks", "--game", "holdem", "--decks", "2500", "--seats", "9", "--seed", "5", "--quiet")
     assert run(*common, "--out", str(lean)).returncode == 0
     assert run(*common, "--out", str(full), "--detail").returncode == 0
     t, f = pq.read_table(lean), pq.read_table(full)
@@ -55,7 +53,7 @@ def test_rank_decks_top_k_across_slices(tmp_path, monkeypatch):
         "holdem",
         "--decks",
         "4000",
-        "--players",
+        "--seats",
         "6",
         "--seed",
         "2",
@@ -63,7 +61,7 @@ def test_rank_decks_top_k_across_slices(tmp_path, monkeypatch):
         str(out),
         "--top",
         "7",
-        "--by",
+        "--measure",
         "margin",
         "--quiet",
     )
@@ -75,13 +73,13 @@ def test_rank_decks_top_k_across_slices(tmp_path, monkeypatch):
 
 @pytest.mark.parametrize("game", ["holdem", "zjh"])
 def test_top_by_margin_classes_follows_the_margin_in_hand_classes(tmp_path, game):
-    """``--by margin_classes`` keeps and orders the decks by the ``margin_classes`` column (the margin
+    """``--measure margin_classes`` keeps and orders the decks by the ``margin_classes`` column (the margin
     the figure and the docs show a reader), checked against every deck's row sorted in Python;
-    ``--by margin`` (the packed values' difference) picks other Hold'em decks."""
-    common = ("rank-decks", "--game", game, "--decks", "4000", "--players", "6", "--seed", "2", "--quiet")
+    ``--measure margin`` (the packed values' difference) picks other Hold'em decks."""
+    common = ("rank-decks", "--game", game, "--decks", "4000", "--seats", "6", "--seed", "2", "--quiet")
     every, top = tmp_path / "every.parquet", tmp_path / "top.parquet"
     assert run(*common, "--out", str(every)).returncode == 0
-    res = run(*common, "--out", str(top), "--top", "9", "--by", "margin_classes")
+    res = run(*common, "--out", str(top), "--top", "9", "--measure", "margin_classes")
     assert res.returncode == 0, res.stderr
     rows = pq.read_table(every).select(["deck", "margin_classes"]).to_pylist()
     expect = sorted(rows, key=lambda r: (-r["margin_classes"], r["deck"]))[:9]
@@ -89,7 +87,7 @@ def test_top_by_margin_classes_follows_the_margin_in_hand_classes(tmp_path, game
     assert t.select(["deck", "margin_classes"]).to_pylist() == expect
     if game == "holdem":
         by_margin = tmp_path / "margin.parquet"
-        assert run(*common, "--out", str(by_margin), "--top", "9", "--by", "margin").returncode == 0
+        assert run(*common, "--out", str(by_margin), "--top", "9", "--measure", "margin").returncode == 0
         assert pq.read_table(by_margin).column("deck").to_pylist() != t.column("deck").to_pylist()
 
 
@@ -98,7 +96,7 @@ def test_rank_given_decks(tmp_path):
     src = tmp_path / "decks.parquet"
     pq.write_table(pa.table({"deck": pa.FixedSizeListArray.from_arrays(pa.array(d.reshape(-1)), 52)}), src)
     out = tmp_path / "given.parquet"
-    res = run("rank-decks", "--in", str(src), "--players", "4", "--rules", "zjh_suited", "--out", str(out))
+    res = run("rank-decks", str(src), "--seats", "4", "--rules", "zjh_suited", "--out", str(out))
     assert res.returncode == 0, res.stderr
     t = pq.read_table(out)
     direct = ranking.rank_zjh(500, 4, 4, "zjh_suited")
@@ -106,7 +104,7 @@ def test_rank_given_decks(tmp_path):
 
 
 def test_rank_decks_bad_options(tmp_path):
-    res = run("rank-decks", "--decks", "10", "--players", "30", "--out", str(tmp_path / "x.parquet"))
+    res = run("rank-decks", "--decks", "10", "--seats", "30", "--out", str(tmp_path / "x.parquet"))
     assert res.returncode == 2 and "players" in res.stderr
     res = run("rank-decks", "--decks", "10", "--rules", "bridge", "--out", str(tmp_path / "x.parquet"))
     assert res.returncode == 2 and "rule" in res.stderr
@@ -120,7 +118,7 @@ def test_text_forms_read_back_and_margins_in_hand_classes(tmp_path):
     from cardbatch.kernels import cards, holdem
 
     out = tmp_path / "h.parquet"
-    args = ("rank-decks", "--game", "holdem", "--decks", "400", "--players", "4", "--seed", "3")
+    args = ("rank-decks", "--game", "holdem", "--decks", "400", "--seats", "4", "--seed", "3")
     assert run(*args, "--out", str(out), "--detail", "--quiet").returncode == 0
     t = pq.read_table(out)
     hands = np.stack(t.column("hands").to_numpy(zero_copy_only=False)).reshape(400, 4, 2)
@@ -146,16 +144,16 @@ def test_three_card_margin_classes_count_the_distinct_values_between(tmp_path):
 
     every = np.unique(threecard.evaluate(np.array(list(itertools.combinations(range(52), 3)), np.uint8)))
     out = tmp_path / "z.parquet"
-    assert run("rank-decks", "--decks", "300", "--players", "5", "--out", str(out), "--quiet").returncode == 0
+    assert run("rank-decks", "--decks", "300", "--seats", "5", "--out", str(out), "--quiet").returncode == 0
     t = pq.read_table(out)
     for best, second, m in zip(*(t.column(c).to_pylist() for c in ("best", "second", "margin_classes"))):
         assert m == int(((every > second) & (every <= best)).sum())
 
 
 def test_plot(tmp_path):
-    """--plot draws OUT's .png (a real PNG, 1600 px wide), or says why not; the top table follows --by."""
+    """--plot draws OUT's .png (a real PNG, 1600 px wide), or says why not; the top table follows --measure."""
     out = tmp_path / "r.parquet"
-    res = run("rank-decks", "--decks", "5000", "--out", str(out), "--plot", "--top", "5", "--by", "margin", "-q")
+    res = run("rank-decks", "--decks", "5000", "--out", str(out), "--plot", "--top", "5", "--measure", "margin", "-q")
     assert res.returncode == 0, res.stderr
     try:
         import matplotlib  # noqa: F401
@@ -215,7 +213,7 @@ NOT_DECKS = {
 
 @pytest.mark.parametrize("case", NOT_DECKS)
 def test_decks_that_are_not_decks_are_refused_naming_the_column_and_row(tmp_path, case):
-    """A row of --in that is not a deck of 52 distinct codes 0..51, or a column that cannot hold decks,
+    """A row of the given decks that is not a deck of 52 distinct codes 0..51, or a column that cannot hold decks,
     is an InputError naming the column and the first bad row (the code of the session's start
     raised IndexError or numpy's reshape error: exit 1, "internal error"); nothing is written."""
     import cardbatch
@@ -224,7 +222,7 @@ def test_decks_that_are_not_decks_are_refused_naming_the_column_and_row(tmp_path
     table, message = NOT_DECKS[case]
     src, out = tmp_path / "decks.parquet", tmp_path / "ranked.parquet"
     pq.write_table(table, src)
-    res = run("rank-decks", "--in", str(src), "--players", "4", "--out", str(out), "--quiet")
+    res = run("rank-decks", str(src), "--seats", "4", "--out", str(out), "--quiet")
     assert res.returncode == 2, res.stderr
     assert f"cardbatch rank-decks: {src}: {message}" in res.stderr
     assert "internal error" not in res.stderr
@@ -242,7 +240,7 @@ def test_a_bad_row_past_the_first_slice_is_named_by_its_row_in_the_file(tmp_path
     rows[18] = rows[18][:50]
     src = tmp_path / "decks.parquet"
     pq.write_table(_decks_table(rows), src)
-    res = run("rank-decks", "--in", str(src), "--out", str(tmp_path / "r.parquet"), "--top", "3")
+    res = run("rank-decks", str(src), "--out", str(tmp_path / "r.parquet"), "--top", "3")
     assert res.returncode == 2 and "column 'deck', row 18: 50 cards" in res.stderr, res.stderr
 
 
@@ -260,8 +258,8 @@ def test_no_decks_rank_to_a_table_with_the_columns_and_no_row(tmp_path, game, de
     assert got.num_rows == 0 and got.schema.equals(expect)
     src, out = tmp_path / "none.parquet", tmp_path / "ranked.parquet"
     pq.write_table(none, src)
-    args = ("--game", game, "--players", "5") + (("--detail",) if detail else ())
-    res = run("rank-decks", "--in", str(src), "--out", str(out), *args)
+    args = ("--game", game, "--seats", "5") + (("--detail",) if detail else ())
+    res = run("rank-decks", str(src), "--out", str(out), *args)
     assert res.returncode == 0, res.stderr
     written = pq.read_table(out)
     assert written.num_rows == 0 and written.schema.equals(expect)

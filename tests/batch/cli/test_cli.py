@@ -106,7 +106,7 @@ def test_paths_and_values_a_user_gives_wrong_are_exit_2(tmp_path):
             "--out",
             str(tmp_path / "afile"),
         ],
-        ["rank-decks", "--in", str(tmp_path), "--out", str(tmp_path / "r.parquet")],
+        ["rank-decks", str(tmp_path), "--out", str(tmp_path / "r.parquet")],
         ["generate", "--seed", str(2**64), "--hands", "10", "--out", str(tmp_path / "g.parquet")],
         ["generate", "--hands", "0", "--out", str(tmp_path / "g0.parquet")],
     ):

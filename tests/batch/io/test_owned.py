@@ -54,14 +54,14 @@ def test_import_never_writes_over_its_input(tmp_path, spelling, monkeypatch):
 
 
 def test_rank_decks_never_writes_over_its_input(tmp_path):
-    """Row 2: ``rank-decks --in decks.parquet --out decks.parquet`` replaced the decks with the ranking."""
+    """Row 2: ``rank-decks decks.parquet --out decks.parquet`` replaced the decks with the ranking."""
     _decks(tmp_path / "decks.parquet")
     before = _digest(tmp_path)
     for out in ("decks.parquet", f"{tmp_path}/./decks.parquet"):
-        r = cli("rank-decks", "--in", tmp_path / "decks.parquet", "--out", out if "/" in out else tmp_path / out)
+        r = cli("rank-decks", tmp_path / "decks.parquet", "--out", out if "/" in out else tmp_path / out)
         assert r.returncode == 2 and "is an input" in r.stderr, r.stderr
     # the figure beside the output may not be the input either
-    r = cli("rank-decks", "--in", tmp_path / "decks.parquet", "--out", tmp_path / "decks.png", "--plot")
+    r = cli("rank-decks", tmp_path / "decks.parquet", "--out", tmp_path / "decks.png", "--plot")
     assert r.returncode == 2 and "are one file" in r.stderr
     assert _digest(tmp_path) == before
 

@@ -35,7 +35,7 @@ def outputs(tmp_path_factory) -> Path:
         ("generate", "--game", "holdem", "--hands", "3000", "--bad-rate", "0.05", "--out", d / "gen.parquet", "-q"),
         ("settle", d / "gen.parquet", "--out", d / "settled", "-q"),
         ("import", ROOT / "tests" / "data" / "phh" / "pluribus", "--out", d / "imported.parquet", "-q"),
-        ("rank-decks", "--decks", "500", "--players", "4", "--seed", "3", "--out", d / "ranked", "-q"),
+        ("rank-decks", "--decks", "500", "--seats", "4", "--seed", "3", "--out", d / "ranked", "-q"),
         ("simulate", "--game", "zjh", "--players", "30", "--rounds", "2", "--out", d / "sim", "-q"),
     ]
     for args in commands:

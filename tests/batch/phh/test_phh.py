@@ -359,7 +359,7 @@ def test_an_interrupted_import_publishes_nothing_and_leaves_no_worker(tmp_path, 
 
 
 def test_a_rerun_after_the_input_or_the_chip_factor_changed(tmp_path):
-    """The output is the last run's whole: a changed hand and a new --chip show, nothing stale stays."""
+    """The output is the last run's whole: a changed hand and a new --chip-factor show, nothing stale stays."""
     d = tmp_path / "in"
     d.mkdir()
     f = _write(d / "a.phh", HU.format(sb=1, bb=2, s1=100, s2=100, r=3, hand=1, f1=103, f2=97))

@@ -148,6 +148,7 @@ def test_the_warm_up_reaches_every_game_of_an_imported_log(tmp_path):
     each game's first rows and nothing is left to compile in the run."""
     assert cli("import", TEST_DATA / "phh", "--out", tmp_path / "imp.parquet", "-q").returncode == 0
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
+    # a real process: an empty numba cache is chosen as the process starts
     r = subprocess.run(
         [sys.executable, "-m", "cardbatch", "audit", tmp_path / "imp.parquet", "--out", tmp_path / "o", "--workers=1"],
         capture_output=True,
@@ -207,8 +208,8 @@ def test_rank_decks_and_simulate_say_which_options_they_did_not_use(tmp_path):
     decks = [rng.permutation(52).astype(np.uint8).tolist() for _ in range(20)]
     pq.write_table(pa.table({"deck": pa.array(decks, pa.list_(pa.uint8()))}), tmp_path / "decks.parquet")
     r = cli(
-        "rank-decks", "--in", tmp_path / "decks.parquet", "--out", tmp_path / "b.parquet", "-q",
-        "--decks", "7", "--seed", "3", "--game", "holdem", "--players", "4", "--rules", "teen_patti", "--by", "margin",
+        "rank-decks", tmp_path / "decks.parquet", "--out", tmp_path / "b.parquet", "-q", "--decks", "7",
+        "--seed", "3", "--game", "holdem", "--seats", "4", "--rules", "teen_patti", "--measure", "margin",
     )  # fmt: skip
     assert r.returncode == 0
     for said in ("--decks is not used", "--seed is not used", "--rules is a three-card", "--measure orders"):

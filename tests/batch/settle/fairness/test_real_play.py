@@ -41,7 +41,7 @@ def test_card_dependent_logs_pass_with_all_ins_on_every_street_heads_up_and_mult
         "--play",
         "loose",
         "--streets",
-        "--max-seats",
+        "--seats",
         "6",
         "--out",
         str(log),
@@ -96,7 +96,7 @@ def test_the_trackers_deck_is_biased_on_such_logs_which_is_why_the_audit_never_u
             "--play",
             "tight",
             "--streets",
-            "--max-seats",
+            "--seats",
             "9",
             "--out",
             str(log),
@@ -152,7 +152,7 @@ def test_logs_that_hide_folded_hands_test_only_what_is_unbiased(tmp_path):
             "--play",
             "loose",
             "--streets",
-            "--max-seats",
+            "--seats",
             "6",
             "--hide-folded",
             "--text-cards",
@@ -197,7 +197,7 @@ def test_no_chip_goes_in_after_an_all_in_is_placed(tmp_path):
     won 6 standard deviations above its equity there). Placed where betting really stopped, no
     seat puts a chip in after its hand's all-in street."""
     log = tmp_path / "loose.parquet"
-    assert cli("generate", "--hands", "200000", "--seed", "12", "--play", "loose", "--streets", "--max-seats", "6",
+    assert cli("generate", "--hands", "200000", "--seed", "12", "--play", "loose", "--streets", "--seats", "6",
                "--out", str(log), "-q").returncode == 0  # fmt: skip
     res = cli("settle", str(log), "--equity", "--out", str(tmp_path / "s"), "-q", "--workers", "1")
     assert res.returncode == 0, res.stderr
