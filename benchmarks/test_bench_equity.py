@@ -183,7 +183,7 @@ def _settle(path: str, out: str, **options) -> dict:
     from cardbatch.batch.settle.job import settle_files
     from cardbatch.batch.settle.options import SettleOptions
 
-    return settle_files([path], out, SettleOptions(**options), quiet=True, mode="overwrite")
+    return settle_files([path], out, SettleOptions.of(**options), quiet=True, mode="overwrite")
 
 
 @pytest.mark.parametrize("with_equity", [False, True])
