@@ -117,6 +117,7 @@ def test_walk_by_ranks_counts_as_dealing_every_card(deck, known):
         assert (_walk(hole, board, lowest, tables) == _dealt(hole, board, lowest, evaluate)).all(), (hole, board)
 
 
+@pytest.mark.slow  # every board dealt card by card: 2.5 s
 def test_short_deck_preflop_walk_counts_as_dealing_every_board():
     """Five cards to come (the walk that keeps every rank multiset's values for the flush pass):
     the short deck's 32 or fewer cards left keep dealing every board quick."""

@@ -25,6 +25,7 @@ def test_every_class_once_and_every_board_counted(table):
     assert (counts.astype(np.int64).sum(axis=1) == headsup.BOARDS).all()
 
 
+@pytest.mark.slow  # every preflop class walked over every board: 3 s
 def test_every_class_walked_again(table):
     """The whole table as the walk by ranks gives it (seconds): it was first written by walking
     every board card by card, so this checks either walk against the other on all 812,175 matchups."""

@@ -2,6 +2,7 @@
 
 import numpy as np
 import pyarrow as pa
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -26,6 +27,7 @@ def expected(pyrows, width, fill):
     return out
 
 
+@pytest.mark.slow  # 200 hypothesis examples: 3 s
 @settings(max_examples=200, deadline=None)
 @given(rows, st.integers(0, 10), st.integers(0, 10), st.sampled_from(["list", "large"]))
 def test_sliced_lists_scatter_like_python(pyrows, lo, hi, kind):
@@ -63,6 +65,7 @@ def test_street_major_scatter():
     assert got.tolist() == [[[1, 2, 0], [3, 4, 0]], [[5, 6, 7], [0, 0, 0]]]
 
 
+@pytest.mark.slow  # 200 hypothesis examples: 6 s
 @settings(max_examples=200, deadline=None)
 @given(rows, st.integers(0, 10), st.data())
 def test_take_gather_and_differs_like_python(pyrows, lo, data):

@@ -49,6 +49,7 @@ def test_category_odds_are_the_decks():
     assert round(odds[-1] * 22100) == 52  # three of a kind: 13 ranks x 4 ways
 
 
+@pytest.mark.slow  # many seeds of fair logs: 4 s
 def test_fair_logs_are_rarely_rejected_and_p_values_are_uniform():
     runs, p_values = 40, []
     rejected_runs = 0

@@ -28,6 +28,7 @@ def _audit(table: pa.Table, level: float = 0.01) -> tuple[dict, dict]:
     return run_tests(figures["by_game"], "zjh", level), figures
 
 
+@pytest.mark.slow  # 4 s
 def test_card_dependent_logs_pass_with_all_ins_on_every_street_heads_up_and_multiway(tmp_path):
     """A fair deal to card-dependent players: the command exits 0, its all-ins come on each street,
     heads-up and multiway, and their deck is the true one (every folded card seen)."""
@@ -62,6 +63,7 @@ def test_card_dependent_logs_pass_with_all_ins_on_every_street_heads_up_and_mult
     assert (live >= 3).sum() > 3_000  # multiway pots
 
 
+@pytest.mark.slow  # many seeds of generated logs audited: 6 s
 def test_false_alarms_on_tight_logs_stay_at_the_level():
     """Over many seeds of card-dependent play, Holm holds the run at its level (5 % here): 24 fair
     runs reject about once; 5 or more would happen by chance less than 1 % of the time."""
@@ -78,6 +80,7 @@ def test_false_alarms_on_tight_logs_stay_at_the_level():
     assert rejected <= 4, rejected
 
 
+@pytest.mark.slow  # 3 s
 def test_the_trackers_deck_is_biased_on_such_logs_which_is_why_the_audit_never_uses_it(tmp_path):
     """Why every recorded card is seen: on fair logs where folds depend on the cards, the favourite's
     expected share with the folded cards put back in the deck (the trackers' convention) is below its
@@ -137,6 +140,7 @@ def test_dishonest_dealers_are_still_caught_on_tight_logs(bias, caught):
     assert any(caught in name for name in v["rejected"]), v["rejected"]
 
 
+@pytest.mark.slow  # 4 s
 def test_logs_that_hide_folded_hands_test_only_what_is_unbiased(tmp_path):
     """A public hand history hides the folded hands: its complete rows are those whose players all
     reached a showdown (chosen by the cards), so no card test runs, all-ins with hidden cards are
@@ -190,6 +194,7 @@ def test_logs_that_hide_folded_hands_test_only_what_is_unbiased(tmp_path):
     assert not verdict["tests"] and res.returncode == 0
 
 
+@pytest.mark.slow  # 200,000 generated hands: 3 s
 def test_no_chip_goes_in_after_an_all_in_is_placed(tmp_path):
     """The trial's finding: a seat that called an all-in and folded to a bet on a later street was
     counted as folded from the start, so the hand was placed at the earlier street, though betting
