@@ -63,7 +63,7 @@ def test_dask_engine_without_dask_is_a_usage_error(tmp_path, monkeypatch):
         (("settle", "x.parquet", "--out", "o", "--workers", "-1"), "--workers: must be at least 1, got -1"),
         (("settle", "x.parquet", "--out", "o", "--batch-rows", "0"), "--batch-rows: must be at least 1, got 0"),
         (("settle", "x.parquet", "--out", "o", "--chip-unit", "two"), "--chip-unit: 'two' is not a whole number"),
-        (("generate", "--hands", "-5", "--out", "g.parquet"), "--hands: must be at least 0, got -5"),
+        (("generate", "--hands", "-5", "--out", "g.parquet"), "--hands: must be at least 1, got -5"),
         (("rank-decks", "--decks", "0", "--out", "r.parquet"), "--decks: must be at least 1, got 0"),
         # from an independent trial: a walk option without --equity was ignored, a budget past int64 or
         # one sample was refused late or in numpy's words

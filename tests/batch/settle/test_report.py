@@ -363,7 +363,9 @@ def test_numbers_are_written_one_way():
         },
         "timings": {"parts": [{"part": "p", "path": "/d/h.parquet", "seconds": 1234.5, "first_row_group": 0}]},
     }
-    page = report.render(summary, {}, None)
+    from cardbatch.batch.settle.equity.report import section  # the --equity section, the run adds it
+
+    page = report.render(summary, {}, None, None, [section(summary)])
     assert "4129.5" not in page and "4,129.5" in page and "-1,000" in page and "1,344.8" in page
     assert "1,200" in page and "1,234.500 s" in page and "median 1,234.500 s" in page
     assert "4,129.500" not in page, "chips: one decimal in the chart as in the table"
