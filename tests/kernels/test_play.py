@@ -27,6 +27,7 @@ def test_a_hand_of_four_is_valued_by_its_best_two():
     assert preflop_strength(parse(["7c2d9h4s"])[0]) == max(chen(*parse([h])[0]) for h in ("7c9h", "9h4s", "7c4s"))
 
 
+@pytest.mark.slow  # seconds in the fast loop: CI runs it
 def test_made_hands_never_claim_more_than_the_evaluator_finds():
     """A straight or better (4) is one on the seven cards; a pair or better (2, 3) is one."""
     rng = np.random.default_rng(3)

@@ -159,6 +159,7 @@ def test_a_card_below_six_raises_naming_the_row(rng):
         shortdeck.evaluate(hands, trips_beat_straight="yes")
 
 
+@pytest.mark.slow  # seconds in the fast loop: CI runs it
 def test_evaluate_seats(rng):
     T, S = 400, 4
     deals = sd_hands(rng, T, 2 * S + 5)

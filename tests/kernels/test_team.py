@@ -170,6 +170,7 @@ game = st.tuples(
 )
 
 
+@pytest.mark.slow  # seconds in the fast loop: CI runs it
 @settings(max_examples=400, deadline=None)
 @given(game)
 def test_properties(g):

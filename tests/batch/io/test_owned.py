@@ -81,6 +81,7 @@ def test_a_users_file_beside_the_import_is_left_alone(tmp_path):
     assert r.returncode == 2 and "--mode error" in r.stderr
 
 
+@pytest.mark.slow  # seconds in the fast loop: CI runs it
 def test_simulate_leaves_the_users_figure_alone(tmp_path):
     """Row 4: a one-room run deleted the user's ``comparison.png``, which it does not even write."""
     out = tmp_path / "sim"

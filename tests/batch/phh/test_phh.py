@@ -468,6 +468,7 @@ def test_the_fast_reader_reads_the_sample_hands_as_tomllib_does(monkeypatch):
     assert [notation.parse(text) for text in texts] == expected  # ...and read as tomllib reads them
 
 
+@pytest.mark.slow  # seconds in the fast loop: CI runs it
 @pytest.mark.parametrize("workers", [1, 2])
 def test_one_hand_files_are_read_once_unless_a_decimal_changes_the_factor(tmp_path, monkeypatch, workers):
     """One-hand files are not read by the first pass: each is checked as it is imported, and a

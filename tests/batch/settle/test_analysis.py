@@ -66,6 +66,7 @@ def _expected(table: pa.Table, at: int) -> int:
     return sum(sum(p) >= at for p in results.column("payout").to_pylist())
 
 
+@pytest.mark.slow  # seconds in the fast loop: CI runs it
 def test_a_new_analysis_is_one_class_and_the_run_calls_every_step(tmp_path):
     table = generate_hands("holdem", 3_000, seed=3, bad_rate=0.05).table
     want = _expected(table, 100)

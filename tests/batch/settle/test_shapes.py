@@ -82,6 +82,7 @@ def test_one_row_row_groups_are_read_together(tidy, tmp_path):
         assert s[key] == want[key]
 
 
+@pytest.mark.slow  # seconds in the fast loop: CI runs it
 def test_small_files_share_units_and_count_per_file(tidy, tmp_path):
     table, want, results, errors = tidy
     paths = split_into_files(table, tmp_path / "in", 7)  # 86 files of 7 rows (the last of 5)
@@ -258,6 +259,7 @@ def _edited(table: pa.Table, row: int, **values) -> pa.Table:
     return pa.table({k: pa.array(v, table.schema.field(k).type) for k, v in cols.items()})
 
 
+@pytest.mark.slow  # seconds in the fast loop: CI runs it
 def test_small_files_with_nulls_widths_and_int64_limits_count_as_each_file_alone(tmp_path):
     """Files grouped into one unit count, file by file, exactly what each file settled alone gives:
     null cells and elements, an int32 file (a unit of its own), and two tables of 2**63 - 1 chips

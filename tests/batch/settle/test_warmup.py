@@ -110,6 +110,7 @@ print(json.dumps(used))
 """
 
 
+@pytest.mark.slow  # seconds in the fast loop: CI runs it
 def test_a_small_run_takes_the_serial_builds_and_a_big_one_the_parallel(tmp_path):
     """A run of one batch or less compiles the kernels' serial builds (half the compile, the same
     results); a bigger run the parallel ones, which also run faster. A small Hold'em run takes the

@@ -287,6 +287,7 @@ def test_text_cards_fit_as_the_same_hands_in_integer_codes(log, layout):
     assert _fit_without_source(garbled, game, room) == expect
 
 
+@pytest.mark.slow  # seconds in the fast loop: CI runs it
 @pytest.mark.parametrize("game", ["zjh", "holdem"])
 def test_the_command_fits_a_text_card_log_from_generate_as_its_integer_twin(tmp_path, game):
     """``cardbatch generate --text-cards`` writes the same hands as without it (Hold'em: a shorter board
@@ -313,6 +314,7 @@ def test_the_command_fits_a_text_card_log_from_generate_as_its_integer_twin(tmp_
     assert summaries[1] == summaries[0]
 
 
+@pytest.mark.slow  # seconds in the fast loop: CI runs it
 def test_a_polars_frame_fits_as_its_parquet_file_does(log):
     """A Polars frame (string views, large lists) given to ``cardbatch.simulate(behaviour_from=...)``
     fits the model its Parquet file fits, with integer or text cards (the code of the session's start

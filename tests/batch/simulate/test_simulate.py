@@ -127,6 +127,7 @@ def test_the_dataframe_api_refuses_empty_rooms_and_rooms_beside_a_room():
     assert s.players.num_rows == 60 and s.summary["tables"] == 5
 
 
+@pytest.mark.slow  # seconds in the fast loop: CI runs it
 def test_the_api_simulates_from_a_plain_script_and_names_no_deleted_file(tmp_path):
     """Found by a trial: with replicates or several rooms the API started a process pool, so a
     script without a ``__main__`` guard crashed; its summary named figures in a deleted folder;

@@ -87,6 +87,7 @@ def test_rooms_meet_the_same_deals_and_dice():
         assert rep1.column(m).equals(one.column(m)), m
 
 
+@pytest.mark.slow  # seconds in the fast loop: CI runs it
 def test_the_tidy_table_and_workers(tmp_path):
     rooms = room_set(dataclasses.replace(SMALL, rebuy=True), ["rake-pct=0.02,0.06"], None)
     serial = simulate_rooms(rooms, 3, str(tmp_path / "one"), workers=1)
@@ -112,6 +113,7 @@ def test_the_tidy_table_and_workers(tmp_path):
     assert summary["rooms"][1]["final_round"]["fee_sink_pct"]["max"] == round(float(mine.max()), 4)
 
 
+@pytest.mark.slow  # seconds in the fast loop: CI runs it
 def test_the_command_compares_rooms_and_draws_them(tmp_path):
     out = tmp_path / "cmp"
     cmd = ["simulate", "--game", "holdem", "--players", "1200", "--rounds", "5"]
@@ -171,6 +173,7 @@ def test_rooms_that_cannot_be_simulated_exactly_are_refused(tmp_path, flags, mes
     assert proc.returncode == 2 and re.search(message, proc.stderr), proc.stderr
 
 
+@pytest.mark.slow  # seconds in the fast loop: CI runs it
 def test_a_single_room_from_a_sweep_is_the_room_played(tmp_path):
     """One room named by --sweep (or a rooms file) is played as that room, not as the command line's
     (the command once played the command line's room whenever the set held one room)."""

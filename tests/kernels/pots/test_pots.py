@@ -281,6 +281,7 @@ table_strategy = st.integers(2, 9).flatmap(
 )
 
 
+@pytest.mark.slow  # seconds in the fast loop: CI runs it
 @settings(max_examples=300, deadline=None)
 @given(table_strategy, st.sampled_from(pots.POLICIES))
 def test_properties(table, policy):

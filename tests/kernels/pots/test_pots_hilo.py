@@ -343,6 +343,7 @@ def test_rotating_seats_with_the_button_changes_nothing(table, r):
     assert rot(got).tolist() == again.tolist()
 
 
+@pytest.mark.slow  # seconds in the fast loop: CI runs it
 @settings(max_examples=300, deadline=None)
 @given(tables())
 def test_pots_without_a_low_go_wholly_to_high(table):

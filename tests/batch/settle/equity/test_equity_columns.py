@@ -154,6 +154,7 @@ def test_games_without_a_board_say_so():
     assert counters["equity"]["not_placed"] == {"game_zjh": results.num_rows}
 
 
+@pytest.mark.slow  # seconds in the fast loop: CI runs it
 @pytest.mark.parametrize("game", ["omaha", "omaha_hilo"])
 def test_omaha_all_ins_through_its_evaluators(game):
     t = generate_hands(game, 1500, seed=6, streets_column=True).table

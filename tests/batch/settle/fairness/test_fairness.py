@@ -205,6 +205,7 @@ def test_the_command_names_what_it_cannot_use(tmp_path):
     assert res.returncode == 2 and (tmp_path / "mine" / "fairness.json").read_text() == "my notes"
 
 
+@pytest.mark.slow  # seconds in the fast loop: CI runs it
 def test_by_a_folder_groups_as_a_column_would(tmp_path):
     """From an independent trial: --by could not name a room=a/ folder of the inputs (results get it as
     a column). The folder wins over a column of the same name, as it does in the results."""
