@@ -25,15 +25,27 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from pyarrow import fs
 
+from cardbatch.batch.io.errors import InputError
+
 
 def is_uri(path: str) -> bool:
     return "://" in str(path)
 
 
+# The URI schemes cardbatch reads and writes. pyarrow knows more (gs://, hdfs://), but some of them
+# block in C while they look for credentials or a server (a gs:// path with no network waited for
+# minutes and could not be interrupted): refused by name instead, before any is opened.
+SCHEMES = ("s3", "file")
+
+
 def resolve(path: str) -> tuple[fs.FileSystem, str]:
-    """The filesystem and the path within it."""
+    """The filesystem and the path within it; :class:`~.errors.InputError` for a URI scheme
+    other than :data:`SCHEMES`."""
     path = str(path)
     if is_uri(path):
+        scheme = path.split("://", 1)[0].lower()
+        if scheme not in SCHEMES:
+            raise InputError(f"{path}: cardbatch reads and writes local paths and s3:// URIs, not {scheme}://")
         filesystem, inner = fs.FileSystem.from_uri(path)
         return filesystem, str(inner)
     return _LOCAL, os.path.abspath(path)
