@@ -758,7 +758,18 @@ def unused_options(job: SimulateJob) -> tuple[str, ...]:
         found.append("--rake-cap caps a rake: no room has --rake-pct, so it took nothing")
     if any(r.rules != Room.rules and not game_spec(r.game).rule_presets for r in rooms):
         found.append("--rules is a three-card rule preset; no room of a three-card game uses it")
+    for names, hands, kind in ((_TEAM_ONLY, False, "2v2"), (_CARDS_ONLY, True, "card-game")):
+        for name in names:
+            given = any(getattr(r, name) != getattr(Room, name) for r in rooms)
+            if given and not any(game_spec(r.game).has_hands == hands for r in rooms):
+                flag = "--no-caps" if name == "caps" else f"--{name.replace('_', '-')}"
+                found.append(f"{flag} is a {kind} room's option; no room of the run uses it")
     return tuple(found)
+
+
+# the room options only one kind of game plays by (a 2v2 game moves balances; card games bet)
+_TEAM_ONLY = ("double", "fee", "caps", "afk_p", "double_p")
+_CARDS_ONLY = ("seats", "fold_p", "allin_p", "bet_max", "rake_pct")
 
 
 def fitted(logs: list[str], rooms: list[tuple[str, Room]]) -> tuple[bh.Behaviour, dict[str, Any]]:

@@ -4,7 +4,9 @@ so the command line can show its defaults without loading the kernels)."""
 from __future__ import annotations
 
 import dataclasses
+from fractions import Fraction
 
+from cardbatch.constants import RULE_PRESETS
 from cardbatch.games import REGISTRY, TEAM2V2, simulated_games
 from cardbatch.games import game as game_spec
 
@@ -51,6 +53,23 @@ class Room:
             raise ValueError(f"{self.game}: 2 <= seats <= {most} please (the seats one deck deals with its burn cards)")
         if self.start_balance < 0 or self.base < 1:
             raise ValueError("start-balance >= 0 and base >= 1 please")
+        # every value a flag, a --sweep or a rooms file can give is checked here, when the room is
+        # made, so that a room of the set that cannot be played stops the command before any is
+        if self.double < 1 or self.fee < 0:
+            raise ValueError(f"double >= 1 and fee >= 0 please, got double {self.double} and fee {self.fee}")
+        if not 0 <= self.seed < 2**64:
+            raise ValueError(f"seed must be in 0..2**64 - 1, got {self.seed}")
+        if self.rules not in RULE_PRESETS:
+            raise ValueError(f"rules must be one of {', '.join(RULE_PRESETS)}, got {self.rules!r}")
+        if self.rake_pct is not None:
+            try:
+                pct = Fraction(self.rake_pct)
+            except (TypeError, ValueError, ZeroDivisionError):
+                pct = Fraction(-1)
+            if not 0 <= pct <= 1:
+                raise ValueError(f"rake-pct must be a number in 0..1, got {self.rake_pct!r}")
+        if self.rake_cap is not None and self.rake_cap < 0:
+            raise ValueError(f"rake-cap must be >= 0, got {self.rake_cap}")
         # every coin that can ever be in the room (rebuys included, one per player a round) fits int64 exactly
         if self.players * self.start_balance * (1 + (self.rounds if self.rebuy else 0)) >= 2**63:
             raise ValueError("players x start-balance (x rounds with --rebuy) must stay below 2**63 coins")

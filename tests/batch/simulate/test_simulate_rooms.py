@@ -185,3 +185,63 @@ def test_a_single_room_from_a_sweep_is_the_room_played(tmp_path):
     swept, flag, none = (pq.read_table(tmp_path / d / "rounds.parquet") for d in ("swept", "flag", "none"))
     assert swept.equals(flag)
     assert not swept.equals(none)  # the rake moved coins: the comparison could fail
+
+
+@pytest.mark.parametrize(
+    "flags, message",
+    [
+        (["--game", "zjh", "--sweep", "rake-pct=0.05,abc"], "rake-pct must be a number in 0..1, got 'abc'"),
+        (["--game", "zjh", "--sweep", "rules=foo"], "rules must be one of zjh, "),
+        (["--game", "zjh", "--sweep", "seed=-1"], "seed must be in 0..2\\*\\*64 - 1"),
+        (["--game", "zjh", "--rake-pct", "0.05", "--sweep", "rake-cap=-5,10"], "rake-cap must be >= 0"),
+        (["--game", "team2v2", "--sweep", "double=0,1"], "double >= 1"),
+        (["--game", "team2v2", "--sweep", "fee=-3,0"], "fee >= 0"),
+        (["--game", "zjh", "--rooms", "ROOMS"], "rake-pct must be a number in 0..1"),
+    ],
+)
+def test_a_swept_or_filed_value_is_checked_as_its_flag_is(tmp_path, flags, message):
+    """From a trial: values the flags refuse (exit 2) crashed the run (exit 1) when a --sweep or a
+    rooms file gave them; every room is now checked when it is made, before any is played."""
+    (tmp_path / "bad.toml").write_text("[rooms.a]\nrake-pct = 'abc'\n")
+    given = [str(tmp_path / "bad.toml") if f == "ROOMS" else f for f in flags]
+    res = cli("simulate", "--players", "50", "--rounds", "1", *given, "--out", str(tmp_path / "o"), "-q")
+    assert res.returncode == 2 and re.search(message, res.stderr), res.stderr
+    assert res.stderr.count("\n") == 1 and not (tmp_path / "o").exists()
+
+
+def test_a_room_option_no_room_plays_by_is_said(tmp_path):
+    """A 2v2 room's option on card-game rooms, and a card game's on 2v2 rooms, changed nothing: said."""
+    res = cli(
+        "simulate",
+        "--game",
+        "holdem",
+        "--players",
+        "50",
+        "--rounds",
+        "1",
+        "--fee",
+        "5",
+        "--no-caps",
+        "--out",
+        str(tmp_path / "a"),
+        "-q",
+    )
+    assert res.returncode == 0
+    assert "--fee is a 2v2 room's option" in res.stderr and "--no-caps is a 2v2 room's option" in res.stderr
+    res = cli(
+        "simulate",
+        "--game",
+        "team2v2",
+        "--players",
+        "50",
+        "--rounds",
+        "1",
+        "--fold-p",
+        "0.5",
+        "--out",
+        str(tmp_path / "b"),
+        "-q",
+    )
+    assert res.returncode == 0 and "--fold-p is a card-game room's option" in res.stderr
+    res = cli("simulate", "--game", "team2v2", "--players", "50", "--rounds", "1", "--out", str(tmp_path / "c"), "-q")
+    assert "warning" not in res.stderr
