@@ -13,7 +13,7 @@ import argparse
 import sys
 
 from cardbatch.batch.cli import fairness, generate, phh_import, precompile, rank_decks, settle, simulate
-from cardbatch.batch.cli.common import Formatter, internal_error
+from cardbatch.batch.cli.common import Formatter, Parser, internal_error
 from cardbatch.batch.io.errors import InputError, UsageError
 from cardbatch.batch.io.exits import EXIT_CODES, EXIT_USAGE
 from cardbatch.batch.io.lifecycle import Terminated, install_parent_handlers, stop_message
@@ -37,9 +37,7 @@ __all__ = ["build_parser", "main"]
 def build_parser() -> argparse.ArgumentParser:
     from cardbatch import __version__
 
-    parser = argparse.ArgumentParser(
-        prog="cardbatch", description=DESCRIPTION, epilog=EXIT_CODES, formatter_class=Formatter
-    )
+    parser = Parser(prog="cardbatch", description=DESCRIPTION, epilog=EXIT_CODES, formatter_class=Formatter)
     parser.add_argument("--version", action="version", version=f"cardbatch {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for command in (settle, fairness, phh_import, generate, rank_decks, simulate, precompile):

@@ -22,7 +22,7 @@ import os
 import sys
 import textwrap
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any, TypeVar, cast
+from typing import Any, NoReturn, TypeVar, cast
 
 from cardbatch.batch.io.errors import UsageError
 from cardbatch.batch.io.exits import EXIT_AUDIT, EXIT_CODES, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE  # noqa: F401  (re-exported)
@@ -51,12 +51,37 @@ class Formatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionH
         return super()._get_help_string(action) or ""
 
 
+class Parser(argparse.ArgumentParser):
+    """The parser of ``cardbatch`` and its commands: no abbreviated options (``--by`` is never taken
+    for ``--by-player``), and a mistake in one line on stderr, exit 2 (not argparse's usage block)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
+
+    def parse_known_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        parsed, extras = super().parse_known_args(args, namespace)
+        for name in [k for k in vars(parsed) if k.startswith("_cardbatch_")]:  # the old names' bookkeeping
+            delattr(parsed, name)
+        return parsed, extras
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_USAGE, f"{self.prog}: {message} (see {self.prog} --help)\n")
+
+
 def add_subcommand(
     sub: argparse._SubParsersAction[argparse.ArgumentParser], name: str, help_text: str, description: str
 ) -> argparse.ArgumentParser:
     """A subcommand with the shared help layout, the exit codes as its epilog and ``-q``/``-v``."""
     p: argparse.ArgumentParser = sub.add_parser(
-        name, help=help_text, description=textwrap.fill(description, 78), epilog=EXIT_CODES, formatter_class=Formatter
+        name,
+        help=help_text,
+        description=textwrap.fill(description, 78),
+        epilog=EXIT_CODES,
+        formatter_class=Formatter,
+        allow_abbrev=False,
     )
     p.add_argument("-q", "--quiet", action="store_true", help="no progress, no summary (errors still print)")
     p.add_argument("-v", "--verbose", action="store_true", help="more detail on stderr (a line per part)")
@@ -91,16 +116,47 @@ class Deprecated(argparse.Action):
         values: str | Sequence[Any] | None,
         option_string: str | None = None,
     ) -> None:
-        print(
-            f"{parser.prog}: {option_string} is deprecated and goes in the next release: use {self.new}",
-            file=sys.stderr,
-        )
+        if self.dest in _given(namespace, "new"):
+            parser.error(f"{option_string} is the old name of {self.new}: give one of them")
+        if self.dest not in _given(namespace, "old"):  # said once, however often it is given
+            print(
+                f"{parser.prog}: {option_string} is deprecated and goes in the next release: use {self.new}",
+                file=sys.stderr,
+            )
+        _given(namespace, "old").add(self.dest)
         self.target(parser, namespace, values, option_string)
+
+
+def _given(namespace: argparse.Namespace, which: str) -> set[str]:
+    """The destinations an old (``which="old"``) or a new name has set so far in this parse."""
+    found: set[str] = namespace.__dict__.setdefault(f"_cardbatch_{which}_names", set())
+    return found
+
+
+def _watched(target: argparse.Action, old: str, new: str) -> None:
+    """Make ``target`` (the new name's action) refuse to be given beside its old name."""
+
+    class Watched(type(target)):  # type: ignore[misc]
+        def __call__(
+            self,
+            parser: argparse.ArgumentParser,
+            namespace: argparse.Namespace,
+            values: Any,
+            option_string: str | None = None,
+        ) -> None:
+            if option_string is None or option_string in self.option_strings:  # given by its new name
+                if self.dest in _given(namespace, "old"):
+                    parser.error(f"{old} is the old name of {new}: give one of them")
+                _given(namespace, "new").add(self.dest)
+            super().__call__(parser, namespace, values, option_string)
+
+    target.__class__ = Watched
 
 
 def deprecated(group: Group, old: str, target: argparse.Action) -> argparse.Action:
     """Accept ``old`` for ``target`` (an option, or a positional argument given with ``old``)."""
     new = DEPRECATED[old]
+    _watched(target, old, new)
     like: dict[str, Any] = {"type": target.type} if target.type is not None else {}
     return group.add_argument(
         old,

@@ -279,3 +279,46 @@ def test_an_options_refusal_is_the_users(tmp_path):
     res = cli("generate", "--game", "team2v2", "--streets", "--hands", "5", "--out", tmp_path / "g.parquet")
     assert res.returncode == EXIT_USAGE and "--streets: game team2v2 has no betting streets" in res.stderr
     assert "internal error" not in res.stderr
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["generate", "--hands", "20", "--max-seats", "4", "--seats", "5", "--out", "g.parquet"],
+        ["generate", "--hands", "20", "--seats", "5", "--max-seats", "4", "--out", "g.parquet"],
+        ["rank-decks", "--decks", "20", "--by", "second", "--measure", "margin", "--out", "r.parquet"],
+        ["rank-decks", "DECKS", "--in", "DECKS", "--out", "r.parquet"],
+        ["import", "x.phh", "--chip", "5", "--chip-factor", "5", "--out", "i.parquet"],
+    ],
+)
+def test_an_old_name_beside_its_new_one_is_refused(tmp_path, monkeypatch, args):
+    """From a trial: both names given, one of them won in silence (which one, by their order)."""
+    monkeypatch.chdir(tmp_path)
+    res = cli(*[str(tmp_path / "d.parquet") if a == "DECKS" else a for a in args])
+    assert res.returncode == EXIT_USAGE and "is the old name of" in res.stderr, res.stderr
+    assert not list(tmp_path.glob("*.parquet"))
+
+
+def test_an_old_name_given_twice_is_said_once(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    res = cli("generate", "--hands", "20", "--max-seats", "4", "--max-seats", "5", "--out", "g.parquet", "-q")
+    assert res.returncode == 0 and res.stderr.count("deprecated") == 1, res.stderr
+
+
+@pytest.mark.parametrize(
+    "args, said",
+    [
+        (["settle", "x.parquet", "--chip-unit", "0", "--out", "o"], "argument --chip-unit: must be at least 1"),
+        (["fairness", "x.parquet", "--level", "0", "--out", "o"], "argument --level: must be between 0 and 1"),
+        (["generate", "--max", "3", "--out", "g.parquet"], "unrecognized arguments: --max 3"),  # no abbreviation
+        (["settle", "x.parquet", "--by", "y", "--out", "o"], "unrecognized arguments: --by"),  # not --by-player
+        (["generate", "--game", "pinochle", "--out", "g.parquet"], "invalid choice: 'pinochle'"),
+    ],
+)
+def test_a_mistake_argparse_finds_is_one_line_too(tmp_path, monkeypatch, args, said):
+    """From a trial: argparse printed its usage block above the error; a mistake is one line, naming
+    where the help is. Options are never abbreviated (``--by`` was taken for ``--by-player``)."""
+    monkeypatch.chdir(tmp_path)
+    res = cli(*args)
+    assert res.returncode == EXIT_USAGE and said in res.stderr, res.stderr
+    assert res.stderr.count("\n") == 1 and "--help)" in res.stderr and "usage:" not in res.stderr
