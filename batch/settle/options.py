@@ -10,13 +10,13 @@ import pyarrow as pa
 
 from cardbatch.batch.io.jobs import RunOptions, input_paths, require_whole
 from cardbatch.batch.settle.analysis import Analysis, check_together, from_flat, registered
-from cardbatch.constants import RESUME_MODES as MODES  # noqa: E402
-from cardbatch.constants import TEAM_MODELS, Mode, TeamModel  # noqa: E402
+from cardbatch.constants import RESUME_MODES as MODES
+from cardbatch.constants import TEAM_MODELS, Mode, TeamModel
 from cardbatch.games import game as game_spec
 from cardbatch.kernels.pots.api import Options
 
-# what a run does with a folder that already holds cardbatch output: reuse its current parts, settle
-# everything again (only cardbatch's own files are replaced), or refuse (exit 2)
+# MODES: what a run does with a folder that already holds cardbatch output: reuse its current parts,
+# settle everything again (only cardbatch's own files are replaced), or refuse (exit 2)
 POT_FIELDS = ("policy", "rake_pct", "rake_cap", "chip_unit", "odd_chips", "orphan_chips")
 # The games (their names, seats, cards and required columns): cardbatch.games, one spec each.
 # Reason codes and their messages: cardbatch.kernels.reasons (one table for kernels and batch).

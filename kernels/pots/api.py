@@ -17,12 +17,13 @@ from typing import Any, cast
 import numpy as np
 from numpy.typing import ArrayLike
 
+from cardbatch.constants import ODD_CHIPS, ORPHAN_CHIPS_RULES, OddChips, OrphanChips
+
 from ..reasons import REASONS
 from .driver import settle_rows_kernel, settle_standard_kernel, settle_streets_kernel
 from .policies import POLICIES, KernelRules, Policy, per_street_code
 
 MAX_SEATS = 64
-from cardbatch.constants import ODD_CHIPS, ORPHAN_CHIPS_RULES, OddChips, OrphanChips  # noqa: E402
 
 _MAX64 = np.iinfo(np.int64).max
 _KWARGS = ("rake_pct", "rake_cap", "chip_unit", "odd_chips", "orphan_chips")
