@@ -10,8 +10,10 @@ import itertools
 import math
 import os
 import signal
+import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -66,3 +68,65 @@ def random_hands(rng: np.random.Generator, n: int, k: int) -> np.ndarray:
 @pytest.fixture
 def rng() -> np.random.Generator:
     return np.random.default_rng(20261129)
+
+
+@pytest.fixture(scope="session")
+def dask_scheduler():
+    """The address of a real Dask LocalCluster of two worker processes, shared by the whole session
+    (each run given ``--engine dask --scheduler ADDR`` uses it as an external cluster would be)."""
+    pytest.importorskip("distributed", reason="the cluster tests need Dask (pip install 'cardbatch[dask]')")
+    from dask.distributed import LocalCluster
+
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        yield cluster.scheduler_address
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+S3_BUCKET = "cardbatch-test"
+
+
+@pytest.fixture(scope="session")
+def s3_server():
+    """A real moto S3 server in a process of its own, with the bucket :data:`S3_BUCKET`: (the
+    environment a run needs to reach it, a ``pyarrow.fs.S3FileSystem`` on it). Runs take the endpoint
+    and credentials from their environment, as a user's would."""
+    pytest.importorskip("moto.server", reason="the S3 tests need moto's server (pip install 'moto[server]')")
+    from pyarrow import fs
+
+    port = _free_port()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    env = {
+        "AWS_ACCESS_KEY_ID": "test",
+        "AWS_SECRET_ACCESS_KEY": "test",
+        "AWS_DEFAULT_REGION": "us-east-1",
+        "AWS_ENDPOINT_URL": f"http://127.0.0.1:{port}",
+    }
+    try:
+        for _ in range(100):  # the server takes a moment to listen
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                break
+            except OSError:
+                time.sleep(0.1)
+        s3 = fs.S3FileSystem(
+            access_key="test",
+            secret_key="test",
+            region="us-east-1",
+            endpoint_override=f"127.0.0.1:{port}",
+            scheme="http",
+            allow_bucket_creation=True,
+        )
+        s3.create_dir(S3_BUCKET)
+        yield {**os.environ, **env}, s3
+    finally:
+        server.terminate()
+        server.wait(timeout=10)

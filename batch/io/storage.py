@@ -221,21 +221,25 @@ ROW_GROUP_MAX = 1 << 20
 
 class RowGroups:
     """Tables written to a ``pq.ParquetWriter`` in row groups of a whole multiple of ROW_GROUP_MIN
-    rows, at most ROW_GROUP_MAX (the last one may be smaller): :meth:`write` gathers, :meth:`flush`
-    writes what is gathered. Whole multiples, so that a file settled with the default
-    ``--batch-rows`` (ROW_GROUP_MIN) splits into full batches: a row group of 65,536 rows and a few
-    more was settled as a full part and a part of a few rows."""
+    rows, at most ROW_GROUP_MAX (the last one may be smaller), or of exactly ``size`` rows when
+    given: :meth:`write` gathers, :meth:`flush` writes what is gathered. Whole multiples, so that a
+    file settled with the default ``--batch-rows`` (ROW_GROUP_MIN) splits into full batches: a row
+    group of 65,536 rows and a few more was settled as a full part and a part of a few rows. Each
+    row group is written from contiguous arrays, so the file's bytes do not depend on how the rows
+    were cut into tables."""
 
-    def __init__(self, writer: pq.ParquetWriter):
+    def __init__(self, writer: pq.ParquetWriter, size: int | None = None):
         self.writer = writer
+        self.size = size
         self.pending: list[pa.Table] = []
         self.rows = 0
 
     def write(self, table: pa.Table) -> None:
         self.pending.append(table)
         self.rows += table.num_rows
-        if self.rows >= ROW_GROUP_MIN:
-            self._write(self.rows - self.rows % ROW_GROUP_MIN)
+        step = self.size or ROW_GROUP_MIN
+        if self.rows >= step:
+            self._write(self.rows - self.rows % step)
 
     def flush(self) -> None:
         if self.pending:
@@ -244,7 +248,10 @@ class RowGroups:
     def _write(self, rows: int) -> None:
         """The first ``rows`` gathered rows; the rest stays gathered."""
         table = self.pending[0] if len(self.pending) == 1 else pa.concat_tables(self.pending)
-        self.writer.write_table(table.slice(0, rows), row_group_size=ROW_GROUP_MAX)
+        head = table.slice(0, rows)
+        if any(c.num_chunks > 1 for c in head.columns):
+            head = head.combine_chunks()
+        self.writer.write_table(head, row_group_size=self.size or ROW_GROUP_MAX)
         rest = table.slice(rows)
         self.pending, self.rows = ([rest] if rest.num_rows else []), rest.num_rows
 
@@ -260,26 +267,32 @@ class PublishedParquet:
     and published by :meth:`close` (:func:`publish`), so it is whole or absent; :meth:`abort`
     leaves nothing behind. Row groups are sized for readers (:class:`RowGroups`). With ``schema``
     the file is opened at once (no rows is still a file), else at the first table; ``options`` go
-    to the writer after :data:`WRITE_OPTIONS`."""
+    to the writer after :data:`WRITE_OPTIONS`; ``row_group``: row groups of exactly that many rows."""
 
     def __init__(
-        self, path: str, schema: pa.Schema | None = None, seal: dict[bytes, bytes] | None = None, **options: Any
+        self,
+        path: str,
+        schema: pa.Schema | None = None,
+        seal: dict[bytes, bytes] | None = None,
+        row_group: int | None = None,
+        **options: Any,
     ) -> None:
         self.path = path
         self.seal = seal
+        self.row_group = row_group
         self.tmp = temporary_for(path)
         self.options = {**WRITE_OPTIONS, **options}
         self.writer: pq.ParquetWriter | None = None
         self.groups: RowGroups | None = None
         if schema is not None:
             self.writer = parquet_writer(self.tmp, schema, **self.options)
-            self.groups = RowGroups(self.writer)
+            self.groups = RowGroups(self.writer, row_group)
 
     def write(self, table: pa.Table) -> None:
         """Add ``table`` (in row groups of :class:`RowGroups`' sizes, whatever the tables' sizes)."""
         if self.writer is None:
             self.writer = parquet_writer(self.tmp, table.schema, **self.options)
-            self.groups = RowGroups(self.writer)
+            self.groups = RowGroups(self.writer, self.row_group)
         assert self.groups is not None
         self.groups.write(table)
 

@@ -3,8 +3,8 @@ report out.
 
 - ``job``: the run (the output folder's rules, the engine, the summary) and the same units in
   memory for the DataFrame API; ``plan``: inputs to units of work; ``parts``: one unit read,
-  settled and written (or kept in memory); ``engines``: this process, a process pool or Dask,
-  behind one call; ``by_game``: one Arrow table settled, split by its games
+  settled and written (or kept in memory), run on an engine of
+  :mod:`cardbatch.batch.io.engines`; ``by_game``: one Arrow table settled, split by its games
   (:func:`~cardbatch.batch.settle.by_game.settle_table`).
 - ``options``: the job's options and the inputs' required columns; ``counters``: what every
   batch, part, input and run adds up.

@@ -3,7 +3,7 @@
 :func:`run` (the command line's ``settle``, with any analysis) plans the inputs into
 units (:mod:`.plan`), makes the output folder hold only parts of this run
 (:mod:`.manifest`), warms the kernels up (:mod:`.warmup`), runs every unit on
-an engine (:mod:`.engines`, each unit through :func:`~.parts.run_unit`) and
+an engine (:mod:`cardbatch.batch.io.engines`, each unit through :func:`~.parts.run_unit`) and
 writes ``summary.json``, the report and ``_SUCCESS``, in that order.
 :func:`settle_in_memory` (the DataFrame API) runs the same units in this
 process into tables instead of files. The batch layer knows files and columns;
@@ -13,6 +13,7 @@ cards and chips are the kernels'.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import sys
 import time
@@ -22,7 +23,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from cardbatch.batch.io import owned, storage
+from cardbatch.batch.io import engines, owned, storage
 from cardbatch.batch.io.errors import InputError
 from cardbatch.batch.io.exits import EXIT_OK
 from cardbatch.batch.io.inputs import is_output_manifest, parquet_inputs
@@ -31,10 +32,9 @@ from cardbatch.batch.io.jobs import RunOptions, Summary
 from cardbatch.batch.settle import hand_ids, manifest
 from cardbatch.batch.settle.by_game import settle_by_game, settle_table
 from cardbatch.batch.settle.counters import INPUT_COUNTERS, merge_counters
-from cardbatch.batch.settle.engines import Engine, map_units
 from cardbatch.batch.settle.options import SettleJob, SettleOptions
 from cardbatch.batch.settle.outputs import ERROR_SCHEMA, result_schema
-from cardbatch.batch.settle.parts import MemorySink, UnitContext, settle_into, unit_tables
+from cardbatch.batch.settle.parts import MemorySink, UnitContext, run_unit, settle_into, unit_tables
 from cardbatch.batch.settle.plan import Unit, plan, plan_table
 from cardbatch.constants import Mode
 
@@ -131,11 +131,7 @@ def settle_files(
     to do with a folder that already holds cardbatch output (``resume``, ``overwrite``, ``error``)."""
     t0 = time.perf_counter()
     run_opts = RunOptions(workers, engine, scheduler, quiet, verbose)
-    if engine == "dask":
-        try:
-            import distributed  # noqa: F401
-        except ImportError:
-            raise InputError("--engine dask needs Dask: pip install 'cardbatch[dask]'") from None
+    engines.check_available(run_opts)
     owned.check_folder_apart(out_dir, inputs)
     held = owned.held_parquet(out_dir, manifest.is_part_place)
     owned.check_holds_no_input(out_dir, inputs, held)
@@ -227,12 +223,17 @@ def _run_locked(planned: RunPlan, ctx: UnitContext, run_opts: RunOptions, mode: 
         )
         parsed.clear()  # the parent's copy of the footers is not needed any more
     t_settle = time.perf_counter()
-    engine = Engine()
     done: list[tuple[Unit, list[tuple[str, dict[str, Any]]]]] = []
-    with progress(
-        total=sum(u.rows for u in units), desc=opts.command, unit="row", quiet=quiet, verbose=run_opts.verbose
-    ) as bar:
-        for unit, parts in map_units(units, ctx, run_opts, first, engine):
+    task = functools.partial(run_unit, ctx=ctx)
+    with (
+        engines.start(run_opts, len(units), small=ctx.serial) as engine,
+        progress(
+            total=sum(u.rows for u in units), desc=opts.command, unit="row", quiet=quiet, verbose=run_opts.verbose
+        ) as bar,
+    ):
+        if engine.external and first:  # its workers compile (or load) the kernels themselves, all at once
+            warm = _warm_cluster(engine, first, ctx)
+        for unit, parts in engine.map(task, units):
             done.append((unit, parts))
             bar.update(unit.rows)
     settled_at = time.perf_counter()
@@ -248,7 +249,7 @@ def _run_locked(planned: RunPlan, ctx: UnitContext, run_opts: RunOptions, mode: 
             "parts_reused": reused,
             "engine": run_opts.engine,
             "workers": engine.workers,
-            "compile_ahead": engine.warm or warm,
+            "compile_ahead": warm,
             "options": {
                 **opts.as_dict(),
                 "workers": run_opts.workers,
@@ -260,7 +261,7 @@ def _run_locked(planned: RunPlan, ctx: UnitContext, run_opts: RunOptions, mode: 
     )
     total["timings"].update(
         {
-            "compile_ahead_seconds": (engine.warm or warm or {}).get("seconds", 0.0),
+            "compile_ahead_seconds": (warm or {}).get("seconds", 0.0),
             "settle_seconds": round(settled_at - t_settle, 3),
         }
     )
@@ -281,6 +282,21 @@ def _run_locked(planned: RunPlan, ctx: UnitContext, run_opts: RunOptions, mode: 
     storage.write_text(storage.join(out, "summary.json"), json.dumps(total, indent=1, sort_keys=True))
     storage.write_text(storage.join(out, SUCCESS), "")  # last: readers may require it (docs: settle, the output folder)
     return total
+
+
+def _warm_cluster(engine: engines.Engine, first: list[str], ctx: UnitContext) -> dict[str, Any]:
+    """Every worker of an external cluster settles the heads of ``first`` before the first unit,
+    which compiles (or loads from its machine's cache) every kernel the run needs."""
+    from cardbatch.batch.settle.warmup import warm_worker
+
+    t0 = time.perf_counter()
+    each = engine.on_each_worker(warm_worker, settle_table, first, ctx.opts, ctx.serial)
+    return {
+        "compiled": "compiled or loaded on every Dask worker, before the first task (client.run)",
+        "seconds": round(time.perf_counter() - t0, 3),
+        "workers": len(each),
+        "worker_seconds": sorted(round(float(v), 3) for v in each.values()),
+    }
 
 
 def summarise(

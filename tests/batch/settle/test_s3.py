@@ -4,19 +4,14 @@ processes, the local and the Dask engine, no shared disk assumed (every path is 
 from __future__ import annotations
 
 import json
-import os
-import socket
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 import pytest
+from conftest import S3_BUCKET, cli
 from conftest import SAMPLES as SAMPLE_PATHS
-from conftest import cli
 from pyarrow import fs
 
 pytest.importorskip("moto.server", reason="the S3 test needs moto's server (pip install 'moto[server]')")
@@ -24,53 +19,15 @@ pytest.importorskip("moto.server", reason="the S3 test needs moto's server (pip 
 pytestmark = pytest.mark.slow  # a moto S3 server, both engines (Dask too)
 
 SAMPLES = [Path(p) for p in SAMPLE_PATHS]
-BUCKET = "cardbatch-test"
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+BUCKET = S3_BUCKET
 
 
 @pytest.fixture(scope="module")
-def s3_env():
-    port = _free_port()
-    # a real process: the moto S3 server the runs below talk to
-    server = subprocess.Popen(
-        [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    env = {
-        "AWS_ACCESS_KEY_ID": "test",
-        "AWS_SECRET_ACCESS_KEY": "test",
-        "AWS_DEFAULT_REGION": "us-east-1",
-        "AWS_ENDPOINT_URL": f"http://127.0.0.1:{port}",
-    }
-    try:
-        for _ in range(100):  # the server takes a moment to listen
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                time.sleep(0.1)
-        s3 = fs.S3FileSystem(
-            access_key="test",
-            secret_key="test",
-            region="us-east-1",
-            endpoint_override=f"127.0.0.1:{port}",
-            scheme="http",
-            allow_bucket_creation=True,
-        )
-        s3.create_dir(BUCKET)
-        for p in SAMPLES:
-            pq.write_table(pq.read_table(p), f"{BUCKET}/logs/date=2026-11-01/{p.name}", filesystem=s3)
-        # the runs take the endpoint and credentials from their environment, as a user's would: processes of their own
-        yield {**os.environ, **env}, s3
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
+def s3_env(s3_server):
+    env, s3 = s3_server
+    for p in SAMPLES:
+        pq.write_table(pq.read_table(p), f"{BUCKET}/logs/date=2026-11-01/{p.name}", filesystem=s3)
+    return env, s3
 
 
 def _read(s3, folder) -> pa.Table:

@@ -1,0 +1,234 @@
+"""Where a job's units run: this process, a pool of spawned processes, or a Dask cluster, behind one interface.
+
+Every heavy job (settle and its analyses, import, generate, rank-decks,
+simulate) cuts its work into units and hands them to an engine from
+:func:`start`: a unit in, a small record out, any file written by the unit
+itself (see :mod:`.staged`). Its :meth:`Engine.map` yields each unit with its
+record as it finishes, or in the units' order with ``ordered=True``; the job
+keeps its own progress in its own unit (rows, hands, decks, tables).
+
+- ``InProcess``: the units run here, one after the other: one worker asked
+  for, one unit, or a small run (starting workers, each importing and
+  loading its kernels, costs more than it saves).
+- ``ProcessPool``: fresh (spawned) processes of this machine, each with its
+  share of the cores as numba and Arrow threads.
+- ``DaskCluster``: the cluster at ``--scheduler``, or a ``LocalCluster`` of
+  ``--workers`` processes; the workers read and write the files themselves,
+  so an external cluster needs inputs and outputs every worker can reach
+  (``s3://``, or a shared disk).
+
+Every engine stops its workers on Ctrl-C, SIGTERM or an error (:mod:`.lifecycle`).
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import contextlib
+import logging
+import os
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, TypeVar
+
+from cardbatch.batch.io.errors import InputError
+from cardbatch.batch.io.jobs import RunOptions
+from cardbatch.batch.io.lifecycle import init_pool_worker, process_pool, signals_held
+
+U = TypeVar("U")
+R = TypeVar("R")
+
+DASK_MISSING = "--engine dask needs Dask: pip install 'cardbatch[dask]'"
+
+
+class Engine:
+    """Runs a job's units. ``name``: the engine's name in summaries (``local`` or ``dask``);
+    :attr:`workers`: how many run them (a cluster's, not this machine's); ``external``: a cluster
+    this run did not start (its workers compile or load the kernels themselves)."""
+
+    name = "local"
+    external = False
+
+    def __init__(self, workers: int) -> None:
+        self.workers = workers
+
+    def map(self, task: Callable[[U], R], units: Sequence[U], ordered: bool = False) -> Iterator[tuple[U, R]]:
+        """``task(unit)`` for every unit, yielded with its unit as it finishes (``ordered``: in the
+        units' order, at most a few units per worker finished ahead of the one awaited)."""
+        raise NotImplementedError
+
+    def on_each_worker(self, fn: Callable[..., R], *args: Any) -> dict[str, R]:
+        """``fn(*args)`` once on every worker, all at once (a warm-up). A local engine's workers load
+        the numba cache this process fills, so it runs here, once."""
+        return {"here": fn(*args)}
+
+
+class InProcess(Engine):
+    """The units one after the other in this process."""
+
+    def __init__(self) -> None:
+        super().__init__(1)
+
+    def map(self, task: Callable[[U], R], units: Sequence[U], ordered: bool = False) -> Iterator[tuple[U, R]]:
+        for u in units:
+            yield u, task(u)
+
+
+class ProcessPool(Engine):
+    """Spawned processes of this machine, started by :func:`start` and killed when it ends."""
+
+    def __init__(self, pool: cf.ProcessPoolExecutor, workers: int) -> None:
+        super().__init__(workers)
+        self.pool = pool
+
+    def map(self, task: Callable[[U], R], units: Sequence[U], ordered: bool = False) -> Iterator[tuple[U, R]]:
+        if not ordered:
+            futures = {self.pool.submit(task, u): u for u in units}
+            for f in cf.as_completed(futures):
+                yield futures[f], f.result()
+            return
+        queue = iter(units)
+        # a window of two units a worker: the records wait in order without every unit in flight
+        window = [(u, self.pool.submit(task, u)) for _, u in zip(range(2 * self.workers), queue)]
+        while window:
+            u, f = window.pop(0)
+            done = f.result()
+            nxt = next(queue, _END)
+            if nxt is not _END:
+                window.append((nxt, self.pool.submit(task, nxt)))
+            yield u, done
+
+
+_END: Any = object()
+
+
+class DaskCluster(Engine):
+    """A Dask client's cluster (an external one at ``--scheduler``, or a LocalCluster)."""
+
+    name = "dask"
+
+    def __init__(self, client: Any, external: bool) -> None:
+        super().__init__(len(client.scheduler_info()["workers"]))
+        self.client = client
+        self.external = external
+
+    def map(self, task: Callable[[U], R], units: Sequence[U], ordered: bool = False) -> Iterator[tuple[U, R]]:
+        from dask.distributed import as_completed
+
+        futures = self.client.map(task, list(units), pure=False)
+        if ordered:
+            for u, f in zip(units, futures):
+                yield u, f.result()
+        else:
+            unit_of = dict(zip(futures, units))
+            for f in as_completed(futures):
+                yield unit_of[f], f.result()
+        self.workers = len(self.client.scheduler_info()["workers"])  # a cluster may grow or shrink while it runs
+
+    def on_each_worker(self, fn: Callable[..., R], *args: Any) -> dict[str, R]:
+        return dict(self.client.run(fn, *args))
+
+
+def check_available(run: RunOptions) -> None:
+    """Before anything is written: an :class:`InputError` when ``--engine dask`` is asked for and
+    Dask is not installed."""
+    if run.engine == "dask":
+        try:
+            import distributed  # noqa: F401
+        except ImportError:
+            raise InputError(DASK_MISSING) from None
+
+
+def local_workers(run: RunOptions, units: int, small: bool = False) -> int:
+    """The processes a local run starts: the workers asked for (default: one per core), no more
+    than its units; 1 (this process) for a small run whose workers were not asked for."""
+    if run.workers is None and small:
+        return 1
+    return max(1, min(run.workers or os.cpu_count() or 1, units))
+
+
+@contextlib.contextmanager
+def start(run: RunOptions, units: int, numba: bool = True, small: bool = False) -> Iterator[Engine]:
+    """The engine ``run`` asks for, ready for ``units`` units, stopped when the block ends.
+    ``numba``: the units call numba kernels (each worker gets its share of the cores as numba and
+    Arrow threads; without, numba is never imported there); ``small``: a run over in less time than
+    workers take to start (see :func:`local_workers`)."""
+    if run.engine == "dask":
+        with _dask(run, numba) as engine:
+            yield engine
+        return
+    workers = local_workers(run, units, small)
+    if workers == 1:
+        yield InProcess()
+        return
+    threads = max(1, (os.cpu_count() or 1) // workers) if numba else None
+    with process_pool(workers, threads) as pool:
+        yield ProcessPool(pool, workers)
+
+
+_CHATTY = ("distributed", "asyncio", "tornado", "tornado.application")
+
+
+class _StopChatter(logging.Filter):
+    """Drops the event loop's report of a callback cancelled by Ctrl-C or SIGTERM: the loop thread
+    logs it while the main thread is still raising the stop, before the run's handler can quiet it."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        kind = record.exc_info[0] if record.exc_info else None
+        stopped = kind is not None and not issubclass(kind, Exception)  # KeyboardInterrupt, Terminated
+        cancelled = "cancel" in record.getMessage().lower() or (kind is not None and "Cancelled" in kind.__name__)
+        return not (stopped or cancelled)
+
+
+def _chatter_outlets() -> list[logging.Filterer]:
+    """The loggers of the event loop and Dask, and every handler their records reach (a filter on
+    a logger does not see its children's records; one on a handler does)."""
+    loggers = [logging.getLogger(n) for n in (*_CHATTY, "")]
+    handlers = [h for lg in loggers for h in lg.handlers]
+    last = [logging.lastResort] if logging.lastResort is not None else []
+    return [*loggers[:-1], *handlers, *last]
+
+
+@contextlib.contextmanager
+def _dask(run: RunOptions, numba: bool) -> Iterator[DaskCluster]:
+    """A client of ``run.scheduler``'s cluster, or of a LocalCluster of ``run.workers`` processes
+    (default: one per core) started here and closed with the block."""
+    try:
+        from dask.distributed import Client, LocalCluster
+    except ImportError:
+        raise InputError(DASK_MISSING) from None
+    workers = run.workers or os.cpu_count() or 1
+    cluster = client = None
+    quiet_stop = _StopChatter()
+    filtered = _chatter_outlets()
+    for outlet in filtered:
+        outlet.addFilter(quiet_stop)
+    try:
+        with signals_held():  # a cluster is either not started or started whole, so it can be closed
+            if run.scheduler:
+                try:
+                    client = Client(run.scheduler, timeout="15s")
+                except (OSError, TimeoutError) as exc:
+                    raise InputError(f"cannot reach the Dask scheduler at {run.scheduler}: {exc}") from None
+            else:
+                cluster = LocalCluster(
+                    n_workers=workers,
+                    threads_per_worker=1,
+                    processes=True,
+                    dashboard_address=":0",  # any free port: a second cluster here warns about 8787 otherwise
+                    silence_logs=logging.ERROR,
+                )
+                client = Client(cluster)
+        engine = DaskCluster(client, external=bool(run.scheduler))
+        threads = max(1, (os.cpu_count() or 1) // workers) if numba else None
+        client.run(init_pool_worker, threads, False)
+        yield engine
+    except BaseException:  # interrupted or failed: the cluster's shutdown chatter is not the user's news
+        for name in _CHATTY:
+            logging.getLogger(name).setLevel(logging.CRITICAL)
+        raise
+    finally:
+        for outlet in filtered:
+            outlet.removeFilter(quiet_stop)
+        if client is not None:
+            client.close()
+        if cluster is not None:
+            cluster.close()

@@ -1,0 +1,148 @@
+"""One output file built from parts that units write on any worker: staged beside it, published whole.
+
+A job whose output is one file (``import``, ``generate``, ``rank-decks``) or a
+folder of a few (``simulate``) cuts its work into units; each unit writes
+its share as a *part*, an Arrow IPC file in a hidden staging folder beside
+the output (``.NAME.parts/``, on the output's own storage, so a Dask worker on
+another machine writes it to ``s3://`` as well as a local worker to disk).
+The parent then reads the parts in order into the output's one writer
+(:class:`~.storage.PublishedParquet`: a temporary name, published when
+complete), and removes the staging folder.
+
+What this gives every such job:
+
+- **whole or absent**: a part is written under a temporary name and renamed
+  (or uploaded whole), and so is the output: a crash or a SIGKILL at any
+  moment leaves no half-written file at a name a reader looks at;
+- **resume**: the staging folder's ``plan.json`` records what the run was
+  asked (inputs, options); a run of the same plan reuses every part that is
+  there, so a run stopped after most of its units redoes only the rest. A
+  run of another plan starts its parts again;
+- **the same bytes whatever the engine**: the output is written by one
+  writer in one process, in the units' order, so it does not depend on which
+  worker ran which unit, or on how many there were;
+- **ownership**: the staging folder is cardbatch's only while it holds
+  cardbatch's ``plan.json``; a folder or file of the user's at that name stops
+  the run before anything is written, and a file the user put inside it is
+  left where it is (the folder then stays too).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import posixpath
+import re
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+import pyarrow as pa
+from pyarrow import fs
+
+from cardbatch.batch.io import storage
+from cardbatch.batch.io.errors import InputError
+
+PLAN = "plan.json"
+_PART = re.compile(r"^part-\d{6}(\.[a-z_]+)?\.arrow(\.tmp)?$")
+MARK_KEY = "cardbatch.staged_by"
+
+
+def part_name(index: int, kind: str = "") -> str:
+    """The file name of unit ``index``'s part (``kind``: which of a unit's several tables)."""
+    return f"part-{index:06d}{'.' + kind if kind else ''}.arrow"
+
+
+class Staging:
+    """The staging folder of ``out`` for ``command``'s runs (see the module docstring)."""
+
+    def __init__(self, out: str, command: str) -> None:
+        head, _, query = str(out).partition("?")
+        pathmod = posixpath if storage.is_uri(out) else os.path
+        folder, name = pathmod.split(head)
+        staged = pathmod.join(folder, f".{name}.parts")
+        self.folder = f"{staged}?{query}" if query else staged
+        self.command = command
+
+    def path(self, name: str) -> str:
+        """Where the part file ``name`` (:func:`part_name`) is written."""
+        return storage.join(self.folder, name)
+
+    def begin(self, plan: dict[str, Any]) -> frozenset[str]:
+        """Make the staging folder ready for a run of ``plan`` (JSON-able: what the run was asked);
+        returns the names of the parts an earlier run of the same plan finished, to be reused.
+        Raises :class:`InputError` for a folder or file at its name that cardbatch did not make."""
+        marked = {MARK_KEY: f"cardbatch {self.command}", "plan": plan}
+        text = json.dumps(marked, sort_keys=True, default=str)
+        if not storage.is_uri(self.folder) and os.path.islink(self.folder):
+            raise InputError(
+                f"{self.folder} is a symbolic link: cardbatch stages its parts there and never writes through a link"
+            )
+        reuse: frozenset[str] = frozenset()
+        if storage.exists(self.folder):
+            if not storage.is_dir(self.folder) or not self._ours():
+                raise InputError(
+                    f"{self.folder} exists and cardbatch did not make it: cardbatch {self.command} stages its "
+                    "parts at that name; move it, or choose another output name"
+                )
+            names = set(self._names())
+            same = storage.read_text(self.path(PLAN)) == text
+            stale = [n for n in names if n.endswith(".tmp") or not same]
+            for n in stale:
+                storage.delete(self.path(n))
+            reuse = frozenset(n for n in names if n not in stale)
+        storage.mkdir(self.folder)
+        storage.write_text(self.path(PLAN), text)
+        return reuse
+
+    def _ours(self) -> bool:
+        try:
+            return MARK_KEY in json.loads(storage.read_text(self.path(PLAN)))
+        except (OSError, ValueError, pa.ArrowException):
+            return False
+
+    def _names(self) -> Iterator[str]:
+        """The part files (finished or not) in the folder: never a file of anyone else's, nor a link."""
+        for _, rel, link in storage.entries_below(self.folder):
+            if not link and "/" not in rel and _PART.match(rel):
+                yield rel
+
+    def finish(self) -> None:
+        """Remove the parts and the plan once the output is published; the folder too, unless
+        something else was put in it."""
+        for n in self._names():
+            storage.delete(self.path(n))
+        storage.delete(self.path(PLAN))
+        if storage.is_uri(self.folder):
+            return  # an object store has no folder left once its objects are gone
+        try:
+            os.rmdir(self.folder)
+        except OSError:
+            pass  # a file of the user's inside: it stays, and so does the folder
+
+
+def write_part(path: str, table: pa.Table) -> None:
+    """A unit's part, whole or absent: an uncompressed Arrow IPC file (written and read back at
+    memory speed) under a temporary name, then renamed (or, on an object store, uploaded whole)."""
+    tmp = f"{path}.tmp"
+    filesystem, p = storage.resolve(tmp)
+    if isinstance(filesystem, fs.LocalFileSystem):
+        storage.fresh(p)
+    with filesystem.open_output_stream(p) as sink, pa.ipc.new_file(sink, table.schema) as writer:
+        writer.write_table(table)
+    storage.publish(tmp, path)
+
+
+def read_part(path: str) -> pa.Table:
+    """A part written by :func:`write_part` (memory-mapped when local)."""
+    filesystem, p = storage.resolve(path)
+    if isinstance(filesystem, fs.LocalFileSystem):
+        with pa.memory_map(p) as source:
+            return pa.ipc.open_file(source).read_all()
+    with filesystem.open_input_file(p) as source:
+        return pa.ipc.open_file(source).read_all()
+
+
+def parts_in_order(staging: Staging, names: Iterable[str]) -> Iterator[pa.Table]:
+    """Each named part's table, in the order given."""
+    for name in names:
+        yield read_part(staging.path(name))
