@@ -15,9 +15,10 @@ What this gives every such job:
   (or uploaded whole), and so is the output: a crash or a SIGKILL at any
   moment leaves no half-written file at a name a reader looks at;
 - **resume**: the staging folder's ``plan.json`` records what the run was
-  asked (inputs, options); a run of the same plan reuses every part that is
-  there, so a run stopped after most of its units redoes only the rest. A
-  run of another plan starts its parts again;
+  asked (inputs, options), and the parts sit in a folder named by its
+  digest; a run of the same plan reuses every part that is there, so a run
+  stopped after most of its units redoes only the rest. A run of another
+  plan removes them and starts its own;
 - **the same bytes whatever the engine**: the output is written by one
   writer in one process, in the units' order, so it does not depend on which
   worker ran which unit, or on how many there were;
@@ -29,6 +30,7 @@ What this gives every such job:
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import posixpath
@@ -43,6 +45,7 @@ from cardbatch.batch.io import storage
 from cardbatch.batch.io.errors import InputError
 
 PLAN = "plan.json"
+_DIGEST = re.compile(r"^[0-9a-f]{16}$")
 _PART = re.compile(r"^part-\d{6}(\.[a-z_]+)?\.arrow(\.tmp)?$")
 MARK_KEY = "cardbatch.staged_by"
 
@@ -62,58 +65,77 @@ class Staging:
         staged = pathmod.join(folder, f".{name}.parts")
         self.folder = f"{staged}?{query}" if query else staged
         self.command = command
+        self.digest: str | None = None
 
     def path(self, name: str) -> str:
-        """Where the part file ``name`` (:func:`part_name`) is written."""
-        return storage.join(self.folder, name)
+        """Where the part file ``name`` (:func:`part_name`) of this run's plan is written (after
+        :meth:`begin`: the parts of each plan have a folder of their own, named by the plan's digest, so
+        a unit of an earlier run still finishing on a cluster never writes into this run's parts)."""
+        if self.digest is None:
+            raise RuntimeError("Staging.path before Staging.begin")
+        return storage.join(self.folder, self.digest, name)
 
     def begin(self, plan: dict[str, Any]) -> frozenset[str]:
         """Make the staging folder ready for a run of ``plan`` (JSON-able: what the run was asked);
         returns the names of the parts an earlier run of the same plan finished, to be reused.
         Raises :class:`InputError` for a folder or file at its name that cardbatch did not make."""
-        marked = {MARK_KEY: f"cardbatch {self.command}", "plan": plan}
-        text = json.dumps(marked, sort_keys=True, default=str)
+        text = json.dumps({MARK_KEY: f"cardbatch {self.command}", "plan": plan}, sort_keys=True, default=str)
+        self.digest = hashlib.blake2b(text.encode(), digest_size=8).hexdigest()
         if not storage.is_uri(self.folder) and os.path.islink(self.folder):
             raise InputError(
                 f"{self.folder} is a symbolic link: cardbatch stages its parts there and never writes through a link"
             )
-        reuse: frozenset[str] = frozenset()
+        reuse: set[str] = set()
         if storage.exists(self.folder):
             if not storage.is_dir(self.folder) or not self._ours():
                 raise InputError(
                     f"{self.folder} exists and cardbatch did not make it: cardbatch {self.command} stages its "
                     "parts at that name; move it, or choose another output name"
                 )
-            names = set(self._names())
-            same = storage.read_text(self.path(PLAN)) == text
-            stale = [n for n in names if n.endswith(".tmp") or not same]
-            for n in stale:
-                storage.delete(self.path(n))
-            reuse = frozenset(n for n in names if n not in stale)
-        storage.mkdir(self.folder)
-        storage.write_text(self.path(PLAN), text)
-        return reuse
+            for digest, name in self._parts():
+                if digest == self.digest and not name.endswith(".tmp"):
+                    reuse.add(name)
+                else:  # another plan's parts, or a part a stopped run left half-written
+                    storage.delete(storage.join(self.folder, digest, name))
+            self._drop_empty(keep=self.digest)
+        storage.mkdir(storage.join(self.folder, self.digest))
+        storage.write_text(storage.join(self.folder, PLAN), text)
+        return frozenset(reuse)
 
     def _ours(self) -> bool:
         try:
-            return MARK_KEY in json.loads(storage.read_text(self.path(PLAN)))
+            return MARK_KEY in json.loads(storage.read_text(storage.join(self.folder, PLAN)))
         except (OSError, ValueError, pa.ArrowException):
             return False
 
-    def _names(self) -> Iterator[str]:
-        """The part files (finished or not) in the folder: never a file of anyone else's, nor a link."""
+    def _parts(self) -> Iterator[tuple[str, str]]:
+        """(plan digest, name) of every part file (finished or not) in the folder: never a file of
+        anyone else's, nor a link."""
         for _, rel, link in storage.entries_below(self.folder):
-            if not link and "/" not in rel and _PART.match(rel):
-                yield rel
+            digest, _, name = rel.replace(os.sep, "/").partition("/")
+            if not link and _DIGEST.match(digest) and "/" not in name and _PART.match(name):
+                yield digest, name
+
+    def _drop_empty(self, keep: str | None = None) -> None:
+        """Remove the plans' folders left empty (a local disk; an object store has no empty folder)."""
+        if storage.is_uri(self.folder):
+            return
+        for entry in os.scandir(self.folder):
+            if entry.name != keep and _DIGEST.match(entry.name) and entry.is_dir(follow_symlinks=False):
+                try:
+                    os.rmdir(entry.path)
+                except OSError:
+                    pass  # a file of the user's inside: it stays
 
     def finish(self) -> None:
         """Remove the parts and the plan once the output is published; the folder too, unless
         something else was put in it."""
-        for n in self._names():
-            storage.delete(self.path(n))
-        storage.delete(self.path(PLAN))
+        for digest, name in self._parts():
+            storage.delete(storage.join(self.folder, digest, name))
+        storage.delete(storage.join(self.folder, PLAN))
         if storage.is_uri(self.folder):
             return  # an object store has no folder left once its objects are gone
+        self._drop_empty()
         try:
             os.rmdir(self.folder)
         except OSError:
