@@ -61,7 +61,7 @@ class Staging:
     def __init__(self, out: str, command: str) -> None:
         head, _, query = str(out).partition("?")
         pathmod = posixpath if storage.is_uri(out) else os.path
-        folder, name = pathmod.split(head)
+        folder, name = pathmod.split(head.rstrip("/" + os.sep) or head)  # a folder's output: DIR/ is DIR
         staged = pathmod.join(folder, f".{name}.parts")
         self.folder = f"{staged}?{query}" if query else staged
         self.command = command
