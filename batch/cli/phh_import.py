@@ -35,7 +35,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "payout); a hand dealing more hole cards a seat is the game of its kind that holds that many. "
         "Other variants (stud, razz, draw) and malformed hands go to OUT's .errors.parquet with a "
         "reason. Amounts become integer chips by one factor per run (--chip-factor, or the smallest that "
-        "makes every amount whole).",
+        "makes every amount whole). Inputs and --out may be s3:// URIs; a rerun after an interrupted run reuses "
+        "the hands it finished.",
     )
     add_inputs(p, "PHH", ".phh/.phhs files, folders or globs")
     add_output(p, "FILE", "the Parquet file of hands to write")
@@ -47,7 +48,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="chips per unit of the files' amounts (default: the smallest that makes every amount whole)",
     )
     deprecated(p, "--chip", chip)
-    add_run_options(p, "processes parsing files", workers_default=1)
+    add_run_options(
+        p,
+        "processes replaying the hands, or the LocalCluster's with --engine dask (default: one per core; an "
+        "import of a few thousand hands runs in this process)",
+        engine=True,
+    )
     p.set_defaults(func=_run)
 
 
