@@ -38,7 +38,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "simulate",
         "simulate a room's economy over many rounds of tables",
         "Seat a population of players at tables round after round and follow their coins: "
-        "balances, fees and rake, bankruptcies, Gini. Writes DIR/rounds.parquet and a summary.",
+        "balances, fees and rake, bankruptcies, Gini. Writes DIR/rounds.parquet and a summary. Each room "
+        "played once (a room x a replicate) is one unit of work, on this machine's processes or a Dask "
+        "cluster; a rerun after an interrupted run reuses the rooms it finished. DIR, --write-hands and "
+        "--behaviour-from may be s3:// URIs.",
     )
     d = Room()
     add_output(p, "DIR", "output folder")
@@ -90,7 +93,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="runs per room; replicate r uses seed + r in every room (default 1)",
     )
     p.add_argument("--write-hands", metavar="FILE", help="also write every hand played (settle format) to FILE")
-    add_run_options(p, "with several rooms or replicates: processes (default one per core)")
+    add_run_options(
+        p,
+        "processes playing the rooms side by side, or the LocalCluster's with --engine dask (default: one per "
+        "core; a run of a few hundred thousand tables, or of one room, plays in this process)",
+        engine=True,
+    )
     p.set_defaults(func=_run)
 
 

@@ -31,18 +31,20 @@ the rooms' and not the dice's (common random numbers).
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import functools
 import json
+import sys
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from cardbatch.batch.io import lists, owned, storage
+from cardbatch.batch.io import engines, lists, owned, staged, storage
 from cardbatch.batch.io.compiling import announced
 from cardbatch.batch.io.errors import InputError, UsageError
 from cardbatch.batch.io.jobs import FILE_MODES, FileMode, RunOptions, Summary
@@ -262,6 +264,130 @@ def _series(rows: list[tuple[Any, ...]], room: Room, name: str, replicate: int) 
     return pa.table({**ids, **data, **{k: pa.array(v, pa.float64()) for k, v in shares.items()}})
 
 
+# a run of at most this many tables is over in about a second: it stays in this process unless
+# --workers asks for workers (each would load the kernels first)
+SMALL_TABLES = 250_000
+KINDS = ("rounds", "players")  # the two parts each unit writes (staged.part_name's kinds)
+
+
+@dataclasses.dataclass(frozen=True)
+class Play:
+    """One unit: room ``name`` played once, with seed ``room.seed + replicate``, and where its two
+    parts go (``parts``: the rounds' and the final balances' part files; empty: the unit returns
+    its tables instead, for a run without an output folder). ``hands``: the ``--write-hands`` file
+    the unit writes itself (a single room)."""
+
+    index: int
+    name: str
+    room: Room
+    replicate: int
+    model: bh.Behaviour | None = None
+    parts: tuple[str, ...] = ()
+    hands: str | None = None
+
+    @property
+    def tables(self) -> int:
+        return self.room.rounds * self.room.tables_per_round
+
+
+def play_unit(unit: Play, bar: Any = None) -> tuple[pa.Table, np.ndarray] | None:
+    """A worker's unit: play the room, write its parts (its rounds as :func:`_series` rows, its
+    final balances); None, or the two tables themselves when the unit has no parts to write.
+    ``bar``: progress a round at a time (in this process only)."""
+    writer = _HandsWriter(unit.hands, unit.room) if unit.hands else None
+    try:
+        rows, balance = play(
+            unit.room, unit.room.seed + unit.replicate, unit.model, writer.write if writer else None, bar
+        )
+        if writer:
+            writer.close()
+    except BaseException:
+        if writer:
+            writer.abort()
+        raise
+    series = _series(rows, unit.room, unit.name, unit.replicate)
+    if not unit.parts:
+        return series, balance
+    rounds_part, players_part = unit.parts
+    staged.write_part(players_part, pa.table({"balance": pa.array(balance, pa.int64())}))
+    staged.write_part(rounds_part, series)
+    return None
+
+
+@dataclasses.dataclass
+class _Played:
+    """What :func:`_play_all` gives back: each unit's rounds and final balances in the units' order,
+    the engine's workers (0: every unit was reused), the units reused and the staging to finish
+    once the outputs are written."""
+
+    series: list[pa.Table]
+    balances: list[np.ndarray]
+    workers: int
+    reused: int
+    staging: staged.Staging | None
+
+
+def _play_all(
+    plays: list[tuple[str, Room, int]],
+    out_dir: str | None,
+    run: RunOptions,
+    model: bh.Behaviour | None,
+    hands_path: str | None = None,
+) -> _Played:
+    """Play every (name, room, replicate) on the run's engine. With ``out_dir``, each unit writes its
+    parts in the staging folder beside it, and the parts an earlier run of the same plan finished
+    are reused (a rerun after a crash plays only the rest)."""
+    if hands_path and not all(game_spec(room.game).has_hands for _, room, _ in plays):
+        raise UsageError(f"--write-hands: only card games ({', '.join(_card_games())}) play hands")
+    staging = staged.Staging(out_dir, "simulate") if out_dir else None
+    finished: set[int] = set()
+    units = [Play(i, name, room, rep, model, (), hands_path) for i, (name, room, rep) in enumerate(plays)]
+    if staging is not None:
+        plan = {
+            "plays": [[name, dataclasses.asdict(room), rep] for name, room, rep in plays],
+            "model": dataclasses.asdict(model) if model is not None else None,
+            "write_hands": hands_path,
+        }
+        reuse = staging.begin(plan)
+        hands_there = not hands_path or owned.mark_of(hands_path) == owned.mark("simulate")
+        finished = {u.index for u in units if hands_there and all(staged.part_name(u.index, k) in reuse for k in KINDS)}
+        units = [
+            dataclasses.replace(u, parts=tuple(staging.path(staged.part_name(u.index, k)) for k in KINDS))
+            for u in units
+        ]
+        if finished and not run.quiet:
+            said = f"reusing {len(finished)} of {len(units)} finished rooms of an earlier run"
+            print(f"cardbatch simulate: {said}", file=sys.stderr, flush=True)
+    pending = [u for u in units if u.index not in finished]
+    kept: dict[int, tuple[pa.Table, np.ndarray]] = {}
+    workers = 0
+    with contextlib.ExitStack() as stack:
+        bar = stack.enter_context(
+            progress(sum(u.tables for u in pending), "simulate", "table", quiet=run.quiet, verbose=run.verbose)
+        )
+        if pending:
+            small = sum(u.tables for u in units) <= SMALL_TABLES
+            engine = stack.enter_context(engines.start(run, len(pending), small=small))
+            workers = engine.workers
+            here = isinstance(engine, engines.InProcess)  # a round at a time on the bar, else a room at a time
+            task = functools.partial(play_unit, bar=bar) if here else play_unit
+            for unit, tables in engine.map(task, pending):
+                if not here:
+                    bar.update(unit.tables)
+                if tables is not None:
+                    kept[unit.index] = tables
+    series, balances = [], []
+    for u in units:
+        if u.index in kept:
+            table, balance = kept[u.index]
+        else:
+            table = staged.read_part(u.parts[0])
+            balance = staged.read_part(u.parts[1]).column("balance").to_numpy()
+        series.append(table)
+        balances.append(balance)
+    return _Played(series, balances, workers, len(finished), staging)
+
+
 def simulate(
     room: Room,
     out_dir: str | None = None,
@@ -269,24 +395,20 @@ def simulate(
     verbose: bool = False,
     model: bh.Behaviour | None = None,
     hands_path: str | None = None,
+    run: RunOptions | None = None,
+    fit: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Run one room once; returns the summary and (with ``out_dir``) writes the outputs
-    (``hands_path``: also every hand played, in the settle format)."""
+    (``hands_path``: also every hand played, in the settle format; ``fit``: what the betting
+    model's fit saw, for the summary). The room is one unit: in this process on the local engine,
+    on a worker of the cluster with ``run.engine`` ``dask``."""
     t0 = time.perf_counter()
-    writer = _HandsWriter(hands_path, room) if hands_path else None
-    try:
-        tables = room.rounds * room.tables_per_round
-        with progress(total=tables, desc="simulate", unit="table", quiet=quiet, verbose=verbose) as bar:
-            rows, balance = play(room, room.seed, model, writer.write if writer else None, bar)
-        if writer:
-            writer.close()
-    except BaseException:
-        if writer:
-            writer.abort()
-        raise
+    run = run or RunOptions(quiet=quiet, verbose=verbose)
+    played = _play_all([("room", room, 0)], out_dir, run, model, hands_path)
+    series, balance = played.series[0], played.balances[0]
     wall = time.perf_counter() - t0
-    series = _series(rows, room, "room", 0)
     games = int(pc.sum(series.column("tables")).as_py() or 0)
+    last = {m: series.column(m)[-1].as_py() if series.num_rows else 0 for m in METRICS}
     summary = {
         "game": room.game,
         "players": room.players,
@@ -294,10 +416,13 @@ def simulate(
         "tables": games,
         "start_coins": room.players * room.start_balance,
         "final_coins": int(balance.sum()),
-        "fees_collected": rows[-1][2] if rows else 0,
-        "rebuys": rows[-1][3] if rows else 0,
-        "bankrupt": rows[-1][4] if rows else 0,
-        "final_gini": rows[-1][5] if rows else 0.0,
+        "fees_collected": last["fees_collected"],
+        "rebuys": last["rebuys"],
+        "bankrupt": last["bankrupt"],
+        "final_gini": last["gini"] if series.num_rows else 0.0,
+        "engine": run.engine,
+        "workers": played.workers,
+        "parts_reused": played.reused,
         "wall_seconds": round(wall, 3),
         "tables_per_second": round(games / wall) if wall > 0 else None,
         "room": dataclasses.asdict(room),
@@ -306,12 +431,17 @@ def simulate(
         summary["behaviour"] = (model or behaviour_of(room)).describe()
     if hands_path:
         summary["hands_written"] = hands_path
+    if fit is not None:
+        summary["behaviour_fit"] = fit
     if out_dir:
-        out = _clear(out_dir)
-        _write_table(series, out / "rounds.parquet")
-        _write_table(pa.table({"player": np.arange(room.players), "balance": balance}), out / "players.parquet")
-        summary["plots"] = _plots(series, balance, out, room, room.players * room.start_balance)
-        write_summary(out, summary)
+        _clear(out_dir)
+        _write_table(series, storage.join(out_dir, "rounds.parquet"))
+        players = pa.table({"player": np.arange(room.players), "balance": balance})
+        _write_table(players, storage.join(out_dir, "players.parquet"))
+        summary["plots"] = _plots(series, balance, out_dir, room, room.players * room.start_balance)
+        write_summary(out_dir, summary)
+    if played.staging is not None:
+        played.staging.finish()
     summary["_balance"] = balance
     summary["_series"] = series
     return summary
@@ -325,66 +455,54 @@ def simulate_rooms(
     verbose: bool = False,
     model: bh.Behaviour | None = None,
     workers: int | None = None,
+    run: RunOptions | None = None,
+    fit: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Play every room ``replicates`` times (replicate r: seed ``room.seed + r`` in every room) and
     write one tidy table ``rounds.parquet`` (room, replicate, round, metrics), the final balances,
-    a comparison figure and a summary with each room's final metrics across replicates.
-    ``workers``: processes that play the (room, replicate) runs side by side (default: one per core)."""
-    import os
-
+    a comparison figure and a summary with each room's final metrics across replicates. Each (room,
+    replicate) is a unit on the run's engine (``run``, or ``workers`` local processes: default one
+    per core, a run of a few hundred thousand tables in this process)."""
     t0 = time.perf_counter()
-    jobs = [(i, rep) for i in range(len(rooms)) for rep in range(replicates)]
-    workers = max(1, min(workers or os.cpu_count() or 1, len(jobs)))
-    done: dict[tuple[int, int], tuple[Any, ...]] = {}
-
-    def tables_of(i: int) -> int:
-        return rooms[i][1].rounds * rooms[i][1].tables_per_round
-
-    total = sum(tables_of(i) for i, _ in jobs)
-    with progress(total=total, desc="simulate", unit="table", quiet=quiet, verbose=verbose) as bar:
-        if workers == 1:
-            for i, rep in jobs:
-                done[i, rep] = play(rooms[i][1], rooms[i][1].seed + rep, model)
-                bar.update(tables_of(i))
-        else:
-            import concurrent.futures as cf
-
-            from cardbatch.batch.io.lifecycle import process_pool
-
-            with process_pool(workers, 1) as pool:
-                futures = {pool.submit(play, rooms[i][1], rooms[i][1].seed + rep, model): (i, rep) for i, rep in jobs}
-                for f in cf.as_completed(futures):
-                    done[futures[f]] = f.result()
-                    bar.update(tables_of(futures[f][0]))
+    run = run or RunOptions(workers, quiet=quiet, verbose=verbose)
+    jobs = [(name, room, rep) for name, room in rooms for rep in range(replicates)]
+    played = _play_all(jobs, out_dir, run, model)
     wall = time.perf_counter() - t0
-    tables = [_series(done[i, rep][0], rooms[i][1], rooms[i][0], rep) for i, rep in jobs]
-    finals = [(rooms[i][0], rep, done[i, rep][1]) for i, rep in jobs]
-    series = pa.concat_tables(tables, promote_options="permissive").unify_dictionaries()
+    series = pa.concat_tables(played.series, promote_options="permissive").unify_dictionaries()
     games = int(pc.sum(series.column("tables")).as_py() or 0)
     summary = {
         "rooms": [_room_summary(name, room, rooms[0][1], series) for name, room in rooms],
         "replicates": replicates,
         "tables": games,
-        "workers": workers,
+        "engine": run.engine,
+        "workers": played.workers,
+        "parts_reused": played.reused,
         "wall_seconds": round(wall, 3),
         "tables_per_second": round(games / wall) if wall > 0 else None,
     }
     if model is not None or game_spec(rooms[0][1].game).has_hands:
         summary["behaviour"] = (model or behaviour_of(rooms[0][1])).describe()
+    if fit is not None:
+        summary["behaviour_fit"] = fit
     if out_dir:
-        out = _clear(out_dir)
-        _write_table(series, out / "rounds.parquet")
+        _clear(out_dir)
+        _write_table(series, storage.join(out_dir, "rounds.parquet"))
+        finals = played.balances
         balances = pa.table(
             {
-                "room": pa.array([n for n, _, b in finals for _ in range(b.size)], pa.string()).dictionary_encode(),
-                "replicate": pa.array(np.concatenate([np.full(b.size, r, np.int32) for _, r, b in finals])),
-                "player": pa.array(np.concatenate([np.arange(b.size) for _, _, b in finals])),
-                "balance": pa.array(np.concatenate([b for _, _, b in finals])),
+                "room": pa.array(
+                    [n for (n, _, _), b in zip(jobs, finals) for _ in range(b.size)], pa.string()
+                ).dictionary_encode(),
+                "replicate": pa.array(np.concatenate([np.full(b.size, j[2], np.int32) for j, b in zip(jobs, finals)])),
+                "player": pa.array(np.concatenate([np.arange(b.size) for b in finals])),
+                "balance": pa.array(np.concatenate(finals)),
             }
         )
-        _write_table(balances, out / "players.parquet")
-        summary["plots"] = _comparison_plot(series, rooms, replicates, out)
-        write_summary(out, summary)
+        _write_table(balances, storage.join(out_dir, "players.parquet"))
+        summary["plots"] = _comparison_plot(series, rooms, replicates, out_dir)
+        write_summary(out_dir, summary)
+    if played.staging is not None:
+        played.staging.finish()
     summary["_series"] = series
     return summary
 
@@ -396,32 +514,30 @@ def outputs_of(out_dir: str, single: bool) -> list[str]:
     """The files a run writes in ``out_dir``: a single room's figure is ``economy.png``, a
     comparison's ``comparison.png``."""
     skip = "comparison.png" if single else "economy.png"
-    return [str(Path(out_dir) / name) for name in OUTPUTS if name != skip]
+    return [storage.join(out_dir, name) for name in OUTPUTS if name != skip]
 
 
-def _clear(out_dir: str) -> Path:
+def _clear(out_dir: str) -> None:
     """The output folder, without what an earlier simulate run wrote there (files of the user's stay:
     :func:`run` refused to start where one lies at a name it writes): its summary first (written
     last, it says a run finished), and both figures (a run writes one of them, or none without
     matplotlib)."""
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    owned.remove_ours([str(out / name) for name in OUTPUTS], "simulate")
-    return out
+    storage.mkdir(out_dir)
+    owned.remove_ours([storage.join(out_dir, name) for name in OUTPUTS], "simulate")
 
 
-def _save(fig: Any, path: Path) -> None:
+def _save(fig: Any, path: str) -> None:
     """A figure as a marked PNG, whole or absent."""
     import io
 
     buf = io.BytesIO()
     fig.savefig(buf, format="png", metadata=owned.png_metadata("simulate"))
-    storage.write_bytes(str(path), buf.getvalue())
+    storage.write_bytes(path, buf.getvalue())
 
 
-def _write_table(table: pa.Table, path: Path) -> None:
+def _write_table(table: pa.Table, path: str) -> None:
     """A whole table as one marked Parquet file, whole or absent."""
-    writer = storage.PublishedParquet(str(path), table.schema, owned.parquet_metadata("simulate"))
+    writer = storage.PublishedParquet(path, table.schema, owned.parquet_metadata("simulate"))
     try:
         writer.write(table)
         writer.close()
@@ -430,11 +546,11 @@ def _write_table(table: pa.Table, path: Path) -> None:
         raise
 
 
-def write_summary(out: Path, summary: dict[str, Any]) -> None:
+def write_summary(out: str, summary: dict[str, Any]) -> None:
     """``summary.json`` (the figures without the in-memory ``_`` keys), marked as simulate's."""
     shown = {k: v for k, v in summary.items() if not k.startswith("_")}
     marked = {owned.MARK_KEY: owned.mark("simulate"), **shown}
-    storage.write_text(str(out / "summary.json"), json.dumps(marked, indent=1))
+    storage.write_text(storage.join(out, "summary.json"), json.dumps(marked, indent=1))
 
 
 def _room_summary(name: str, room: Room, first: Room, series: pa.Table) -> dict[str, Any]:
@@ -511,7 +627,7 @@ def _room_line(room: Room) -> str:
     )
 
 
-def _plots(series: pa.Table, balance: np.ndarray, out: Path, room: Room, start_total: int) -> list[str] | str:
+def _plots(series: pa.Table, balance: np.ndarray, out: str, room: Room, start_total: int) -> list[str] | str:
     """``economy.png``: six panels that stand alone (title with the room, units on every axis,
     shares where a share is what matters, log scales where a distribution is skewed)."""
     try:
@@ -563,10 +679,10 @@ def _plots(series: pa.Table, balance: np.ndarray, out: Path, room: Room, start_t
     ax.axvline(room.start_balance, color="black", linestyle="--", label="starting balance")
     ax.set(title=f"Final balances after {len(rounds)} rounds", xlabel="coins", ylabel="players (log scale)")
     ax.legend()
-    path = out / "economy.png"
+    path = storage.join(out, "economy.png")
     _save(fig, path)
     plt.close(fig)
-    return [str(path)]
+    return [path]
 
 
 _PANELS = (
@@ -607,7 +723,7 @@ def _say_if_lines_coincide(ax: Any, finals: list[float], rooms: int) -> None:
         )
 
 
-def _comparison_plot(series: pa.Table, rooms: list[tuple[str, Room]], replicates: int, out: Path) -> list[str] | str:
+def _comparison_plot(series: pa.Table, rooms: list[tuple[str, Room]], replicates: int, out: str) -> list[str] | str:
     """``comparison.png``: each metric over rounds, a line per room (the median across replicates)
     with a band from the lowest to the highest replicate."""
     try:
@@ -673,10 +789,10 @@ def _comparison_plot(series: pa.Table, rooms: list[tuple[str, Room]], replicates
     handles, labels = axes.flat[-1].get_legend_handles_labels()
     band = " (line: median of the replicates; band: lowest to highest)" if replicates > 1 else ""
     fig.legend(handles, labels, loc="outside lower center", ncols=min(len(labels), 6), title=f"room{band}")
-    path = out / "comparison.png"
+    path = storage.join(out, "comparison.png")
     _save(fig, path)
     plt.close(fig)
-    return [str(path)]
+    return [path]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -703,8 +819,6 @@ class SimulateJob:
             raise ValueError("--replicates must be at least 1")
         if self.write_hands and not self.single:
             raise ValueError("--write-hands writes one room's hands: not with --sweep, --rooms or --replicates")
-        if self.run.engine != "local":
-            raise ValueError("simulate runs on the local engine only")
         if self.mode not in FILE_MODES:
             raise ValueError(f"mode must be one of {', '.join(FILE_MODES)}, got {self.mode!r}")
 
@@ -721,7 +835,7 @@ def run(job: SimulateJob) -> Summary:
 
     if storage.exists(job.out) and not storage.is_dir(job.out):
         raise InputError(f"{job.out} is a file, and simulate writes a folder there: choose another --out")
-    ours = [str(Path(job.out) / name) for name in OUTPUTS]
+    ours = [storage.join(job.out, name) for name in OUTPUTS]
     if job.write_hands and any(owned.same_file(job.write_hands, p) for p in ours):
         raise InputError(f"--write-hands {job.write_hands}: simulate writes a file of that name in --out")
     outputs = outputs_of(job.out, job.single) + ([job.write_hands] if job.write_hands else [])
@@ -737,15 +851,12 @@ def _run(job: SimulateJob) -> Summary:
     r = job.run
     if job.single:
         room = job.rooms[0][1]
-        summary = simulate(room, job.out, r.quiet, r.verbose, model=model, hands_path=job.write_hands)
+        summary = simulate(room, job.out, model=model, hands_path=job.write_hands, run=r, fit=fit_info)
         what = f"{room.rounds:,} rounds of {room.game}"
     else:
         rooms = list(job.rooms)
-        summary = simulate_rooms(rooms, job.replicates, job.out, r.quiet, r.verbose, model=model, workers=r.workers)
+        summary = simulate_rooms(rooms, job.replicates, job.out, model=model, run=r, fit=fit_info)
         what = f"{len(rooms)} rooms x {job.replicates} replicates"
-    if fit_info is not None:
-        summary["behaviour_fit"] = fit_info
-        write_summary(Path(job.out), summary)
     figures = {k: v for k, v in summary.items() if not k.startswith("_") and k != "room"}
     return Summary(figures, f"cardbatch simulate: {what} written to {job.out}/", warnings=unused_options(job))
 
