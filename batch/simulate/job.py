@@ -388,6 +388,17 @@ def _play_all(
     return _Played(series, balances, workers, len(finished), staging)
 
 
+def _finish(staging: staged.Staging) -> None:
+    """The staging folder removed once the outputs are published. On S3 also the empty folder
+    markers pyarrow's ``create_dir`` left (``Staging.finish`` removes the parts and the plan but
+    counts on an object store having no folders), when nothing else is below them."""
+    staging.finish()
+    if storage.is_uri(staging.folder) and storage.exists(staging.folder):
+        if not any(True for _ in storage.files_below(staging.folder)):
+            filesystem, path = storage.resolve(staging.folder)
+            filesystem.delete_dir(path)
+
+
 def simulate(
     room: Room,
     out_dir: str | None = None,
@@ -441,7 +452,7 @@ def simulate(
         summary["plots"] = _plots(series, balance, out_dir, room, room.players * room.start_balance)
         write_summary(out_dir, summary)
     if played.staging is not None:
-        played.staging.finish()
+        _finish(played.staging)
     summary["_balance"] = balance
     summary["_series"] = series
     return summary
@@ -502,7 +513,7 @@ def simulate_rooms(
         summary["plots"] = _comparison_plot(series, rooms, replicates, out_dir)
         write_summary(out_dir, summary)
     if played.staging is not None:
-        played.staging.finish()
+        _finish(played.staging)
     summary["_series"] = series
     return summary
 
