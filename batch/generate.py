@@ -9,21 +9,28 @@ left, and later board cards are then never dealt: 255). Recorded payouts come
 from the settlement kernel; ``tamper_rate`` moves one chip between two seats
 of some recorded payouts (for ``audit``), ``bad_rate`` injects invalid rows
 of every reason. Everything is vectorised per street.
+
+The job (:func:`run`) cuts the file into units of ``unit_rows`` rows, each a
+whole number of :data:`CHUNK`-row chunks, and runs them on an engine
+(:mod:`~cardbatch.batch.io.engines`); each unit writes its rows as a part, and
+this process writes the file from the parts in order
+(:mod:`~cardbatch.batch.io.staged`). A chunk's rows come from streams keyed by
+(seed, its first hand id), so the file is the same, byte for byte, whatever the
+engine, the workers and the unit size.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import os
-from pathlib import Path
+import functools
+import json
 from typing import Any, Literal
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from cardbatch import plays
-from cardbatch.batch.io import owned, storage
+from cardbatch.batch.io import engines, owned, staged, storage
 from cardbatch.batch.io.columns import fixed_size_list
 from cardbatch.batch.io.compiling import announced
 from cardbatch.batch.io.errors import UsageError
@@ -57,6 +64,7 @@ class Generated:
 
 
 CHUNK = 1 << 17  # rows generated at once: small arrays stay in the allocator instead of page-faulting
+UNIT_ROWS = 8 * CHUNK  # rows of a unit of work (one worker's task): 1,048,576
 
 
 def generate_hands(
@@ -438,6 +446,8 @@ class GenerateOptions:
     ``play``: how the players decide (:data:`cardbatch.plays.PLAYS`: ``random`` folds whatever
     the cards, ``tight``/``loose`` decide by them, games with a board only); ``hide_folded``: folded
     seats' cards written as unknown (255, ``--``), as public hand histories hide them.
+    ``unit_rows`` (Python only): the rows of a unit of work, a multiple of :data:`CHUNK`; the file
+    is the same whatever it is.
     An option that can do nothing for the game is refused (``ValueError``): a 2v2 game has no streets
     and no cards."""
 
@@ -457,6 +467,7 @@ class GenerateOptions:
     mode: FileMode = "replace"
     play: str = "random"
     hide_folded: bool = False
+    unit_rows: int = UNIT_ROWS
 
     def __post_init__(self) -> None:
         if not isinstance(self.out, str) or not self.out:
@@ -470,6 +481,9 @@ class GenerateOptions:
             )
         for name, least in (("hands", 1), ("seed", 0), ("max_seats", 2), ("row_group", 1), ("start_id", 0)):
             require_whole(getattr(self, name), name, least)
+        require_whole(self.unit_rows, "unit_rows", CHUNK)
+        if self.unit_rows % CHUNK:  # a unit starts where a chunk's stream starts
+            raise ValueError(f"unit_rows must be a multiple of {CHUNK:,} (CHUNK), got {self.unit_rows:,}")
         if self.seed >= 2**64:  # the deal's generator takes a 64-bit seed
             raise ValueError(f"seed must be below 2**64, got {self.seed}")
         if self.start_id + self.hands > 2**63:  # hand_id is an int64, and so is a deck's index
@@ -490,60 +504,132 @@ class GenerateOptions:
 
 def run(opts: GenerateOptions) -> Summary:
     """Write the file ``opts`` describes: the ``cardbatch generate`` command as one call."""
-    with announced("cardbatch generate", opts.run.quiet):
+    with announced("cardbatch generate", opts.run.quiet):  # this process's compilation, said once
         s = write(opts)
     return Summary(s, f"cardbatch generate: {s['rows']:,} {opts.game} rows written to {s['out']}")
 
 
+@dataclasses.dataclass(frozen=True)
+class Unit:
+    """Rows ``start..start+rows-1`` of the file (``start`` a multiple of :data:`CHUNK`), written as part
+    ``index``."""
+
+    index: int
+    start: int
+    rows: int
+
+
+COUNTERS_KEY = b"cardbatch.generate.counters"  # a part's counters, kept in its schema for a rerun
+
+
+def units_of(opts: GenerateOptions) -> list[Unit]:
+    """The run's units: ``opts.unit_rows`` rows each, the last one the rest.
+
+    >>> [(u.start, u.rows) for u in units_of(GenerateOptions("x", hands=CHUNK * 5 + 3, unit_rows=CHUNK * 2))]
+    [(0, 262144), (262144, 262144), (524288, 131075)]
+    """
+    return [
+        Unit(i, start, min(opts.unit_rows, opts.hands - start))
+        for i, start in enumerate(range(0, opts.hands, opts.unit_rows))
+    ]
+
+
+def generate_rows(opts: GenerateOptions, start: int, n: int) -> Generated:
+    """Rows ``start..start+n-1`` of the file ``opts`` describes (``start`` a multiple of :data:`CHUNK`):
+    made :data:`CHUNK` rows at a time from the streams keyed by ``(seed, hand id of the chunk's first
+    row)``, so a row is the same whichever unit makes it."""
+    first = opts.start_id + start
+    if game_spec(opts.game).has_hands:
+        return generate_hands(
+            opts.game,
+            n,
+            opts.seed,
+            first,
+            opts.max_seats,
+            opts.bad_rate,
+            opts.tamper_rate,
+            opts.streets,
+            opts.text_cards,
+            bias=opts.bias,
+            play_style=opts.play,
+            hide_folded=opts.hide_folded,
+        )
+    parts = [  # a 2v2 game's rows
+        generate_teams(min(CHUNK, n - off), opts.seed, first + off, opts.bad_rate, opts.tamper_rate)
+        for off in range(0, n, CHUNK)
+    ]
+    injected = {k: np.concatenate([p.injected[k] for p in parts]) for k in parts[0].injected}
+    return Generated(pa.concat_tables([p.table for p in parts]), injected, np.concatenate([p.tampered for p in parts]))
+
+
+def run_unit(unit: Unit, opts: GenerateOptions, staging: staged.Staging) -> dict[str, Any]:
+    """Make ``unit``'s rows and write them as its part (any worker); returns its counters."""
+    g = generate_rows(opts, unit.start, unit.rows)
+    counters = {"injected": {k: int(v.size) for k, v in g.injected.items()}, "tampered": int(g.tampered.size)}
+    table = g.table.replace_schema_metadata({COUNTERS_KEY: json.dumps(counters).encode()})
+    staged.write_part(staging.path(staged.part_name(unit.index)), table)
+    return counters
+
+
+def plan(opts: GenerateOptions) -> dict[str, Any]:
+    """What decides the parts' rows (the staging folder's plan): everything but the output's name,
+    its row groups and how the run runs."""
+    from cardbatch import __version__
+
+    asked = {f.name: getattr(opts, f.name) for f in dataclasses.fields(opts)}
+    for name in ("out", "row_group", "run", "mode"):
+        del asked[name]
+    return {**asked, "bias": [str(b) for b in opts.bias], "chunk": CHUNK, "cardbatch": __version__}
+
+
 def write(opts: GenerateOptions) -> dict[str, Any]:
-    """Write the file ``opts`` describes (one row group per slice; a temporary name until complete);
-    returns a small summary."""
+    """Write the file ``opts`` describes and return a small summary. The units run on the engine
+    ``opts.run`` asks for, each writing its part (:mod:`~cardbatch.batch.io.staged`); this process
+    writes the file from the parts in order, under a temporary name until it is complete. A rerun
+    after a crash reuses the parts a run of the same options finished."""
     if opts.mode not in FILE_MODES:
         raise ValueError(f"mode must be one of {', '.join(FILE_MODES)}, got {opts.mode!r}")
+    engines.check_available(opts.run)
     owned.check_outputs([opts.out], "generate", opts.mode)
-    out = Path(opts.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
-    writer = None
+    units = units_of(opts)
+    staging = staged.Staging(opts.out, "generate")
+    reuse = staging.begin(plan(opts))
+    todo = [u for u in units if staged.part_name(u.index) not in reuse]
+    task = functools.partial(run_unit, opts=opts, staging=staging)
     injected: dict[str, int] = {}
     tampered = 0
-    with progress(total=opts.hands, desc="generate", unit="row", quiet=opts.run.quiet, verbose=opts.run.verbose) as bar:
-        try:
-            for start in range(0, opts.hands, opts.row_group):
-                n = min(opts.row_group, opts.hands - start)
-                if not game_spec(opts.game).has_hands:  # a 2v2 game's rows
-                    g = generate_teams(n, opts.seed, opts.start_id + start, opts.bad_rate, opts.tamper_rate)
+    writer = storage.PublishedParquet(opts.out, seal=owned.parquet_metadata("generate"), row_group=opts.row_group)
+    quiet, verbose = opts.run.quiet, opts.run.verbose
+    try:
+        with (
+            engines.start(opts.run, len(todo)) as engine,
+            progress(total=opts.hands, desc="generate", unit="row", quiet=quiet, verbose=verbose) as bar,
+        ):
+            if todo and not engine.external and not isinstance(engine, engines.InProcess):
+                _compile_ahead(opts)  # the workers then load the kernels this process compiled
+            done = engine.map(task, todo, ordered=True)
+            for unit in units:  # in order, each part as soon as it is there
+                name = staged.part_name(unit.index)
+                if name in reuse:
+                    table = staged.read_part(staging.path(name))
+                    counters = json.loads((table.schema.metadata or {})[COUNTERS_KEY])
                 else:
-                    g = generate_hands(
-                        opts.game,
-                        n,
-                        opts.seed,
-                        opts.start_id + start,
-                        opts.max_seats,
-                        opts.bad_rate,
-                        opts.tamper_rate,
-                        opts.streets,
-                        opts.text_cards,
-                        bias=opts.bias,
-                        play_style=opts.play,
-                        hide_folded=opts.hide_folded,
-                    )
-                if writer is None:
-                    writer = pq.ParquetWriter(tmp, g.table.schema, **storage.WRITE_OPTIONS)
-                writer.write_table(g.table, row_group_size=opts.row_group)
-                for k, v in g.injected.items():
-                    injected[k] = injected.get(k, 0) + int(v.size)
-                tampered += int(g.tampered.size)
-                bar.update(n)
-            if writer is not None:
-                owned.seal(writer, "generate")
-                writer.close()
-            os.replace(tmp, out)
-        finally:
-            if tmp.exists():
-                tmp.unlink()
+                    ran, counters = next(done)
+                    assert ran == unit, "the engine gave the units out of order"
+                    table = staged.read_part(staging.path(name))
+                writer.write(table.replace_schema_metadata(None))
+                for k, v in counters["injected"].items():
+                    injected[k] = injected.get(k, 0) + v
+                tampered += counters["tampered"]
+                bar.update(unit.rows)
+            engine_name, workers = engine.name, engine.workers
+        writer.close()
+    except BaseException:
+        writer.abort()
+        raise
+    finish_staging(staging)
     return {
-        "out": str(out),
+        "out": str(opts.out),
         "rows": opts.hands,
         "hand_ids": [opts.start_id, opts.start_id + opts.hands - 1],
         "injected": injected,
@@ -551,4 +637,26 @@ def write(opts: GenerateOptions) -> dict[str, Any]:
         "bias": [str(b) for b in opts.bias],
         "play": opts.play,
         "hide_folded": opts.hide_folded,
+        "parts": len(units),
+        "parts_reused": len(units) - len(todo),
+        "engine": engine_name,
+        "workers": workers,
     }
+
+
+def _compile_ahead(opts: GenerateOptions) -> None:
+    """Two rows of the run in this process, which compiles (once, said on stderr) or loads every
+    kernel the run needs, so that the workers load them from numba's cache instead of each
+    compiling them."""
+    generate_rows(opts, 0, min(2, opts.hands))
+
+
+def finish_staging(staging: staged.Staging) -> None:
+    """The staging folder removed once the output is published; on S3 also the empty folder
+    markers pyarrow's ``create_dir`` left (``Staging.finish`` counts on an object store having no
+    folders), when nothing else is below them."""
+    staging.finish()
+    if storage.is_uri(staging.folder) and storage.exists(staging.folder):
+        if not any(True for _ in storage.files_below(staging.folder)):
+            filesystem, path = storage.resolve(staging.folder)
+            filesystem.delete_dir(path)

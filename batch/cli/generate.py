@@ -8,6 +8,7 @@ import sys
 from cardbatch.batch.cli.common import (
     add_game_options,
     add_output,
+    add_run_options,
     add_subcommand,
     deprecated,
     non_negative_int,
@@ -30,7 +31,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "generate",
         "write synthetic, reproducible game logs (with optional bad rows)",
         "Write a Parquet file of synthetic hands in the input format (docs/formats.md): the same "
-        "seed gives the same file.",
+        "seed gives the same file, on one worker or many. A run stopped before its end leaves no file at "
+        "--out; run it again and it reuses the rows it had made.",
     )
     add_output(p, "FILE", "the Parquet file to write")
     g = add_game_options(p, GAMES, "the game logged", game_default=HOLDEM.name)
@@ -81,6 +83,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="write folded seats' cards as unknown (255, or -- as text), as public hand histories hide them",
     )
     w.add_argument("--row-group", type=positive_int, default=1 << 20, help="rows per Parquet row group")
+    add_run_options(
+        p,
+        "worker processes, each making 1,048,576 rows at a time (default: one per core; a run of at most "
+        "1,048,576 rows runs in this process); the file is the same whatever the workers and the engine",
+        engine=True,
+    )
     p.set_defaults(func=_run)
 
 
