@@ -50,8 +50,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     deprecated(p, "--chip", chip)
     add_run_options(
         p,
-        "processes replaying the hands, or the LocalCluster's with --engine dask (default: one per core; an "
-        "import of a few thousand hands runs in this process)",
+        "processes replaying the hands; with --engine dask, the LocalCluster's (default: one per core; an import "
+        "of at most 8,000 hands runs in this process unless --workers is given)",  # phh.job.SMALL_HANDS
         engine=True,
     )
     p.set_defaults(func=_run)

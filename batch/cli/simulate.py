@@ -95,8 +95,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--write-hands", metavar="FILE", help="also write every hand played (settle format) to FILE")
     add_run_options(
         p,
-        "processes playing the rooms side by side, or the LocalCluster's with --engine dask (default: one per "
-        "core; a run of a few hundred thousand tables, or of one room, plays in this process)",
+        "processes playing the rooms side by side; with --engine dask, the LocalCluster's (default: one per "
+        "core; one room plays in this process, and so does a run of at most 250,000 tables unless --workers is "
+        "given)",  # simulate.job.SMALL_TABLES
         engine=True,
     )
     p.set_defaults(func=_run)

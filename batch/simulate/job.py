@@ -844,6 +844,7 @@ def run(job: SimulateJob) -> Summary:
     user's at a name it writes stops it before anything changes."""
     from cardbatch.batch.io.inputs import parquet_inputs
 
+    engines.check_available(job.run)
     if storage.exists(job.out) and not storage.is_dir(job.out):
         raise InputError(f"{job.out} is a file, and simulate writes a folder there: choose another --out")
     ours = [storage.join(job.out, name) for name in OUTPUTS]

@@ -180,3 +180,10 @@ def test_s3_in_and_out(corpus, reference, s3_server):
     )
     assert res.returncode == 0, res.stderr
     assert json.loads(res.stdout)["files"] == PHHS_FILES + 1
+
+
+def test_the_help_names_the_small_run_the_job_keeps_in_process():
+    from cardbatch.batch.cli import build_parser
+
+    help_text = " ".join(build_parser()._subparsers._group_actions[0].choices["import"].format_help().split())
+    assert f"at most {importer.SMALL_HANDS:,} hands runs in this process" in help_text

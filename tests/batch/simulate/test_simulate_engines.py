@@ -150,3 +150,10 @@ def test_s3_folder_and_hands(s3_server, tmp_path):
     assert json.loads(read("cmp/summary.json"))["workers"] == 2
     listed = s3.get_file_info(fs.FileSelector(f"{S3_BUCKET}/simulate", recursive=True))
     assert not [i.path for i in listed if "/." in i.path], "staging or temporary objects left"
+
+
+def test_the_help_names_the_small_run_the_job_keeps_in_process():
+    from cardbatch.batch.cli import build_parser
+
+    help_text = " ".join(build_parser()._subparsers._group_actions[0].choices["simulate"].format_help().split())
+    assert f"a run of at most {simulate_job.SMALL_TABLES:,} tables" in help_text
