@@ -133,8 +133,11 @@ class Staging:
         for digest, name in self._parts():
             storage.delete(storage.join(self.folder, digest, name))
         storage.delete(storage.join(self.folder, PLAN))
-        if storage.is_uri(self.folder):
-            return  # an object store has no folder left once its objects are gone
+        if storage.is_uri(self.folder):  # the empty folder markers create_dir left, when nothing else is below
+            if storage.exists(self.folder) and not any(True for _ in storage.files_below(self.folder)):
+                filesystem, path = storage.resolve(self.folder)
+                filesystem.delete_dir(path)
+            return
         self._drop_empty()
         try:
             os.rmdir(self.folder)
