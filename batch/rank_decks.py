@@ -1,16 +1,23 @@
 """``cardbatch rank-decks``: deal (or read) decks, rank every seat, write Parquet.
 
-Two passes over slices of decks: the first counts every hand value of the run
-(global ranks need the whole run) and, with ``--top``, keeps the best decks by
-the chosen measure; the second re-deals each slice (decks are counter-based,
-so this is cheap and identical) and writes its rows. Given decks (a ``DECKS`` file)
-are read twice instead. The output is written to a temporary name and renamed
-when complete.
+The decks are cut into units (:class:`Unit`: :data:`SLICE` dealt decks, or
+whole row groups of a ``DECKS`` file) that run on an engine
+(:mod:`~cardbatch.batch.io.engines`), in up to two passes. The counting pass
+(``--detail`` or ``--top``) gives each unit's :class:`Tally` (its hand counts:
+global ranks need the whole run's; its best ``--top`` decks; what ``--plot``
+draws), added up here exactly. The writing pass re-deals each unit's decks
+(decks are counter-based, so this is cheap and identical; given decks are
+read again) and writes its rows as a part (:mod:`~cardbatch.batch.io.staged`);
+this process writes the output from the parts in order (``--top``: best first)
+under a temporary name, published when complete. The file and the figure are
+the same, byte for byte, whatever the engine and the workers; a rerun after a
+crash reuses the parts of the same plan.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import io
 import os
 import time
@@ -20,7 +27,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from cardbatch.batch.io import lists, owned, storage
+from cardbatch.batch.io import engines, lists, owned, staged, storage
 from cardbatch.batch.io.columns import fixed_size_list
 from cardbatch.batch.io.compiling import announced
 from cardbatch.batch.io.errors import InputError
@@ -31,7 +38,8 @@ from cardbatch.games import game as game_spec
 from cardbatch.kernels import decks as kdecks
 from cardbatch.kernels import ranking, readable, threecard
 
-SLICE = 1 << 20
+SLICE = 1 << 20  # decks a unit ranks (DECKS: whole row groups, about as many rows)
+SMALL_RUN = 1 << 20  # a run of at most this many decks runs in this process unless --workers is given
 DECK = 52  # cards in a deck: every row of a DECKS file holds them all, once each
 PLOT_MISSING = "skipped: matplotlib is not installed (pip install 'cardbatch[plots]')"
 
@@ -192,38 +200,65 @@ def deck_rows(col: pa.Array | pa.ChunkedArray, column: str, first_row: int = 0) 
     return codes
 
 
-class _Source:
-    """Slices of decks: generated from a seed, or read from a Parquet column of 52-card decks (checked:
-    a row that is not a deck stops the run with an :class:`InputError` naming it)."""
+@dataclasses.dataclass(frozen=True)
+class Unit:
+    """Decks ``start..start+decks-1`` of the run, ranked by one task: dealt from the seed, or the rows
+    of the DECKS file's row groups ``groups``. ``chosen``: with ``--top``, the decks of it that the
+    file keeps (the writing pass)."""
 
-    def __init__(self, args: RankDecksOptions):
-        self.args = args
-        if args.input:
-            try:
-                pf = storage.parquet_file(args.input)
-            except (OSError, pa.ArrowException) as exc:  # a folder, a file that is not Parquet
-                raise InputError(f"cannot read it as Parquet: {exc}") from None
-            check_deck_column(pf.schema_arrow, args.column)
-            self.total = pf.metadata.num_rows
-        else:
-            self.total = args.decks
+    index: int
+    start: int
+    decks: int
+    groups: tuple[int, ...] = ()
+    chosen: tuple[int, ...] | None = None
 
-    def slices(self) -> Iterator[tuple[int, ranking.Hands, np.ndarray | None]]:
-        a = self.args
-        if a.input:
-            start = 0
-            for batch in storage.parquet_file(a.input).iter_batches(batch_size=SLICE, columns=[a.column]):
-                col = lists.without_views(pa.Table.from_batches([batch])).column(0)
-                given = deck_rows(col, a.column, start)
-                yield start, ranking.evaluate_given_decks(given, a.game, a.players, a.rules, start), given
-                start += len(given)
-        else:
-            for start in range(0, a.decks, SLICE):
-                n = min(SLICE, a.decks - start)
-                yield start, ranking.deal_and_evaluate(a.game, n, a.players, a.seed, a.rules, start), None
 
-    def decks_of(self, start: int, n: int, given: np.ndarray | None) -> np.ndarray:
-        return given if given is not None else kdecks.deal_decks(n, self.args.seed, start)
+def _source(args: RankDecksOptions) -> tuple[int, list[Unit], dict[str, Any]]:
+    """The run's decks: how many, its units (:data:`SLICE` dealt decks each, or whole row groups of
+    DECKS, about as many rows) and what identifies the DECKS file (for the staging plan). A DECKS
+    that is not Parquet, or whose column cannot hold decks, is an :class:`InputError`."""
+    if not args.input:
+        dealt = [Unit(i, s, min(SLICE, args.decks - s)) for i, s in enumerate(range(0, args.decks, SLICE))]
+        return args.decks, dealt, {}
+    try:
+        pf = storage.parquet_file(args.input)
+    except (OSError, pa.ArrowException) as exc:  # a folder, a file that is not Parquet
+        raise InputError(f"cannot read it as Parquet: {exc}") from None
+    check_deck_column(pf.schema_arrow, args.column)
+    meta = pf.metadata
+    units: list[Unit] = []
+    groups: list[int] = []
+    start = rows = 0
+    for g in range(meta.num_row_groups):
+        n = meta.row_group(g).num_rows
+        if groups and rows + n > SLICE:
+            units.append(Unit(len(units), start, rows, tuple(groups)))
+            start, rows, groups = start + rows, 0, []
+        groups.append(g)
+        rows += n
+    if rows:
+        units.append(Unit(len(units), start, rows, tuple(groups)))
+    found = storage.info(args.input)
+    identity = {"path": args.input, "size": found.size, "mtime": str(found.mtime), "rows": meta.num_rows}
+    return meta.num_rows, units, identity
+
+
+def _slices(unit: Unit, args: RankDecksOptions) -> Iterator[tuple[int, ranking.Hands, np.ndarray | None]]:
+    """A unit's decks evaluated, :data:`SLICE` at a time: (first deck, hands, the given decks or None).
+    Given decks are checked: a row that is not a deck is an :class:`InputError` naming its row."""
+    a = args
+    if not a.input:
+        yield unit.start, ranking.deal_and_evaluate(a.game, unit.decks, a.players, a.seed, a.rules, unit.start), None
+        return
+    start = unit.start
+    batches = storage.parquet_file(a.input).iter_batches(
+        batch_size=SLICE, row_groups=list(unit.groups), columns=[a.column]
+    )
+    for batch in batches:
+        col = lists.without_views(pa.Table.from_batches([batch])).column(0)
+        given = deck_rows(col, a.column, start)
+        yield start, ranking.evaluate_given_decks(given, a.game, a.players, a.rules, start), given
+        start += len(given)
 
 
 def run(args: RankDecksOptions) -> Summary:
@@ -265,102 +300,214 @@ def rank(args: RankDecksOptions) -> dict[str, Any]:
     """:func:`run`'s work; returns the summary's figures. The outputs are checked first
     (:func:`~cardbatch.batch.io.owned.check_outputs`); an input that holds no decks raises an
     :class:`InputError` naming it."""
+    engines.check_available(args.run)
     outputs = [args.out, figure_path(args.out)] if args.plot else [args.out]
     owned.check_outputs(outputs, "rank-decks", args.mode, [args.input] if args.input else [])
-    try:
-        with announced("cardbatch rank-decks", args.run.quiet):
-            return _rank(args)
-    except InputError as exc:
-        raise InputError(f"{args.input}: {exc}" if args.input else str(exc)) from None
+    with announced("cardbatch rank-decks", args.run.quiet):
+        return _rank(args)
+
+
+def _of_input(args: RankDecksOptions, exc: InputError) -> InputError:
+    """What the DECKS file holds that is not decks, said with its name."""
+    return InputError(f"{args.input}: {exc}" if args.input else str(exc))
+
+
+def plan(args: RankDecksOptions, identity: dict[str, Any]) -> dict[str, Any]:
+    """What decides the parts (the staging folder's plan): every option but the output's name and
+    how the run runs, the DECKS file's identity (``identity``: its size and time) and the units' size."""
+    from cardbatch import __version__
+
+    asked = {f.name: getattr(args, f.name) for f in dataclasses.fields(args)}
+    for name in ("out", "run", "mode"):
+        del asked[name]
+    return {**asked, "input": identity or None, "slice": SLICE, "cardbatch": __version__}
 
 
 def _rank(args: RankDecksOptions) -> dict[str, Any]:
-    quiet, verbose = args.run.quiet, args.run.verbose
     if not game_spec(args.game).rule_presets:  # the rules are unused: the default preset, whatever was given
         args = dataclasses.replace(args, rules=RankDecksOptions.rules)
-    source = _Source(args)
-    t0 = time.perf_counter()
-    counts = None
-    best: tuple[np.ndarray, np.ndarray] = (np.zeros(0, np.int64), np.zeros(0, np.int64))  # (measure, deck)
-    first_pass = args.detail or args.top is not None
-    with progress(
-        total=source.total, desc="rank-decks: counting", unit="deck", quiet=quiet or not first_pass, verbose=verbose
-    ) as bar:
-        for start, hands, _ in source.slices() if first_pass else ():
-            c = ranking.key_counts(hands)
-            counts = c if counts is None else counts + c
-            if args.top is not None:
-                m = ranking.rank(hands, c).measure(args.by)
-                merged_m = np.concatenate([best[0], m])
-                merged_d = np.concatenate([best[1], start + np.arange(len(m))])
-                keep = np.lexsort((merged_d, -merged_m))[: args.top]
-                best = (merged_m[keep], merged_d[keep])
-            bar.update(hands.keys.shape[0])
-    out = args.out  # a path or a URI (see .storage)
-    tmp = storage.temporary_for(out, f".{os.getpid()}")
-    written = 0
-    writer = None
-    shown = _Shown(args) if args.plot else None
     try:
-        with progress(total=source.total, desc="rank-decks: writing", unit="deck", quiet=quiet, verbose=verbose) as bar:
-            for start, hands, given in source.slices():
-                n = hands.keys.shape[0]
-                # without --detail no global rank is written: any counts will do, none are gathered
-                r = ranking.rank(hands, counts if counts is not None else np.zeros(hands.domain, np.int64))
-                if shown is not None:
-                    shown.add(r, source.decks_of(start, n, given) if given is not None else None)
-                if args.top is None:
-                    rows = np.arange(n)
-                else:
-                    chosen = best[1][(best[1] >= start) & (best[1] < start + n)]
-                    rows = np.sort(chosen - start)
-                if len(rows):
-                    deck_rows = source.decks_of(start, n, given)[rows] if args.detail else None
-                    table = ranking_table(r, rows, deck_rows, args.game, args.players, args.rules)
-                    # dictionary pages kept: these columns repeat (10 M decks, lean: 4.7 s and 127 MB with
-                    # them, 4.9 s and 164 MB without; --detail 13.3 s and 374 MB against 15.9 s and 538 MB)
-                    if writer is None:
-                        writer = _open(tmp, table.schema)
-                    writer.write(table)
-                    written += len(rows)
-                bar.update(n)
-        if writer is None:  # no deck given, or --top 0: the file has the columns and no row
-            table = _no_rows(args)
-            writer = _open(tmp, table.schema)
-            writer.write(table)
-        writer.flush()
-        if args.top is None:
-            owned.seal(writer.writer, "rank-decks")
-        writer.writer.close()
-        if args.top is not None:  # order the top decks by measure, best first
-            t = storage.parquet_file(tmp).read()
-            order = {int(d): i for i, d in enumerate(best[1])}
-            idx = np.argsort([order[int(d)] for d in t.column("deck").to_numpy()])
-            with storage.parquet_writer(tmp, t.schema, **storage.WRITE_OPTIONS) as rewrite:
-                rewrite.write_table(t.take(idx), row_group_size=storage.ROW_GROUP_MAX)
-                owned.seal(rewrite, "rank-decks")
-        storage.publish(tmp, out)
-    finally:
-        if storage.exists(tmp):
-            storage.delete(tmp)
+        total, units, identity = _source(args)
+    except InputError as exc:
+        raise _of_input(args, exc) from None
+    t0 = time.perf_counter()
+    staging = staged.Staging(args.out, "rank-decks")
+    reuse = staging.begin(plan(args, identity))
+    try:
+        with engines.start(args.run, len(units), small=total <= SMALL_RUN) as engine:
+            if units and not engine.external and not isinstance(engine, engines.InProcess):
+                _compile_ahead(args)  # the workers then load the kernels this process compiled
+            tally = _count(args, engine, units, staging, reuse)
+            written, parts = _write(args, engine, units, staging, reuse, tally)
+            engine_name, workers = engine.name, engine.workers
+    except InputError as exc:  # decks that are not decks: no rerun can use these parts
+        finish_staging(staging)
+        raise _of_input(args, exc) from None
+    finish_staging(staging)
     elapsed = time.perf_counter() - t0
+    counted = args.detail or args.top is not None
     summary = {
-        "decks": source.total,
+        "decks": total,
         "rows_written": written,
         "seconds": round(elapsed, 3),
-        "decks_per_second": round(source.total / elapsed) if elapsed else None,
-        "out": str(out),
+        "decks_per_second": round(total / elapsed) if elapsed else None,
+        "out": str(args.out),
+        "parts": (len(units) if counted else 0) + parts,
+        "parts_reused": len(reuse),
+        "engine": engine_name,
+        "workers": workers,
     }
-    if shown is not None:
-        summary["plot"] = shown.draw(figure_path(out))
+    if args.plot:
+        summary["plot"] = _Shown(args, tally.arrays).draw(figure_path(args.out))
     else:  # a figure an earlier --plot run drew of another ranking would sit beside this one
-        owned.remove_ours([figure_path(out)], "rank-decks")
+        owned.remove_ours([figure_path(args.out)], "rank-decks")
     return summary
 
 
-def _open(path: str, schema: pa.Schema) -> storage.RowGroups:
-    """A writer of the output's row groups at ``path``, the file marked as rank-decks'."""
-    return storage.RowGroups(storage.parquet_writer(path, schema, **storage.WRITE_OPTIONS))
+def _count(
+    args: RankDecksOptions, engine: engines.Engine, units: list[Unit], staging: staged.Staging, reuse: frozenset[str]
+) -> Tally:
+    """The counting pass (``--detail`` or ``--top``; global ranks need the whole run's counts): every
+    unit's tally (its key counts, its best ``--top`` decks, what ``--plot`` draws), added up here.
+    Without it, an empty tally."""
+    tally = Tally(args, counting=True, plot=args.plot)
+    if not (args.detail or args.top is not None):
+        return tally
+    todo = [u for u in units if staged.part_name(u.index, "tally") not in reuse]
+    quiet, verbose = args.run.quiet, args.run.verbose
+    with progress(
+        total=sum(u.decks for u in units), desc="rank-decks: counting", unit="deck", quiet=quiet, verbose=verbose
+    ) as bar:
+        for u in units:
+            if u not in todo:
+                tally.merge(_read_tally(staging, u))
+                bar.update(u.decks)
+        for u, arrays in engine.map(functools.partial(count_unit, args=args, staging=staging), todo, ordered=True):
+            tally.merge(arrays)
+            bar.update(u.decks)
+    return tally
+
+
+def count_unit(unit: Unit, args: RankDecksOptions, staging: staged.Staging) -> dict[str, np.ndarray]:
+    """The counting pass of ``unit`` (any worker): its tally, written as its ``tally`` part and returned."""
+    tally = Tally(args, counting=True, plot=args.plot)
+    ranked = args.top is not None or args.plot  # the measures need a ranking; the counts alone do not
+    for _, hands, _ in _slices(unit, args):
+        counts = ranking.key_counts(hands)
+        tally.add(ranking.rank(hands, counts) if ranked else None, counts)
+    staged.write_part(staging.path(staged.part_name(unit.index, "tally")), tally.table())
+    return tally.arrays
+
+
+def _read_tally(staging: staged.Staging, unit: Unit) -> dict[str, np.ndarray]:
+    """The tally an earlier run of the same plan left as ``unit``'s part."""
+    table = staged.read_part(staging.path(staged.part_name(unit.index, "tally")))
+    return {n: table.column(n).combine_chunks().flatten().to_numpy().astype(np.int64) for n in table.column_names}
+
+
+def _write(
+    args: RankDecksOptions,
+    engine: engines.Engine,
+    units: list[Unit],
+    staging: staged.Staging,
+    reuse: frozenset[str],
+    tally: Tally,
+) -> tuple[int, int]:
+    """The writing pass: each unit writes its rows as a part (with ``--top``, only the units holding
+    a chosen deck, each its chosen rows); this process writes the output from the parts in order
+    (``--top``: best first), under a temporary name until complete. Without a counting pass, the
+    units tally what ``--plot`` draws too. Returns the rows written and the parts the pass has."""
+    counts = tally.arrays.get("counts") if args.detail else None
+    chosen = np.sort(tally.arrays["top_deck"]) if args.top is not None else None
+    writing = []
+    for u in units:
+        if chosen is not None:
+            mine = chosen[(chosen >= u.start) & (chosen < u.start + u.decks)]
+            if not len(mine):
+                continue
+            u = dataclasses.replace(u, chosen=tuple(int(d) for d in mine))
+        writing.append(u)
+    plotting = args.plot and not (args.detail or args.top is not None)  # no counting pass tallied it
+    kinds = ("rows", "tally") if plotting else ("rows",)
+    todo = [u for u in writing if any(staged.part_name(u.index, k) not in reuse for k in kinds)]
+    task = functools.partial(write_unit, args=args, staging=staging, counts=counts, plotting=plotting)
+    writer = storage.PublishedParquet(args.out, seal=owned.parquet_metadata("rank-decks"))
+    best: list[pa.Table] = []  # --top: the chosen rows, in deck order
+    written = 0
+    quiet, verbose = args.run.quiet, args.run.verbose
+    try:
+        with progress(
+            total=sum(u.decks for u in units), desc="rank-decks: writing", unit="deck", quiet=quiet, verbose=verbose
+        ) as bar:
+            bar.update(sum(u.decks for u in units) - sum(u.decks for u in writing))  # none of theirs is kept
+            done = engine.map(task, todo, ordered=True)
+            for u in writing:  # in order, each part as soon as it is there
+                tallied = None
+                if u in todo:
+                    ran, tallied = next(done)
+                    assert ran == u, "the engine gave the units out of order"
+                elif plotting:
+                    tallied = _read_tally(staging, u)
+                if tallied is not None:
+                    tally.merge(tallied)
+                table = staged.read_part(staging.path(staged.part_name(u.index, "rows")))
+                written += table.num_rows
+                if chosen is None:
+                    writer.write(table)
+                else:
+                    best.append(table)
+                bar.update(u.decks)
+        if best:  # the top decks, best first
+            t = pa.concat_tables(best)
+            writer.write(t.take(np.searchsorted(t.column("deck").to_numpy(), tally.arrays["top_deck"])))
+        if not written:  # no deck given, or --top 0: the file has the columns and no row
+            writer.write(_no_rows(args))
+        writer.close()
+    except BaseException:
+        writer.abort()
+        raise
+    return written, len(writing) * len(kinds)
+
+
+def write_unit(
+    unit: Unit, args: RankDecksOptions, staging: staged.Staging, counts: np.ndarray | None, plotting: bool
+) -> dict[str, np.ndarray] | None:
+    """The writing pass of ``unit`` (any worker): its rows (``counts``: the run's, for ``--detail``'s
+    global ranks), written as its ``rows`` part; with ``plotting``, its tally of what ``--plot``
+    draws too (a ``tally`` part, also returned)."""
+    tally = Tally(args, counting=False, plot=True) if plotting else None
+    chosen = np.array(unit.chosen, np.int64) if unit.chosen is not None else None
+    tables = []
+    for start, hands, given in _slices(unit, args):
+        n = hands.keys.shape[0]
+        # without --detail no global rank is written: any counts will do
+        r = ranking.rank(hands, counts if counts is not None else np.zeros(hands.domain, np.int64))
+        if tally is not None:
+            tally.add(r, None)
+        rows = np.arange(n) if chosen is None else chosen[(chosen >= start) & (chosen < start + n)] - start
+        if len(rows):
+            decks = (
+                (given if given is not None else kdecks.deal_decks(n, args.seed, start))[rows] if args.detail else None
+            )
+            tables.append(ranking_table(r, rows, decks, args.game, args.players, args.rules))
+    table = pa.concat_tables(tables) if tables else _no_rows(args)
+    staged.write_part(staging.path(staged.part_name(unit.index, "rows")), table)
+    if tally is None:
+        return None
+    staged.write_part(staging.path(staged.part_name(unit.index, "tally")), tally.table())
+    return tally.arrays
+
+
+def _compile_ahead(args: RankDecksOptions) -> None:
+    """Two decks of the run in this process, which compiles (once, said on stderr) or loads every
+    kernel the units need, so that the workers load them from numba's cache instead."""
+    decks = kdecks.deal_decks(2, args.seed)
+    if args.input:
+        hands = ranking.evaluate_given_decks(decks, args.game, args.players, args.rules)
+    else:
+        hands = ranking.deal_and_evaluate(args.game, 2, args.players, args.seed, args.rules)
+    r = ranking.rank(hands, ranking.key_counts(hands))
+    ranking_table(r, np.arange(2), decks if args.detail else None, args.game, args.players, args.rules)
 
 
 def _no_rows(args: RankDecksOptions) -> pa.Table:
@@ -371,43 +518,101 @@ def _no_rows(args: RankDecksOptions) -> pa.Table:
     return ranking_table(r, np.zeros(0, np.int64), none if args.detail else None, args.game, args.players, args.rules)
 
 
-class _Shown:
-    """What ``--plot`` draws, gathered slice by slice: the best hands' categories, the margins in
-    hand classes, and the top decks by ``--measure`` (``--top`` of them, or ten), ranked as the file's
-    ``--top`` ranks them, so that the figure lists the decks the file holds."""
+_NONE = np.zeros(0, np.int64)
 
-    def __init__(self, args: RankDecksOptions) -> None:
+
+class Tally:
+    """What a unit gathers of its decks for the run, added up here: with ``counting``, the key counts
+    (``counts``: global ranks need the whole run's) and the best ``--top`` decks by ``--measure``
+    (``top_measure``, ``top_deck``); with ``plot``, what ``--plot`` draws: the best hands' categories,
+    the margins in hand classes, and the best decks (``--top`` of them, or ten) with their best
+    hand and margin. Named int64 arrays (:attr:`arrays`), small, that travel as a record and as a
+    part. Adding two tallies (:meth:`merge`) is exact and does not depend on their order (the best
+    decks by measure, ties by the lower deck: one total order), so the run's tally, its file and its
+    figure are the same however its decks were cut into units and whatever ran them."""
+
+    def __init__(self, args: RankDecksOptions, counting: bool, plot: bool) -> None:
+        self.args = args
+        self.counting = counting
+        self.plot = plot
+        self.arrays: dict[str, np.ndarray] = {}
+        if plot:
+            names = readable.category_names(args.game, args.rules)
+            self.arrays.update(categories=np.zeros(len(names), np.int64), margins=np.zeros(1, np.int64))
+            self.arrays.update({f"plot_{k}": _NONE for k in ("measure", "deck", "best", "margin")})
+
+    def add(self, r: ranking.DeckRanking | None, counts: np.ndarray | None) -> None:
+        """A slice's ranking ``r`` (None: only its key ``counts`` are wanted)."""
+        a = self.args
+        new: dict[str, np.ndarray] = {}
+        if self.counting and counts is not None:
+            new["counts"] = counts.astype(np.int64)
+        if r is None:
+            self.merge(new)
+            return
+        decks = r.start + np.arange(len(r.best), dtype=np.int64)
+        measure = r.measure(a.by).astype(np.int64)
+        if self.counting and a.top is not None:
+            new.update(top_measure=measure, top_deck=decks)
+        if self.plot:
+            names = readable.category_names(a.game, a.rules)
+            margins = readable.margin_classes(r.best, r.second, a.game, a.rules).astype(np.int64)
+            new.update(
+                categories=np.bincount(readable.categories(r.best, a.game, a.rules), minlength=len(names)),
+                margins=np.bincount(margins),
+                plot_measure=measure,
+                plot_deck=decks,
+                plot_best=r.best.astype(np.int64),
+                plot_margin=margins,
+            )
+        self.merge(new)
+
+    def merge(self, other: dict[str, np.ndarray]) -> None:
+        """Add another tally's arrays to this one's."""
+        mine = self.arrays
+        for name in ("counts", "categories", "margins"):
+            if name in other:
+                mine[name] = _added(mine.get(name), other[name])
+        # the measure and tie order of the file's --top, so that the figure lists the file's decks
+        for prefix, k in (("top", self.args.top), ("plot", self.args.top if self.args.top is not None else 10)):
+            if f"{prefix}_deck" in other and k is not None:
+                names = [n for n in other if n.startswith(f"{prefix}_")]
+                both = {n: np.concatenate([mine.get(n, _NONE), other[n]]).astype(np.int64) for n in names}
+                keep = np.lexsort((both[f"{prefix}_deck"], -both[f"{prefix}_measure"]))[:k]
+                mine.update({n: both[n][keep] for n in names})
+
+    def table(self) -> pa.Table:
+        """The arrays as a one-row table of int64 lists (a part)."""
+        return pa.table(
+            {
+                n: pa.ListArray.from_arrays(pa.array([0, len(v)], pa.int32()), pa.array(v, pa.int64()))
+                for n, v in self.arrays.items()
+            }
+        )
+
+
+def _added(mine: np.ndarray | None, other: np.ndarray) -> np.ndarray:
+    """Two counts added, the shorter one padded with zeros."""
+    if mine is None:
+        return other.astype(np.int64)
+    size = max(len(mine), len(other))
+    total = np.zeros(size, np.int64)
+    total[: len(mine)] += mine
+    total[: len(other)] += other
+    return total
+
+
+class _Shown:
+    """What ``--plot`` draws, from the run's :class:`Tally`: the best hands' categories, the margins
+    in hand classes, and the top decks by ``--measure`` (``--top`` of them, or ten), ranked as the
+    file's ``--top`` ranks them, so that the figure lists the decks the file holds."""
+
+    def __init__(self, args: RankDecksOptions, arrays: dict[str, np.ndarray]) -> None:
         self.args = args
         self.names = readable.category_names(args.game, args.rules)
-        self.categories = np.zeros(len(self.names), np.int64)
-        self.margins = np.zeros(1, np.int64)
-        self.k = args.top if args.top is not None else 10
-        self.top: tuple[np.ndarray, ...] = tuple(np.zeros(0, np.int64) for _ in range(4))
-        self.given: dict[int, np.ndarray] = {}
-
-    def add(self, r: ranking.DeckRanking, given: np.ndarray | None) -> None:
-        a = self.args
-        cats = readable.categories(r.best, a.game, a.rules)
-        self.categories += np.bincount(cats, minlength=len(self.names))
-        m = readable.margin_classes(r.best, r.second, a.game, a.rules)
-        counts = np.bincount(m)
-        if len(counts) > len(self.margins):
-            self.margins = np.concatenate([self.margins, np.zeros(len(counts) - len(self.margins), np.int64)])
-        self.margins[: len(counts)] += counts
-        measure, deck = self.top[0], self.top[1]
-        # the measure and tie order of the file's --top, so that the figure lists the file's decks
-        merged = (
-            np.concatenate([measure, r.measure(a.by).astype(np.int64)]),
-            np.concatenate([deck, r.start + np.arange(len(r.best))]),
-            np.concatenate([self.top[2], r.best.astype(np.int64)]),
-            np.concatenate([self.top[3], m.astype(np.int64)]),
-        )
-        keep = np.lexsort((merged[1], -merged[0]))[: self.k]
-        self.top = tuple(x[keep] for x in merged)
-        if given is not None:
-            for d in self.top[1]:
-                if r.start <= d < r.start + len(given):
-                    self.given[int(d)] = given[d - r.start]
+        self.categories = arrays["categories"]
+        self.margins = arrays["margins"]
+        self.top = tuple(arrays[f"plot_{k}"] for k in ("measure", "deck", "best", "margin"))
 
     def draw(self, path: str) -> str:
         """The figure, written to ``path``; or why it was not."""
@@ -481,3 +686,14 @@ class _Shown:
         plt.close(fig)
         storage.write_bytes(path, buf.getvalue())
         return path
+
+
+def finish_staging(staging: staged.Staging) -> None:
+    """The staging folder removed once the output is published; on S3 also the empty folder
+    markers pyarrow's ``create_dir`` left (``Staging.finish`` counts on an object store having no
+    folders), when nothing else is below them."""
+    staging.finish()
+    if storage.is_uri(staging.folder) and storage.exists(staging.folder):
+        if not any(True for _ in storage.files_below(staging.folder)):
+            filesystem, path = storage.resolve(staging.folder)
+            filesystem.delete_dir(path)

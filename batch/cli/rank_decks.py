@@ -9,6 +9,7 @@ from cardbatch.batch.cli.common import (
     add_game_options,
     add_inputs,
     add_output,
+    add_run_options,
     add_subcommand,
     deprecated,
     non_negative_int,
@@ -30,7 +31,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "rank-decks",
         "deal or read decks, rank every seat, write Parquet",
         "Deal decks from a seed (or read them from DECKS), evaluate every seat and write one row per "
-        "deck: its seats' values and best, second and margin; --detail adds cards and ranks.",
+        "deck: its seats' values and best, second and margin; --detail adds cards and ranks. A run stopped "
+        "before its end leaves no file at --out; run it again and it reuses the decks it had ranked.",
     )
     given = add_inputs(
         p, "DECKS", "rank given decks instead of dealing them: Parquet with a 52-card list column", optional=True
@@ -69,6 +71,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--plot",
         action="store_true",
         help="also draw OUT's .png: the best hands' categories, the margins and the top decks (cardbatch[plots])",
+    )
+    add_run_options(
+        p,
+        "worker processes, each ranking 1,048,576 decks at a time (default: one per core; a run of at most "
+        "1,048,576 decks runs in this process); the file is the same whatever the workers and the engine",
+        engine=True,
     )
     p.set_defaults(func=_run)
 

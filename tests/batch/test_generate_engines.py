@@ -46,6 +46,7 @@ def _same(out: Path, figures: dict, reference: tuple[bytes, dict]) -> None:
     assert not (out.parent / f".{out.name}.parts").exists()  # the staging folder goes once the file is out
 
 
+@pytest.mark.slow  # a few runs of a few units each, about two seconds
 def test_the_file_does_not_depend_on_the_unit_size(tmp_path, reference):
     for units in (1, 2):
         out = tmp_path / f"u{units}.parquet"
