@@ -627,7 +627,7 @@ def write(opts: GenerateOptions) -> dict[str, Any]:
     except BaseException:
         writer.abort()
         raise
-    finish_staging(staging)
+    staging.finish()
     return {
         "out": str(opts.out),
         "rows": opts.hands,
@@ -649,14 +649,3 @@ def _compile_ahead(opts: GenerateOptions) -> None:
     kernel the run needs, so that the workers load them from numba's cache instead of each
     compiling them."""
     generate_rows(opts, 0, min(2, opts.hands))
-
-
-def finish_staging(staging: staged.Staging) -> None:
-    """The staging folder removed once the output is published; on S3 also the empty folder
-    markers pyarrow's ``create_dir`` left (``Staging.finish`` counts on an object store having no
-    folders), when nothing else is below them."""
-    staging.finish()
-    if storage.is_uri(staging.folder) and storage.exists(staging.folder):
-        if not any(True for _ in storage.files_below(staging.folder)):
-            filesystem, path = storage.resolve(staging.folder)
-            filesystem.delete_dir(path)

@@ -341,9 +341,9 @@ def _rank(args: RankDecksOptions) -> dict[str, Any]:
             written, parts = _write(args, engine, units, staging, reuse, tally)
             engine_name, workers = engine.name, engine.workers
     except InputError as exc:  # decks that are not decks: no rerun can use these parts
-        finish_staging(staging)
+        staging.finish()
         raise _of_input(args, exc) from None
-    finish_staging(staging)
+    staging.finish()
     elapsed = time.perf_counter() - t0
     counted = args.detail or args.top is not None
     summary = {
@@ -686,14 +686,3 @@ class _Shown:
         plt.close(fig)
         storage.write_bytes(path, buf.getvalue())
         return path
-
-
-def finish_staging(staging: staged.Staging) -> None:
-    """The staging folder removed once the output is published; on S3 also the empty folder
-    markers pyarrow's ``create_dir`` left (``Staging.finish`` counts on an object store having no
-    folders), when nothing else is below them."""
-    staging.finish()
-    if storage.is_uri(staging.folder) and storage.exists(staging.folder):
-        if not any(True for _ in storage.files_below(staging.folder)):
-            filesystem, path = storage.resolve(staging.folder)
-            filesystem.delete_dir(path)
