@@ -373,7 +373,8 @@ def refuse(command: str, message: str) -> int:
     return EXIT_USAGE
 
 
-RESUMABLE = ("settle", "audit", "fairness")  # the commands whose finished parts a rerun reuses
+# the commands whose finished parts a rerun reuses
+RESUMABLE = ("settle", "audit", "fairness", "import", "generate", "rank-decks", "simulate")
 
 
 def internal_error(command: str, exc: BaseException) -> int:

@@ -380,17 +380,6 @@ def _staged_plan(folder: str) -> Any:
     return found.get("plan") if isinstance(found, dict) and staged.MARK_KEY in found else None
 
 
-def _finish(staging: staged.Staging) -> None:
-    """The staging folder removed once the outputs are published. On S3 also the empty folder
-    markers pyarrow's ``create_dir`` left (``Staging.finish`` removes the parts and the plan but
-    counts on an object store having no folders), when nothing else is below them."""
-    staging.finish()
-    if storage.is_uri(staging.folder) and storage.exists(staging.folder):
-        if not any(True for _ in storage.files_below(staging.folder)):
-            filesystem, path = storage.resolve(staging.folder)
-            filesystem.delete_dir(path)
-
-
 def _int64s(array: pa.Array) -> np.ndarray:
     """An int64 array without nulls as a numpy view (``to_numpy`` imports pandas: see pycolumns)."""
     return np.frombuffer(array.buffers()[1], dtype=np.int64)[array.offset : array.offset + len(array)]
@@ -579,7 +568,7 @@ def _import_all(
         for w in writers:
             w.abort()
         raise
-    _finish(staging)
+    staging.finish()
     seconds = time.perf_counter() - t0
     return {
         "files": len(files),

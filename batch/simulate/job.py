@@ -388,17 +388,6 @@ def _play_all(
     return _Played(series, balances, workers, len(finished), staging)
 
 
-def _finish(staging: staged.Staging) -> None:
-    """The staging folder removed once the outputs are published. On S3 also the empty folder
-    markers pyarrow's ``create_dir`` left (``Staging.finish`` removes the parts and the plan but
-    counts on an object store having no folders), when nothing else is below them."""
-    staging.finish()
-    if storage.is_uri(staging.folder) and storage.exists(staging.folder):
-        if not any(True for _ in storage.files_below(staging.folder)):
-            filesystem, path = storage.resolve(staging.folder)
-            filesystem.delete_dir(path)
-
-
 def simulate(
     room: Room,
     out_dir: str | None = None,
@@ -452,7 +441,7 @@ def simulate(
         summary["plots"] = _plots(series, balance, out_dir, room, room.players * room.start_balance)
         write_summary(out_dir, summary)
     if played.staging is not None:
-        _finish(played.staging)
+        played.staging.finish()
     summary["_balance"] = balance
     summary["_series"] = series
     return summary
@@ -513,7 +502,7 @@ def simulate_rooms(
         summary["plots"] = _comparison_plot(series, rooms, replicates, out_dir)
         write_summary(out_dir, summary)
     if played.staging is not None:
-        _finish(played.staging)
+        played.staging.finish()
     summary["_series"] = series
     return summary
 
