@@ -17,7 +17,7 @@ import pytest
 from conftest import S3_BUCKET, cli
 from processes import alive, children
 
-from cardbatch.batch.generate import CHUNK, GenerateOptions, run
+from cardbatch.batch.generate import CHUNK, UNIT_ROWS, GenerateOptions, run
 from cardbatch.batch.io.jobs import RunOptions
 from cardbatch.batch.io.lifecycle import RESUME
 
@@ -81,6 +81,11 @@ def test_unit_rows_is_a_whole_number_of_chunks():
         GenerateOptions("x.parquet", unit_rows=1000)
 
 
+def test_the_help_says_the_units_size():
+    said = " ".join(cli("generate", "--help").stdout.split())
+    assert f"each making {UNIT_ROWS:,} rows at a time" in said and f"a run of at most {UNIT_ROWS:,} rows" in said
+
+
 def test_the_command_takes_the_engine_options_and_refuses_a_folder_it_did_not_make(tmp_path):
     out = tmp_path / "g.parquet"
     res = cli("generate", "--hands", "50", "--scheduler", "tcp://127.0.0.1:1", "--out", str(out))
@@ -100,7 +105,7 @@ def test_the_command_takes_the_engine_options_and_refuses_a_folder_it_did_not_ma
 # unit_rows is a Python option, so a real process runs the job through Python.
 _SCRIPT = f"""
 import sys
-from cardbatch.batch.generate import CHUNK, GenerateOptions, run
+from cardbatch.batch.generate import CHUNK, UNIT_ROWS, GenerateOptions, run
 from cardbatch.batch.io.jobs import RunOptions
 from cardbatch.batch.io.lifecycle import Terminated, install_parent_handlers, stop_message
 

@@ -106,6 +106,12 @@ def test_a_dask_cluster_writes_the_same_files(tmp_path, monkeypatch, reference, 
     assert {(f["engine"], f["workers"]) for f in figures} == {("dask", 2)}
 
 
+def test_the_help_says_the_units_size():
+    said = " ".join(cli("rank-decks", "--help").stdout.split())
+    slice_, small = rank_decks.SLICE, rank_decks.SMALL_RUN
+    assert f"each ranking {slice_:,} decks at a time" in said and f"a run of at most {small:,} decks" in said
+
+
 def test_decks_that_are_not_decks_leave_no_staging_folder(tmp_path, monkeypatch):
     """A bad row in a later unit stops the run (exit 2, naming its row) and removes the parts: no
     rerun of the same decks could use them."""
