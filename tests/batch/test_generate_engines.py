@@ -103,19 +103,20 @@ def test_the_command_takes_the_engine_options_and_refuses_a_folder_it_did_not_ma
 
 # The job with units of CHUNK rows on two local workers, as the command runs it (SIGTERM handled):
 # unit_rows is a Python option, so a real process runs the job through Python.
-_SCRIPT = f"""
+_SCRIPT = """
+import json
 import sys
-from cardbatch.batch.generate import CHUNK, UNIT_ROWS, GenerateOptions, run
+from cardbatch.batch.generate import CHUNK, GenerateOptions, run
 from cardbatch.batch.io.jobs import RunOptions
 from cardbatch.batch.io.lifecycle import Terminated, install_parent_handlers, stop_message
 
 install_parent_handlers()
-asked = {ASKED!r}
+asked = json.loads(sys.argv[2]) if len(sys.argv) > 2 else {asked!r}
 try:
     run(GenerateOptions(sys.argv[1], **asked, unit_rows=CHUNK, run=RunOptions(workers=2, quiet=True)))
 except (KeyboardInterrupt, Terminated) as exc:
     sys.exit(stop_message(exc))
-"""
+""".replace("{asked!r}", repr(ASKED))
 
 
 def _parts(folder: Path) -> list[str]:
@@ -152,13 +153,17 @@ def test_a_stopped_run_leaves_no_file_and_its_rerun_reuses_its_parts(tmp_path, r
 
 
 @pytest.mark.slow  # a moto S3 server and a real process with two workers
-def test_generate_writes_to_s3(s3_server, reference):
+def test_generate_writes_to_s3(s3_server, tmp_path):
     env, s3 = s3_server
+    asked = {"game": "team2v2", "hands": CHUNK + 1000, "seed": 3, "bad_rate": 0.01}  # two units, small rows
+    local = tmp_path / "hands.parquet"
+    run(GenerateOptions(str(local), **asked, run=RunOptions(workers=1, quiet=True)))
     out = f"s3://{S3_BUCKET}/generate/hands.parquet"
-    res = subprocess.run([sys.executable, "-c", _SCRIPT, out], env=env, capture_output=True, text=True, timeout=300)
+    cmd = [sys.executable, "-c", _SCRIPT, out, json.dumps(asked)]
+    res = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
     assert res.returncode == 0, res.stderr
     with s3.open_input_stream(f"{S3_BUCKET}/generate/hands.parquet") as f:
-        assert f.read() == reference[0]
+        assert f.read() == local.read_bytes()
     from pyarrow import fs
 
     left = s3.get_file_info(fs.FileSelector(f"{S3_BUCKET}/generate", recursive=True))
