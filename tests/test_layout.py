@@ -338,3 +338,28 @@ def test_no_settle_module_outside_an_analysis_names_one():
             for word in words:
                 named = [a for a in ANALYSES if a in word.lower()]
                 assert not named, f"{path.relative_to(ROOT)}:{getattr(node, 'lineno', '?')} names {named[0]}"
+
+
+# Modules that may start processes or a Dask cluster of their own, and why: every job's units run on
+# the one engine interface, so Ctrl-C, SIGTERM, warm-up and --engine/--workers/--scheduler mean the
+# same everywhere.
+POOLS_ALLOWED = {
+    "cardbatch.batch.io.engines": "the engines themselves",
+    "cardbatch.batch.io.lifecycle": "the process pool the local engine runs",
+    "cardbatch.batch.settle.warmup": "compiling ahead in two processes, before any unit runs",
+    "cardbatch.batch.precompile": "cardbatch compile: compiling, no units",
+}
+
+
+def test_no_job_starts_workers_of_its_own():
+    starters = {"process_pool", "ProcessPoolExecutor", "LocalCluster", "Client", "Pool", "Process"}
+    for name, path in MODULES.items():
+        if name in POOLS_ALLOWED:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.Call):
+                f = node.func
+                called = f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", "")
+                assert called not in starters, (
+                    f"{path.relative_to(ROOT)}:{node.lineno} starts {called}: run units on batch.io.engines instead"
+                )

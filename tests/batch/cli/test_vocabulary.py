@@ -39,13 +39,14 @@ WRITERS = tuple(c for c in ALL if c != "compile")
 SETTLING = ("settle", "audit", "fairness")
 
 # concept -> (its one name, {command: the argparse dest it sets there}); a command not listed lacks it
+ENGINED = (*SETTLING, "import", "generate", "rank-decks", "simulate")  # every job that runs units on an engine
 CONCEPTS: dict[str, tuple[str, dict[str, str]]] = {
     "inputs": ("(positional)", {**dict.fromkeys((*SETTLING, "import"), "inputs"), "rank-decks": "input"}),
     "output": ("--out", dict.fromkeys(WRITERS, "out")),
     "output mode": ("--mode", dict.fromkeys(WRITERS, "mode")),
-    "workers": ("--workers", dict.fromkeys((*SETTLING, "import", "simulate", "compile"), "workers")),
-    "engine": ("--engine", dict.fromkeys((*SETTLING, "import", "simulate"), "engine")),
-    "scheduler": ("--scheduler", dict.fromkeys((*SETTLING, "import", "simulate"), "scheduler")),
+    "workers": ("--workers", dict.fromkeys((*ENGINED, "compile"), "workers")),
+    "engine": ("--engine", dict.fromkeys(ENGINED, "engine")),
+    "scheduler": ("--scheduler", dict.fromkeys(ENGINED, "scheduler")),
     "batch rows": ("--batch-rows", dict.fromkeys(SETTLING, "batch_rows")),
     "game": ("--game", dict.fromkeys((*SETTLING, "generate", "rank-decks", "simulate"), "game")),
     "rule preset": ("--rules", dict.fromkeys((*SETTLING, "rank-decks", "simulate"), "rules")),
