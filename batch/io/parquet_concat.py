@@ -1,0 +1,261 @@
+"""Parquet files of one schema joined into one file by copying their bytes, not by decoding them.
+
+A job whose output is one big file (``generate``, ``rank-decks``) has its units
+write their share as whole Parquet files, in parallel, on any worker. The
+parent then joins them: each part's row groups (the column chunks, already
+encoded and compressed) are copied as they are, one part after the other, and
+a new footer lists every row group, its offsets moved by where its part
+landed. The parent's work is a copy, so the job scales with its workers; and
+the file is a function of the parts alone, so it has the same bytes whatever
+worker wrote which part.
+
+The footer is Thrift's compact protocol (the Parquet format's ``FileMetaData``):
+:func:`_read` and :func:`_write` decode and encode it generically (every field
+kept as it was read, so an unchanged footer encodes to its own bytes again),
+and :func:`_moved` changes only the offsets and ordinals.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Iterable
+from typing import Any
+
+from cardbatch.batch.io import storage
+
+MAGIC = b"PAR1"
+COPY_BYTES = 1 << 26  # copied a block at a time: a part of any size costs this much memory
+
+# Thrift compact protocol's type codes
+_STOP, _TRUE, _FALSE, _BYTE, _I16, _I32, _I64, _DOUBLE, _BINARY, _LIST, _SET, _MAP, _STRUCT = range(13)
+
+# FileMetaData, RowGroup, ColumnChunk and ColumnMetaData field ids (parquet.thrift)
+_FILE_NUM_ROWS, _FILE_ROW_GROUPS, _FILE_KEY_VALUES = 3, 4, 5
+_RG_COLUMNS, _RG_FILE_OFFSET, _RG_ORDINAL = 1, 5, 7
+_CC_OFFSETS = (2, 4, 6)  # file_offset, offset_index_offset, column_index_offset
+_CC_META = 3
+_CM_OFFSETS = (9, 10, 11, 14)  # data_page_offset, index_page_offset, dictionary_page_offset, bloom_filter_offset
+
+Field = list[Any]  # [field id, type, value]; a struct is a list of fields
+
+
+class _Reader:
+    def __init__(self, buf: bytes) -> None:
+        self.buf, self.pos = buf, 0
+
+    def byte(self) -> int:
+        b = self.buf[self.pos]
+        self.pos += 1
+        return b
+
+    def varint(self) -> int:
+        shift = result = 0
+        while True:
+            b = self.byte()
+            result |= (b & 0x7F) << shift
+            if not b & 0x80:
+                return result
+            shift += 7
+
+    def zigzag(self) -> int:
+        v = self.varint()
+        return (v >> 1) ^ -(v & 1)
+
+    def value(self, t: int) -> Any:
+        if t in (_TRUE, _FALSE):
+            return t == _TRUE
+        if t == _BYTE:
+            return struct.unpack("b", bytes([self.byte()]))[0]
+        if t in (_I16, _I32, _I64):
+            return self.zigzag()
+        if t == _DOUBLE:
+            self.pos += 8
+            return self.buf[self.pos - 8 : self.pos]
+        if t == _BINARY:
+            n = self.varint()
+            self.pos += n
+            return self.buf[self.pos - n : self.pos]
+        if t in (_LIST, _SET):
+            head = self.byte()
+            size, et = head >> 4, head & 0x0F
+            if size == 15:
+                size = self.varint()
+            items = [self.byte() == _TRUE if et in (_TRUE, _FALSE) else self.value(et) for _ in range(size)]
+            return [et, items]
+        if t == _MAP:
+            size = self.varint()
+            kv = self.byte() if size else 0
+            kt, vt = kv >> 4, kv & 0x0F
+            return [kt, vt, [(self.value(kt), self.value(vt)) for _ in range(size)]]
+        if t == _STRUCT:
+            return self.fields()
+        raise ValueError(f"Parquet footer: unknown Thrift type {t}")
+
+    def fields(self) -> list[Field]:
+        out: list[Field] = []
+        last = 0
+        while True:
+            head = self.byte()
+            if head == _STOP:
+                return out
+            delta, t = head >> 4, head & 0x0F
+            fid = last + delta if delta else self.zigzag()
+            out.append([fid, t, self.value(t)])
+            last = fid
+
+
+def _varint(v: int) -> bytes:
+    out = bytearray()
+    while True:
+        if v < 0x80:
+            out.append(v)
+            return bytes(out)
+        out.append((v & 0x7F) | 0x80)
+        v >>= 7
+
+
+def _zigzag(v: int) -> bytes:
+    return _varint((v << 1) ^ (v >> 63))
+
+
+def _value(t: int, v: Any) -> bytes:
+    if t in (_TRUE, _FALSE):
+        return b""  # a struct field's bool is its type
+    if t == _BYTE:
+        return struct.pack("b", v)
+    if t in (_I16, _I32, _I64):
+        return _zigzag(v)
+    if t == _DOUBLE:
+        return bytes(v)
+    if t == _BINARY:
+        return _varint(len(v)) + bytes(v)
+    if t in (_LIST, _SET):
+        et, items = v
+        head = bytes([(len(items) << 4) | et]) if len(items) < 15 else bytes([0xF0 | et]) + _varint(len(items))
+        if et in (_TRUE, _FALSE):
+            return head + bytes(_TRUE if x else _FALSE for x in items)
+        return head + b"".join(_value(et, x) for x in items)
+    if t == _MAP:
+        kt, vt, pairs = v
+        if not pairs:
+            return b"\x00"
+        return _varint(len(pairs)) + bytes([(kt << 4) | vt]) + b"".join(_value(kt, k) + _value(vt, x) for k, x in pairs)
+    if t == _STRUCT:
+        return _write(v)
+    raise ValueError(f"Parquet footer: unknown Thrift type {t}")
+
+
+def _write(fields: list[Field]) -> bytes:
+    out = bytearray()
+    last = 0
+    for fid, t, v in fields:
+        wire = (_TRUE if v else _FALSE) if t in (_TRUE, _FALSE) else t
+        delta = fid - last
+        out += bytes([(delta << 4) | wire]) if 0 < delta <= 15 else bytes([wire]) + _zigzag(fid)
+        out += _value(t, v)
+        last = fid
+    out.append(_STOP)
+    return bytes(out)
+
+
+def _read(footer: bytes) -> list[Field]:
+    return _Reader(footer).fields()
+
+
+def _get(fields: list[Field], fid: int) -> Field | None:
+    return next((f for f in fields if f[0] == fid), None)
+
+
+def _shift(fields: list[Field], fids: Iterable[int], by: int) -> None:
+    for f in fields:
+        if f[0] in fids and f[2]:  # 0 is "not set"; every real offset is past the leading magic
+            f[2] += by
+
+
+def _moved(row_group: list[Field], by: int, ordinal: int) -> list[Field]:
+    """A row group's metadata with every offset moved ``by`` bytes and its ordinal set."""
+    _shift(row_group, (_RG_FILE_OFFSET,), by)
+    ordinal_field = _get(row_group, _RG_ORDINAL)
+    if ordinal_field is not None:
+        ordinal_field[2] = ordinal
+    columns = _get(row_group, _RG_COLUMNS)
+    for chunk in columns[2][1] if columns else []:
+        _shift(chunk, _CC_OFFSETS, by)
+        meta = _get(chunk, _CC_META)
+        if meta is not None:
+            _shift(meta[2], _CM_OFFSETS, by)
+    return row_group
+
+
+def footer_of(path: str) -> tuple[list[Field], int]:
+    """A Parquet file's decoded footer and where its body ends (where the footer starts)."""
+    size = storage.info(path).size
+    tail, start = storage.read_tail(path, size)
+    length = struct.unpack("<I", tail[-8:-4])[0] if len(tail) >= 8 else -1
+    if tail[-4:] != MAGIC or not 0 <= length <= size - 12:
+        raise ValueError(f"{path}: not a Parquet file")
+    begin = size - 8 - length
+    footer = tail[begin - start : -8] if begin >= start else storage.read_bytes(path, begin, length)
+    return _read(footer), size - 8 - length
+
+
+def concat(parts: list[str], out: str, key_values: dict[bytes, bytes] | None = None) -> int:
+    """Join the Parquet files ``parts`` (one schema, written by one writer's settings) into ``out``,
+    whole or absent (a temporary name, published when complete), adding ``key_values`` to the
+    footer's key-value metadata; returns the rows. The parts are left in place."""
+    if not parts:
+        raise ValueError("concat: no part to join")
+    first: list[Field] | None = None
+    schema: bytes = b""
+    groups: list[list[Field]] = []
+    rows = 0
+    tmp = storage.temporary_for(out)
+    filesystem, p = storage.resolve(tmp)
+    if not storage.is_uri(tmp):
+        storage.fresh(p)
+    try:
+        with filesystem.open_output_stream(p) as sink:
+            sink.write(MAGIC)
+            at = len(MAGIC)
+            for part in parts:
+                meta, body_end = footer_of(part)
+                this_schema = _write([f for f in meta if f[0] == 2])
+                if first is None:
+                    first, schema = meta, this_schema
+                elif this_schema != schema:
+                    raise ValueError(f"concat: {part} has another schema than {parts[0]}")
+                found = _get(meta, _FILE_ROW_GROUPS)
+                for group in found[2][1] if found else []:
+                    groups.append(_moved(group, at - len(MAGIC), len(groups)))
+                rows += _get(meta, _FILE_NUM_ROWS)[2]  # type: ignore[index]
+                for offset in range(len(MAGIC), body_end, COPY_BYTES):
+                    sink.write(storage.read_bytes(part, offset, min(COPY_BYTES, body_end - offset)))
+                at += body_end - len(MAGIC)
+            assert first is not None
+            footer = _footer(first, groups, rows, key_values or {})
+            sink.write(footer + struct.pack("<I", len(footer)) + MAGIC)
+        storage.publish(tmp, out)
+    except BaseException:
+        if storage.exists(tmp):
+            storage.delete(tmp)
+        raise
+    return rows
+
+
+def _footer(first: list[Field], groups: list[list[Field]], rows: int, key_values: dict[bytes, bytes]) -> bytes:
+    """The joined file's footer: the first part's, with every row group, the rows added up and
+    ``key_values`` added to its key-value metadata."""
+    meta = [list(f) for f in first]
+    _get(meta, _FILE_NUM_ROWS)[2] = rows  # type: ignore[index]
+    found = _get(meta, _FILE_ROW_GROUPS)
+    if found is not None:
+        found[2] = [_STRUCT, groups]
+    if key_values:
+        pairs = [[[1, _BINARY, k], [2, _BINARY, v]] for k, v in key_values.items()]
+        kv = _get(meta, _FILE_KEY_VALUES)
+        if kv is None:
+            meta.append([_FILE_KEY_VALUES, _LIST, [_STRUCT, pairs]])
+            meta.sort(key=lambda f: f[0])
+        else:
+            kv[2] = [_STRUCT, [*kv[2][1], *pairs]]
+    return _write(meta)
