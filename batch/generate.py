@@ -10,13 +10,14 @@ from the settlement kernel; ``tamper_rate`` moves one chip between two seats
 of some recorded payouts (for ``audit``), ``bad_rate`` injects invalid rows
 of every reason. Everything is vectorised per street.
 
-The job (:func:`run`) cuts the file into units of ``unit_rows`` rows, each a
-whole number of :data:`CHUNK`-row chunks, and runs them on an engine
-(:mod:`~cardbatch.batch.io.engines`); each unit writes its rows as a part, and
-this process writes the file from the parts in order
-(:mod:`~cardbatch.batch.io.staged`). A chunk's rows come from streams keyed by
-(seed, its first hand id), so the file is the same, byte for byte, whatever the
-engine, the workers and the unit size.
+The job (:func:`run`) cuts the file into units of whole row groups (about
+:data:`UNIT_ROWS` rows) and runs them on an engine
+(:mod:`~cardbatch.batch.io.engines`); each unit writes its rows as a part in
+the file's own Parquet (:mod:`~cardbatch.batch.io.staged`), and this process
+joins the parts' bytes in order (:mod:`~cardbatch.batch.io.parquet_concat`).
+The file is made of blocks of :data:`CHUNK` rows, each from the streams keyed
+by (seed, its first hand id), whichever unit makes it, so the file is the
+same, byte for byte, whatever the engine, the workers and the unit size.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ import numpy as np
 import pyarrow as pa
 
 from cardbatch import plays
-from cardbatch.batch.io import engines, owned, staged, storage
+from cardbatch.batch.io import engines, owned, parquet_concat, staged, storage
 from cardbatch.batch.io.columns import fixed_size_list
 from cardbatch.batch.io.compiling import announced
 from cardbatch.batch.io.errors import UsageError
@@ -446,8 +447,8 @@ class GenerateOptions:
     ``play``: how the players decide (:data:`cardbatch.plays.PLAYS`: ``random`` folds whatever
     the cards, ``tight``/``loose`` decide by them, games with a board only); ``hide_folded``: folded
     seats' cards written as unknown (255, ``--``), as public hand histories hide them.
-    ``unit_rows`` (Python only): the rows of a unit of work, a multiple of :data:`CHUNK`; the file
-    is the same whatever it is.
+    ``unit_rows`` (Python only): the rows of a unit of work, a multiple of ``row_group`` (default:
+    the multiple nearest :data:`UNIT_ROWS`); the file is the same, byte for byte, whatever it is.
     An option that can do nothing for the game is refused (``ValueError``): a 2v2 game has no streets
     and no cards."""
 
@@ -467,7 +468,7 @@ class GenerateOptions:
     mode: FileMode = "replace"
     play: str = "random"
     hide_folded: bool = False
-    unit_rows: int = UNIT_ROWS
+    unit_rows: int | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.out, str) or not self.out:
@@ -481,9 +482,12 @@ class GenerateOptions:
             )
         for name, least in (("hands", 1), ("seed", 0), ("max_seats", 2), ("row_group", 1), ("start_id", 0)):
             require_whole(getattr(self, name), name, least)
-        require_whole(self.unit_rows, "unit_rows", CHUNK)
-        if self.unit_rows % CHUNK:  # a unit starts where a chunk's stream starts
-            raise ValueError(f"unit_rows must be a multiple of {CHUNK:,} (CHUNK), got {self.unit_rows:,}")
+        if self.unit_rows is not None:  # a unit holds whole row groups: its part's are the file's
+            require_whole(self.unit_rows, "unit_rows", 1)
+            if self.unit_rows % self.row_group:
+                raise ValueError(
+                    f"unit_rows must be a multiple of row_group ({self.row_group:,}), got {self.unit_rows:,}"
+                )
         if self.seed >= 2**64:  # the deal's generator takes a 64-bit seed
             raise ValueError(f"seed must be below 2**64, got {self.seed}")
         if self.start_id + self.hands > 2**63:  # hand_id is an int64, and so is a deck's index
@@ -511,8 +515,8 @@ def run(opts: GenerateOptions) -> Summary:
 
 @dataclasses.dataclass(frozen=True)
 class Unit:
-    """Rows ``start..start+rows-1`` of the file (``start`` a multiple of :data:`CHUNK`), written as part
-    ``index``."""
+    """Rows ``start..start+rows-1`` of the file (``start`` a multiple of the row group), written as
+    part ``index``."""
 
     index: int
     start: int
@@ -522,23 +526,51 @@ class Unit:
 COUNTERS_KEY = b"cardbatch.generate.counters"  # a part's counters, kept in its schema for a rerun
 
 
+def unit_rows(opts: GenerateOptions) -> int:
+    """The rows of a unit: ``opts.unit_rows``, or the multiple of the row group nearest :data:`UNIT_ROWS`.
+
+    >>> unit_rows(GenerateOptions("x")), unit_rows(GenerateOptions("x", row_group=100_000))
+    (1048576, 1000000)
+    """
+    return opts.unit_rows or opts.row_group * max(1, round(UNIT_ROWS / opts.row_group))
+
+
 def units_of(opts: GenerateOptions) -> list[Unit]:
-    """The run's units: ``opts.unit_rows`` rows each, the last one the rest.
+    """The run's units: :func:`unit_rows` rows each, the last one the rest.
 
     >>> [(u.start, u.rows) for u in units_of(GenerateOptions("x", hands=CHUNK * 5 + 3, unit_rows=CHUNK * 2))]
     [(0, 262144), (262144, 262144), (524288, 131075)]
     """
-    return [
-        Unit(i, start, min(opts.unit_rows, opts.hands - start))
-        for i, start in enumerate(range(0, opts.hands, opts.unit_rows))
-    ]
+    size = unit_rows(opts)
+    return [Unit(i, start, min(size, opts.hands - start)) for i, start in enumerate(range(0, opts.hands, size))]
 
 
 def generate_rows(opts: GenerateOptions, start: int, n: int) -> Generated:
-    """Rows ``start..start+n-1`` of the file ``opts`` describes (``start`` a multiple of :data:`CHUNK`):
-    made :data:`CHUNK` rows at a time from the streams keyed by ``(seed, hand id of the chunk's first
-    row)``, so a row is the same whichever unit makes it."""
-    first = opts.start_id + start
+    """Rows ``start..start+n-1`` of the file ``opts`` describes. The file is made of blocks of
+    :data:`CHUNK` rows (the last one the rest), each from the streams keyed by ``(seed, hand id of
+    its first row)``: a unit makes the blocks it overlaps and keeps its rows, so a row is the same
+    whichever unit makes it."""
+    pieces = []
+    for block in range(start // CHUNK * CHUNK, start + n, CHUNK):
+        g = _block(opts, block, min(CHUNK, opts.hands - block))
+        lo, hi = max(start, block) - block, min(start + n, block + CHUNK) - block
+        if (lo, hi) != (0, g.table.num_rows):
+            first = opts.start_id + block
+            keep = {k: v[(v >= first + lo) & (v < first + hi)] for k, v in g.injected.items()}
+            tampered = g.tampered[(g.tampered >= first + lo) & (g.tampered < first + hi)]
+            g = Generated(g.table.slice(lo, hi - lo), keep, tampered)
+        pieces.append(g)
+    if len(pieces) == 1:
+        return pieces[0]
+    injected = {k: np.concatenate([p.injected[k] for p in pieces]) for k in pieces[0].injected}
+    return Generated(
+        pa.concat_tables([p.table for p in pieces]), injected, np.concatenate([p.tampered for p in pieces])
+    )
+
+
+def _block(opts: GenerateOptions, block: int, n: int) -> Generated:
+    """The ``n`` rows of the block that starts at row ``block`` of the file."""
+    first = opts.start_id + block
     if game_spec(opts.game).has_hands:
         return generate_hands(
             opts.game,
@@ -554,39 +586,49 @@ def generate_rows(opts: GenerateOptions, start: int, n: int) -> Generated:
             play_style=opts.play,
             hide_folded=opts.hide_folded,
         )
-    parts = [  # a 2v2 game's rows
-        generate_teams(min(CHUNK, n - off), opts.seed, first + off, opts.bad_rate, opts.tamper_rate)
-        for off in range(0, n, CHUNK)
-    ]
-    injected = {k: np.concatenate([p.injected[k] for p in parts]) for k in parts[0].injected}
-    return Generated(pa.concat_tables([p.table for p in parts]), injected, np.concatenate([p.tampered for p in parts]))
+    return generate_teams(n, opts.seed, first, opts.bad_rate, opts.tamper_rate)  # a 2v2 game's rows
 
 
 def run_unit(unit: Unit, opts: GenerateOptions, staging: staged.Staging) -> dict[str, Any]:
-    """Make ``unit``'s rows and write them as its part (any worker); returns its counters."""
+    """Make ``unit``'s rows and write them as its part, the output's own Parquet in row groups of
+    ``opts.row_group`` rows (any worker); returns its counters (also kept in the part's footer, for
+    a rerun that reuses it)."""
     g = generate_rows(opts, unit.start, unit.rows)
     counters = {"injected": {k: int(v.size) for k, v in g.injected.items()}, "tampered": int(g.tampered.size)}
-    table = g.table.replace_schema_metadata({COUNTERS_KEY: json.dumps(counters).encode()})
-    staged.write_part(staging.path(staged.part_name(unit.index)), table)
+    staged.write_parquet_part(
+        staging.path(part_of(unit)), g.table, opts.row_group, {COUNTERS_KEY: json.dumps(counters).encode()}
+    )
     return counters
 
 
+def part_of(unit: Unit) -> str:
+    """The name of ``unit``'s part."""
+    return staged.part_name(unit.index, ext="parquet")
+
+
 def plan(opts: GenerateOptions) -> dict[str, Any]:
-    """What decides the parts' rows (the staging folder's plan): everything but the output's name,
-    its row groups and how the run runs."""
+    """What decides the parts (the staging folder's plan): everything but the output's name and
+    how the run runs."""
     from cardbatch import __version__
 
     asked = {f.name: getattr(opts, f.name) for f in dataclasses.fields(opts)}
-    for name in ("out", "row_group", "run", "mode"):
+    for name in ("out", "run", "mode"):
         del asked[name]
-    return {**asked, "bias": [str(b) for b in opts.bias], "chunk": CHUNK, "cardbatch": __version__}
+    return {
+        **asked,
+        "unit_rows": unit_rows(opts),
+        "bias": [str(b) for b in opts.bias],
+        "chunk": CHUNK,
+        "cardbatch": __version__,
+    }
 
 
 def write(opts: GenerateOptions) -> dict[str, Any]:
     """Write the file ``opts`` describes and return a small summary. The units run on the engine
-    ``opts.run`` asks for, each writing its part (:mod:`~cardbatch.batch.io.staged`); this process
-    writes the file from the parts in order, under a temporary name until it is complete. A rerun
-    after a crash reuses the parts a run of the same options finished."""
+    ``opts.run`` asks for, each writing its part, the file's own Parquet (:mod:`~cardbatch.batch.io.staged`);
+    this process joins the parts' bytes in order (:mod:`~cardbatch.batch.io.parquet_concat`), under
+    a temporary name until the file is complete. A rerun after a crash reuses the parts a run of the
+    same options finished."""
     if opts.mode not in FILE_MODES:
         raise ValueError(f"mode must be one of {', '.join(FILE_MODES)}, got {opts.mode!r}")
     engines.check_available(opts.run)
@@ -594,39 +636,28 @@ def write(opts: GenerateOptions) -> dict[str, Any]:
     units = units_of(opts)
     staging = staged.Staging(opts.out, "generate")
     reuse = staging.begin(plan(opts))
-    todo = [u for u in units if staged.part_name(u.index) not in reuse]
+    todo = [u for u in units if part_of(u) not in reuse]
     task = functools.partial(run_unit, opts=opts, staging=staging)
-    injected: dict[str, int] = {}
-    tampered = 0
-    writer = storage.PublishedParquet(opts.out, seal=owned.parquet_metadata("generate"), row_group=opts.row_group)
+    counted = {u.index: _counters_of(staging, u) for u in units if part_of(u) in reuse}
     quiet, verbose = opts.run.quiet, opts.run.verbose
-    try:
-        with (
-            engines.start(opts.run, len(todo)) as engine,
-            progress(total=opts.hands, desc="generate", unit="row", quiet=quiet, verbose=verbose) as bar,
-        ):
-            if todo and not engine.external and not isinstance(engine, engines.InProcess):
-                _compile_ahead(opts)  # the workers then load the kernels this process compiled
-            done = engine.map(task, todo, ordered=True)
-            for unit in units:  # in order, each part as soon as it is there
-                name = staged.part_name(unit.index)
-                if name in reuse:
-                    table = staged.read_part(staging.path(name))
-                    counters = json.loads((table.schema.metadata or {})[COUNTERS_KEY])
-                else:
-                    ran, counters = next(done)
-                    assert ran == unit, "the engine gave the units out of order"
-                    table = staged.read_part(staging.path(name))
-                writer.write(table.replace_schema_metadata(None))
-                for k, v in counters["injected"].items():
-                    injected[k] = injected.get(k, 0) + v
-                tampered += counters["tampered"]
-                bar.update(unit.rows)
-            engine_name, workers = engine.name, engine.workers
-        writer.close()
-    except BaseException:
-        writer.abort()
-        raise
+    with (
+        engines.start(opts.run, len(todo)) as engine,
+        progress(total=opts.hands, desc="generate", unit="row", quiet=quiet, verbose=verbose) as bar,
+    ):
+        bar.update(sum(u.rows for u in units if u.index in counted))
+        if todo and not engine.external and not isinstance(engine, engines.InProcess):
+            _compile_ahead(opts)  # the workers then load the kernels this process compiled
+        for unit, counters in engine.map(task, todo):
+            counted[unit.index] = counters
+            bar.update(unit.rows)
+        engine_name, workers = engine.name, engine.workers
+    # the parts' bytes, one after the other: the file the same whichever worker made which part
+    parquet_concat.concat([staging.path(part_of(u)) for u in units], opts.out, owned.parquet_metadata("generate"))
+    injected: dict[str, int] = {}
+    for unit in units:
+        for k, v in counted[unit.index]["injected"].items():
+            injected[k] = injected.get(k, 0) + v
+    tampered = sum(counted[u.index]["tampered"] for u in units)
     staging.finish()
     return {
         "out": str(opts.out),
@@ -642,6 +673,14 @@ def write(opts: GenerateOptions) -> dict[str, Any]:
         "engine": engine_name,
         "workers": workers,
     }
+
+
+def _counters_of(staging: staged.Staging, unit: Unit) -> dict[str, Any]:
+    """The counters a finished part keeps in its footer."""
+    found: dict[str, Any] = json.loads(
+        storage.parquet_file(staging.path(part_of(unit))).metadata.metadata[COUNTERS_KEY]
+    )
+    return found
 
 
 def _compile_ahead(opts: GenerateOptions) -> None:

@@ -24,6 +24,7 @@ from typing import Any
 from cardbatch.batch.io import storage
 
 MAGIC = b"PAR1"
+ARROW_SCHEMA = b"ARROW:schema"  # the key-value pair pyarrow reads the Arrow types back from
 COPY_BYTES = 1 << 26  # copied a block at a time: a part of any size costs this much memory
 
 # Thrift compact protocol's type codes
@@ -243,19 +244,18 @@ def concat(parts: list[str], out: str, key_values: dict[bytes, bytes] | None = N
 
 
 def _footer(first: list[Field], groups: list[list[Field]], rows: int, key_values: dict[bytes, bytes]) -> bytes:
-    """The joined file's footer: the first part's, with every row group, the rows added up and
-    ``key_values`` added to its key-value metadata."""
+    """The joined file's footer: the first part's, with every row group and the rows added up; its
+    key-value metadata is the Arrow schema (every part's) and ``key_values``, never a part's own."""
     meta = [list(f) for f in first]
     _get(meta, _FILE_NUM_ROWS)[2] = rows  # type: ignore[index]
     found = _get(meta, _FILE_ROW_GROUPS)
     if found is not None:
         found[2] = [_STRUCT, groups]
-    if key_values:
-        pairs = [[[1, _BINARY, k], [2, _BINARY, v]] for k, v in key_values.items()]
-        kv = _get(meta, _FILE_KEY_VALUES)
-        if kv is None:
-            meta.append([_FILE_KEY_VALUES, _LIST, [_STRUCT, pairs]])
-            meta.sort(key=lambda f: f[0])
-        else:
-            kv[2] = [_STRUCT, [*kv[2][1], *pairs]]
+    kv = _get(meta, _FILE_KEY_VALUES)
+    kept = [pair for pair in (kv[2][1] if kv else []) if _get(pair, 1) and _get(pair, 1)[2] == ARROW_SCHEMA]  # type: ignore[index]
+    pairs = kept + [[[1, _BINARY, k], [2, _BINARY, v]] for k, v in key_values.items()]
+    meta = [f for f in meta if f[0] != _FILE_KEY_VALUES]
+    if pairs:
+        meta.append([_FILE_KEY_VALUES, _LIST, [_STRUCT, pairs]])
+        meta.sort(key=lambda f: f[0])
     return _write(meta)

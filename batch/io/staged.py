@@ -46,13 +46,14 @@ from cardbatch.batch.io.errors import InputError
 
 PLAN = "plan.json"
 _DIGEST = re.compile(r"^[0-9a-f]{16}$")
-_PART = re.compile(r"^part-\d{6}(\.[a-z_]+)?\.arrow(\.tmp)?$")
+_PART = re.compile(r"^part-\d{6}(\.[a-z_]+)?\.(arrow|parquet)(\.tmp)?$")
 MARK_KEY = "cardbatch.staged_by"
 
 
-def part_name(index: int, kind: str = "") -> str:
-    """The file name of unit ``index``'s part (``kind``: which of a unit's several tables)."""
-    return f"part-{index:06d}{'.' + kind if kind else ''}.arrow"
+def part_name(index: int, kind: str = "", ext: str = "arrow") -> str:
+    """The file name of unit ``index``'s part (``kind``: which of a unit's several tables; ``ext``:
+    ``arrow`` for :func:`write_part`'s, ``parquet`` for :func:`write_parquet_part`'s)."""
+    return f"part-{index:06d}{'.' + kind if kind else ''}.{ext}"
 
 
 class Staging:
@@ -154,6 +155,25 @@ def write_part(path: str, table: pa.Table) -> None:
         storage.fresh(p)
     with filesystem.open_output_stream(p) as sink, pa.ipc.new_file(sink, table.schema) as writer:
         writer.write_table(table)
+    storage.publish(tmp, path)
+
+
+def write_parquet_part(
+    path: str, table: pa.Table, row_group: int = storage.ROW_GROUP_MAX, key_values: dict[bytes, bytes] | None = None
+) -> None:
+    """A unit's part as the output's own Parquet (:data:`~.storage.WRITE_OPTIONS`, row groups of
+    ``row_group`` rows, from contiguous arrays so its bytes depend on the rows alone), whole or
+    absent; the parent joins such parts by copying their bytes (:mod:`.parquet_concat`).
+    ``key_values``: the part's own footer metadata (its counters), not carried into the output."""
+    tmp = f"{path}.tmp"
+    table = table.combine_chunks() if any(c.num_chunks > 1 for c in table.columns) else table
+    writer = storage.parquet_writer(tmp, table.schema, **storage.WRITE_OPTIONS)
+    try:
+        writer.write_table(table, row_group_size=row_group)
+        if key_values:
+            writer.add_key_value_metadata(key_values)
+    finally:
+        writer.close()
     storage.publish(tmp, path)
 
 

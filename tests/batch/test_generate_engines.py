@@ -22,7 +22,8 @@ from cardbatch.batch.io.jobs import RunOptions
 from cardbatch.batch.io.lifecycle import RESUME
 
 HANDS = 3 * CHUNK + 1000  # four units of CHUNK rows, the last one short
-ASKED = {"game": "holdem", "hands": HANDS, "seed": 11, "bad_rate": 0.02, "tamper_rate": 0.01, "row_group": 100_000}
+GROUP = 100_000  # row groups that are not a whole number of CHUNKs
+ASKED = {"game": "holdem", "hands": HANDS, "seed": 11, "bad_rate": 0.02, "tamper_rate": 0.01, "row_group": GROUP}
 COUNTERS = ("rows", "hand_ids", "injected", "tampered")
 
 
@@ -48,11 +49,11 @@ def _same(out: Path, figures: dict, reference: tuple[bytes, dict]) -> None:
 
 @pytest.mark.slow  # a few runs of a few units each, about two seconds
 def test_the_file_does_not_depend_on_the_unit_size(tmp_path, reference):
-    for units in (1, 2):
+    for units in (1, 2):  # units that start inside a CHUNK: they make its rows and keep theirs
         out = tmp_path / f"u{units}.parquet"
-        figures = _run(out, unit_rows=units * CHUNK, run=RunOptions(workers=1, quiet=True))
+        figures = _run(out, unit_rows=units * GROUP, run=RunOptions(workers=1, quiet=True))
         _same(out, figures, reference)
-        assert figures["parts"] == -(-HANDS // (units * CHUNK))
+        assert figures["parts"] == -(-HANDS // (units * GROUP))
     groups = pq.ParquetFile(out).metadata
     assert [groups.row_group(i).num_rows for i in range(groups.num_row_groups)] == [100_000] * 3 + [HANDS - 300_000]
     assert figures["injected"] and figures["tampered"]
@@ -61,7 +62,7 @@ def test_the_file_does_not_depend_on_the_unit_size(tmp_path, reference):
 @pytest.mark.slow  # spawns two worker processes
 def test_two_local_workers_write_the_same_bytes(tmp_path, reference):
     out = tmp_path / "w2.parquet"
-    figures = _run(out, unit_rows=CHUNK, run=RunOptions(workers=2, quiet=True))
+    figures = _run(out, unit_rows=GROUP, run=RunOptions(workers=2, quiet=True))
     _same(out, figures, reference)
     assert (figures["engine"], figures["workers"], figures["parts"]) == ("local", 2, 4)
 
@@ -69,16 +70,17 @@ def test_two_local_workers_write_the_same_bytes(tmp_path, reference):
 @pytest.mark.slow  # a real Dask cluster
 def test_a_dask_cluster_writes_the_same_bytes(tmp_path, reference, dask_scheduler):
     out = tmp_path / "dask.parquet"
-    figures = _run(out, unit_rows=2 * CHUNK, run=RunOptions(engine="dask", scheduler=dask_scheduler, quiet=True))
+    figures = _run(out, unit_rows=2 * GROUP, run=RunOptions(engine="dask", scheduler=dask_scheduler, quiet=True))
     _same(out, figures, reference)
     assert (figures["engine"], figures["workers"], figures["parts"]) == ("dask", 2, 2)
 
 
-def test_unit_rows_is_a_whole_number_of_chunks():
-    with pytest.raises(ValueError, match="multiple of 131,072"):
-        GenerateOptions("x.parquet", unit_rows=CHUNK + 1)
-    with pytest.raises(ValueError, match="unit_rows must be a whole number >= 131072"):
-        GenerateOptions("x.parquet", unit_rows=1000)
+def test_unit_rows_is_a_whole_number_of_row_groups():
+    with pytest.raises(ValueError, match=r"multiple of row_group \(1,048,576\)"):
+        GenerateOptions("x.parquet", unit_rows=CHUNK)
+    with pytest.raises(ValueError, match="unit_rows must be a whole number >= 1"):
+        GenerateOptions("x.parquet", unit_rows=0)
+    assert GenerateOptions("x.parquet", unit_rows=3000, row_group=1000).unit_rows == 3000
 
 
 def test_the_help_says_the_units_size():
@@ -101,19 +103,20 @@ def test_the_command_takes_the_engine_options_and_refuses_a_folder_it_did_not_ma
     assert (mine / "notes.txt").read_text() == "mine" and not (tmp_path / "h.parquet").exists()
 
 
-# The job with units of CHUNK rows on two local workers, as the command runs it (SIGTERM handled):
+# The job with units of a row group on two local workers, as the command runs it (SIGTERM handled):
 # unit_rows is a Python option, so a real process runs the job through Python.
 _SCRIPT = """
 import json
 import sys
-from cardbatch.batch.generate import CHUNK, GenerateOptions, run
+from cardbatch.batch.generate import GenerateOptions, run
 from cardbatch.batch.io.jobs import RunOptions
 from cardbatch.batch.io.lifecycle import Terminated, install_parent_handlers, stop_message
 
 install_parent_handlers()
 asked = json.loads(sys.argv[2]) if len(sys.argv) > 2 else {asked!r}
 try:
-    run(GenerateOptions(sys.argv[1], **asked, unit_rows=CHUNK, run=RunOptions(workers=2, quiet=True)))
+    unit = asked["row_group"]  # a unit a row group: several units however small the file
+    run(GenerateOptions(sys.argv[1], **asked, unit_rows=unit, run=RunOptions(workers=2, quiet=True)))
 except (KeyboardInterrupt, Terminated) as exc:
     sys.exit(stop_message(exc))
 """.replace("{asked!r}", repr(ASKED))
@@ -121,7 +124,7 @@ except (KeyboardInterrupt, Terminated) as exc:
 
 def _parts(folder: Path) -> list[str]:
     """The finished parts in a staging folder (in the folder of their plan's digest)."""
-    return sorted(p.name for p in folder.glob("*/part-*.arrow")) if folder.is_dir() else []
+    return sorted(p.name for p in folder.glob("*/part-*.parquet")) if folder.is_dir() else []
 
 
 @pytest.mark.slow  # a real process and its workers, stopped mid-run
@@ -146,7 +149,7 @@ def test_a_stopped_run_leaves_no_file_and_its_rerun_reuses_its_parts(tmp_path, r
     assert not [w for w in workers if alive(w)], "a worker outlived its parent"
     assert not out.exists()
     finished = _parts(staging)
-    again = _run(out, unit_rows=CHUNK, run=RunOptions(workers=1, quiet=True))
+    again = _run(out, unit_rows=GROUP, run=RunOptions(workers=1, quiet=True))
     assert again["parts_reused"] == len(finished) >= 1
     _same(out, again, reference)
     assert not staging.exists() and not (tmp_path / ".stopped.parquet.tmp").exists()
@@ -155,7 +158,7 @@ def test_a_stopped_run_leaves_no_file_and_its_rerun_reuses_its_parts(tmp_path, r
 @pytest.mark.slow  # a moto S3 server and a real process with two workers
 def test_generate_writes_to_s3(s3_server, tmp_path):
     env, s3 = s3_server
-    asked = {"game": "team2v2", "hands": CHUNK + 1000, "seed": 3, "bad_rate": 0.01}  # two units, small rows
+    asked = {"game": "team2v2", "hands": CHUNK + 1000, "seed": 3, "bad_rate": 0.01, "row_group": 65_536}  # 3 units
     local = tmp_path / "hands.parquet"
     run(GenerateOptions(str(local), **asked, run=RunOptions(workers=1, quiet=True)))
     out = f"s3://{S3_BUCKET}/generate/hands.parquet"
