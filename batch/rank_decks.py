@@ -7,9 +7,10 @@ whole row groups of a ``DECKS`` file) that run on an engine
 global ranks need the whole run's; its best ``--top`` decks; what ``--plot``
 draws), added up here exactly. The writing pass re-deals each unit's decks
 (decks are counter-based, so this is cheap and identical; given decks are
-read again) and writes its rows as a part (:mod:`~cardbatch.batch.io.staged`);
-this process writes the output from the parts in order (``--top``: best first)
-under a temporary name, published when complete. The file and the figure are
+read again) and writes its rows as a part in the output's own Parquet
+(:mod:`~cardbatch.batch.io.staged`); this process joins the parts' bytes in
+order (:mod:`~cardbatch.batch.io.parquet_concat`; ``--top``: the chosen rows
+written best first) under a temporary name, published when complete. The file and the figure are
 the same, byte for byte, whatever the engine and the workers; a rerun after a
 crash reuses the parts of the same plan.
 """
@@ -27,7 +28,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from cardbatch.batch.io import engines, lists, owned, staged, storage
+from cardbatch.batch.io import engines, lists, owned, parquet_concat, staged, storage
 from cardbatch.batch.io.columns import fixed_size_list
 from cardbatch.batch.io.compiling import announced
 from cardbatch.batch.io.errors import InputError
@@ -414,8 +415,8 @@ def _write(
     tally: Tally,
 ) -> tuple[int, int]:
     """The writing pass: each unit writes its rows as a part (with ``--top``, only the units holding
-    a chosen deck, each its chosen rows); this process writes the output from the parts in order
-    (``--top``: best first), under a temporary name until complete. Without a counting pass, the
+    a chosen deck, each its chosen rows); this process joins the parts' bytes in order (``--top``:
+    writes the chosen rows best first), under a temporary name until complete. Without a counting pass, the
     units tally what ``--plot`` draws too. Returns the rows written and the parts the pass has."""
     counts = tally.arrays.get("counts") if args.detail else None
     chosen = np.sort(tally.arrays["top_deck"]) if args.top is not None else None
@@ -428,45 +429,47 @@ def _write(
             u = dataclasses.replace(u, chosen=tuple(int(d) for d in mine))
         writing.append(u)
     plotting = args.plot and not (args.detail or args.top is not None)  # no counting pass tallied it
-    kinds = ("rows", "tally") if plotting else ("rows",)
-    todo = [u for u in writing if any(staged.part_name(u.index, k) not in reuse for k in kinds)]
+    kinds = (ROWS, "tally") if plotting else (ROWS,)
+    todo = [u for u in writing if any(_part(u, k) not in reuse for k in kinds)]
     task = functools.partial(write_unit, args=args, staging=staging, counts=counts, plotting=plotting)
-    writer = storage.PublishedParquet(args.out, seal=owned.parquet_metadata("rank-decks"))
-    best: list[pa.Table] = []  # --top: the chosen rows, in deck order
-    written = 0
     quiet, verbose = args.run.quiet, args.run.verbose
+    with progress(
+        total=sum(u.decks for u in units), desc="rank-decks: writing", unit="deck", quiet=quiet, verbose=verbose
+    ) as bar:
+        bar.update(sum(u.decks for u in units) - sum(u.decks for u in todo))  # none of theirs is made
+        for u in writing:
+            if plotting and u not in todo:
+                tally.merge(_read_tally(staging, u))
+        for u, tallied in engine.map(task, todo):
+            if tallied is not None:
+                tally.merge(tallied)
+            bar.update(u.decks)
+    paths = [staging.path(_part(u, ROWS)) for u in writing]
+    written = sum(storage.parquet_file(p).metadata.num_rows for p in paths)
+    seal = owned.parquet_metadata("rank-decks")
+    if chosen is None and written:  # the parts' bytes, one after the other
+        parquet_concat.concat(paths, args.out, seal)
+        return written, len(writing) * len(kinds)
+    writer = storage.PublishedParquet(args.out, seal=seal)
     try:
-        with progress(
-            total=sum(u.decks for u in units), desc="rank-decks: writing", unit="deck", quiet=quiet, verbose=verbose
-        ) as bar:
-            bar.update(sum(u.decks for u in units) - sum(u.decks for u in writing))  # none of theirs is kept
-            done = engine.map(task, todo, ordered=True)
-            for u in writing:  # in order, each part as soon as it is there
-                tallied = None
-                if u in todo:
-                    ran, tallied = next(done)
-                    assert ran == u, "the engine gave the units out of order"
-                elif plotting:
-                    tallied = _read_tally(staging, u)
-                if tallied is not None:
-                    tally.merge(tallied)
-                table = staged.read_part(staging.path(staged.part_name(u.index, "rows")))
-                written += table.num_rows
-                if chosen is None:
-                    writer.write(table)
-                else:
-                    best.append(table)
-                bar.update(u.decks)
-        if best:  # the top decks, best first
-            t = pa.concat_tables(best)
+        if written:  # the top decks, best first
+            t = pa.concat_tables([storage.parquet_file(p).read() for p in paths])
             writer.write(t.take(np.searchsorted(t.column("deck").to_numpy(), tally.arrays["top_deck"])))
-        if not written:  # no deck given, or --top 0: the file has the columns and no row
+        else:  # no deck given, or --top 0: the file has the columns and no row
             writer.write(_no_rows(args))
         writer.close()
     except BaseException:
         writer.abort()
         raise
     return written, len(writing) * len(kinds)
+
+
+def _part(unit: Unit, kind: str) -> str:
+    """The name of ``unit``'s part of ``kind``: its rows (the output's own Parquet) or its tally."""
+    return staged.part_name(unit.index, kind, "parquet" if kind == ROWS else "arrow")
+
+
+ROWS = "rows"
 
 
 def write_unit(
@@ -491,7 +494,7 @@ def write_unit(
             )
             tables.append(ranking_table(r, rows, decks, args.game, args.players, args.rules))
     table = pa.concat_tables(tables) if tables else _no_rows(args)
-    staged.write_part(staging.path(staged.part_name(unit.index, "rows")), table)
+    staged.write_parquet_part(staging.path(_part(unit, ROWS)), table)
     if tally is None:
         return None
     staged.write_part(staging.path(staged.part_name(unit.index, "tally")), tally.table())

@@ -63,10 +63,12 @@ def _rank(folder: Path, case: str, given: Path | str, *how: str) -> tuple[bytes,
 
 @pytest.fixture(scope="module")
 def reference(tmp_path_factory, given) -> dict[str, tuple[bytes, bytes | None, dict]]:
-    """Each case ranked in this process, in one unit."""
+    """Each case ranked in this process, in units of SMALL decks."""
     pytest.importorskip("matplotlib")
     base = tmp_path_factory.mktemp("reference")
-    return {case: _rank(base / str(i), case, given, "--workers", "1") for i, case in enumerate(CASES)}
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(rank_decks, "SLICE", SMALL)
+        return {case: _rank(base / str(i), case, given, "--workers", "1") for i, case in enumerate(CASES)}
 
 
 def _same_as_reference(tmp_path, reference, given, *how: str) -> list[dict]:
@@ -83,13 +85,32 @@ def _same_as_reference(tmp_path, reference, given, *how: str) -> list[dict]:
     return figures
 
 
+def _plain(t: pa.Table) -> pa.Table:
+    """The table with its dictionary columns as their values (each part has its own dictionaries)."""
+    return pa.table(
+        {
+            n: c.cast(c.type.value_type) if pa.types.is_dictionary(c.type) else c
+            for n, c in zip(t.column_names, t.columns)
+        }
+    )
+
+
 @pytest.mark.slow  # a few runs of a few units each, about two seconds
-def test_units_of_any_size_in_this_process_write_the_same_files(tmp_path, monkeypatch, reference, given):
-    monkeypatch.setattr(rank_decks, "SLICE", SMALL)
-    figures = _same_as_reference(tmp_path, reference, given, "--workers", "1")
-    # 4 units counted, those holding a deck of the top 40 written; 4 written, each with its figure's
-    # tallies; 6 counted (a row group a unit), those holding a deck of the top 25 written
-    assert 4 < figures[0]["parts"] <= 8 and figures[1]["parts"] == 8 and 6 < figures[2]["parts"] <= 12
+def test_units_of_any_size_write_the_same_rows_and_figure(tmp_path, reference, given):
+    """One unit (the default size) against units of SMALL decks: the same rows, the same figure,
+    and the same bytes for --top (written here, best first); every deck's rows keep their units' row
+    groups (each unit's part is copied as it is)."""
+    for i, case in enumerate(CASES):
+        data, png, summary = _rank(tmp_path / str(i), case, given, "--workers", "1")
+        got, expected = (
+            pq.read_table(tmp_path / str(i) / "r.parquet"),
+            pq.read_table(pa.BufferReader(reference[case][0])),
+        )
+        assert _plain(got).equals(_plain(expected)), case
+        assert png == reference[case][1], case
+        if "top" in case:
+            assert data == reference[case][0], case
+        assert summary["parts"] <= 2  # one unit counted and written
 
 
 @pytest.mark.slow  # spawns two worker processes for each case
@@ -140,7 +161,7 @@ STOPPED_SLICE = 10_000  # 30 units, each counted then written
 
 def _parts(folder: Path) -> list[str]:
     """The finished parts in a staging folder (in the folder of their plan's digest)."""
-    return sorted(p.name for p in folder.glob("*/part-*.arrow")) if folder.is_dir() else []
+    return sorted(p.name for p in folder.glob("*/part-*")) if folder.is_dir() else []
 
 
 @pytest.mark.slow  # a real process and its workers, stopped mid-run
