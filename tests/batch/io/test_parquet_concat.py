@@ -94,3 +94,17 @@ def test_parts_of_another_schema_or_not_parquet_are_refused(parts, tmp_path):
     with pytest.raises(ValueError, match="not a Parquet file"):
         parquet_concat.concat([str(junk)], str(tmp_path / "j.parquet"))
     assert not (tmp_path / "j.parquet").exists() and not list(tmp_path.glob(".*.tmp"))
+
+
+def test_a_parts_own_footer_metadata_stays_behind(tmp_path):
+    """A part keeps its counters in its footer (for a rerun); the joined file has only the Arrow
+    schema and the seal."""
+    path = str(tmp_path / "p.parquet")
+    writer = pq.ParquetWriter(path, _table(3, 0).schema, **storage.WRITE_OPTIONS)
+    writer.write_table(_table(3, 0))
+    writer.add_key_value_metadata({b"cardbatch.generate.counters": b"{}"})
+    writer.close()
+    out = str(tmp_path / "j.parquet")
+    parquet_concat.concat([path], out, {b"cardbatch.written_by": b"cardbatch generate"})
+    assert set(pq.ParquetFile(out).metadata.metadata) == {b"ARROW:schema", b"cardbatch.written_by"}
+    assert pq.read_table(out).schema.metadata in (None, {})
