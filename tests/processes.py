@@ -45,3 +45,28 @@ def stop_when_workers_run(
     while any(alive(w) for w in workers) and time.time() < deadline:
         time.sleep(0.2)
     return proc.returncode, err, workers
+
+
+def staged_parts(out: Path, pattern: str = "part-*") -> list[Path]:
+    """The finished parts (``pattern``) in the staging folder of the output ``out`` (``.NAME.parts``
+    beside it, in the folder of the plan's digest)."""
+    return sorted(p for p in out.parent.glob(f".{out.name}.parts/*/{pattern}") if not p.name.endswith(".tmp"))
+
+
+def stop_once_parts_appear(
+    cmd: list[str], out: Path, sig: int, pattern: str = "part-*", env: dict | None = None
+) -> tuple[int, str, list[int]]:
+    """Start ``cmd``, send ``sig`` as soon as the staging folder of ``out`` holds a finished part
+    (``pattern``); returns the exit status, stderr and the worker processes still alive 10 s after
+    it ended (none, when workers die with their run)."""
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 120
+    while not staged_parts(out, pattern) and proc.poll() is None and time.time() < deadline:
+        time.sleep(0.01)
+    workers = children(proc.pid)
+    proc.send_signal(sig)
+    _, err = proc.communicate(timeout=60)
+    deadline = time.time() + 10
+    while any(alive(w) for w in workers) and time.time() < deadline:
+        time.sleep(0.1)
+    return proc.returncode, err, [w for w in workers if alive(w)]

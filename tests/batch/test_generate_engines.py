@@ -9,13 +9,12 @@ import json
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
 from conftest import S3_BUCKET, cli
-from processes import alive, children
+from processes import staged_parts, stop_once_parts_appear
 
 from cardbatch.batch.generate import CHUNK, UNIT_ROWS, GenerateOptions, run
 from cardbatch.batch.io.jobs import RunOptions
@@ -122,33 +121,19 @@ except (KeyboardInterrupt, Terminated) as exc:
 """.replace("{asked!r}", repr(ASKED))
 
 
-def _parts(folder: Path) -> list[str]:
-    """The finished parts in a staging folder (in the folder of their plan's digest)."""
-    return sorted(p.name for p in folder.glob("*/part-*.parquet")) if folder.is_dir() else []
-
-
 @pytest.mark.slow  # a real process and its workers, stopped mid-run
 @pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="reads /proc to find the workers")
 @pytest.mark.parametrize("sig, status", [(signal.SIGKILL, -9), (signal.SIGTERM, 143)])
 def test_a_stopped_run_leaves_no_file_and_its_rerun_reuses_its_parts(tmp_path, reference, sig, status):
     out = tmp_path / "stopped.parquet"
     staging = tmp_path / ".stopped.parquet.parts"
-    proc = subprocess.Popen([sys.executable, "-c", _SCRIPT, str(out)], stderr=subprocess.PIPE, text=True)
-    deadline = time.time() + 120
-    while not _parts(staging) and proc.poll() is None and time.time() < deadline:
-        time.sleep(0.01)
-    workers = children(proc.pid)
-    proc.send_signal(sig)
-    _, err = proc.communicate(timeout=60)
-    assert proc.returncode == status, err
+    code, err, living = stop_once_parts_appear([sys.executable, "-c", _SCRIPT, str(out)], out, sig)
+    assert code == status, err
     if sig == signal.SIGTERM:
         assert err.strip().splitlines()[-1] == RESUME
-    deadline = time.time() + 10
-    while any(alive(w) for w in workers) and time.time() < deadline:
-        time.sleep(0.1)
-    assert not [w for w in workers if alive(w)], "a worker outlived its parent"
+    assert not living, "a worker outlived its parent"
     assert not out.exists()
-    finished = _parts(staging)
+    finished = staged_parts(out)
     again = _run(out, unit_rows=GROUP, run=RunOptions(workers=1, quiet=True))
     assert again["parts_reused"] == len(finished) >= 1
     _same(out, again, reference)

@@ -8,15 +8,14 @@ from __future__ import annotations
 import json
 import os
 import signal
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from conftest import S3_BUCKET, TEST_DATA, cli
+from processes import staged_parts, stop_once_parts_appear
 from pyarrow import fs
 
 from cardbatch.batch.io.jobs import RunOptions
@@ -85,8 +84,7 @@ def test_a_dask_cluster_writes_the_same_bytes(corpus, reference, tmp_path, dask_
     _same(out, reference)
 
 
-def _parts(out: Path) -> list[Path]:
-    return sorted(out.parent.glob(f".{out.name}.parts/*/part-*.hands.arrow"))
+PART = "part-*.hands.arrow"  # a finished unit's part
 
 
 @pytest.mark.slow  # a real process stopped mid-run, then a rerun
@@ -95,15 +93,11 @@ def test_a_stopped_import_publishes_nothing_and_its_rerun_reuses_the_parts(corpu
     out = tmp_path / "h.parquet"
     cmd = [sys.executable, "-m", "cardbatch", "import", str(corpus), "--out", str(out), "--workers", "1", "-q"]
     # a real process: what is tested is a signal (SIGKILL runs no handler) while it writes parts
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    deadline = time.time() + 60
-    while not _parts(out) and time.time() < deadline and proc.poll() is None:
-        time.sleep(0.01)
-    proc.send_signal(sig)
-    _, err = proc.communicate(timeout=30)
-    assert proc.returncode == (-9 if sig == signal.SIGKILL else 143), err
+    code, err, living = stop_once_parts_appear(cmd, out, sig, PART)
+    assert not living, "a worker outlived its parent"
+    assert code == (-9 if sig == signal.SIGKILL else 143), err
     assert not out.exists() and not Path(errors_path(str(out))).exists()
-    finished = len(_parts(out))
+    finished = len(staged_parts(out, PART))
     assert 1 <= finished < PHHS_FILES
     res = cli("import", str(corpus), "--out", str(out), "--workers", "1")
     assert res.returncode == 0, res.stderr

@@ -9,13 +9,12 @@ from __future__ import annotations
 import dataclasses
 import json
 import signal
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 from conftest import S3_BUCKET, cli
+from processes import staged_parts, stop_once_parts_appear
 from pyarrow import fs
 
 from cardbatch.batch.io.jobs import RunOptions
@@ -68,8 +67,7 @@ def test_a_dask_cluster_writes_the_same_bytes(reference, tmp_path, dask_schedule
     assert (here / "rounds.parquet").read_bytes() == (there / "rounds.parquet").read_bytes()
 
 
-def _parts(out: Path) -> list[Path]:
-    return sorted(out.parent.glob(f".{out.name}.parts/*/part-*.rounds.arrow"))
+PART = "part-*.rounds.arrow"  # a finished unit's part
 
 
 @pytest.mark.slow  # a real process stopped mid-run, then a rerun
@@ -78,15 +76,11 @@ def test_a_stopped_comparison_writes_nothing_and_its_rerun_reuses_the_rooms(refe
     out = tmp_path / "cmp"
     cmd = [sys.executable, "-m", "cardbatch", *COMPARE, "--out", str(out), "--workers", "1", "-q"]
     # a real process: what is tested is a signal (SIGKILL runs no handler) while it writes parts
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    deadline = time.time() + 60
-    while not _parts(out) and time.time() < deadline and proc.poll() is None:
-        time.sleep(0.01)
-    proc.send_signal(sig)
-    _, err = proc.communicate(timeout=30)
-    assert proc.returncode == (-9 if sig == signal.SIGKILL else 143), err
+    code, err, living = stop_once_parts_appear(cmd, out, sig, PART)
+    assert not living, "a worker outlived its parent"
+    assert code == (-9 if sig == signal.SIGKILL else 143), err
     assert not out.exists() or not list(out.iterdir())  # no table, figure or summary of half a run
-    finished = len(_parts(out))
+    finished = len(staged_parts(out, PART))
     assert 1 <= finished < 4
     res = cli(*COMPARE, "--out", str(out), "--workers", "1")
     assert res.returncode == 0, res.stderr
