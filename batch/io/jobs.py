@@ -54,7 +54,7 @@ class RunOptions:
         if self.engine not in ENGINES:
             raise ValueError(f"engine must be one of {', '.join(ENGINES)}, got {self.engine!r}")
         if self.scheduler is not None and self.engine != "dask":
-            raise ValueError("a scheduler address needs engine='dask'")
+            raise ValueError("--scheduler (a Dask scheduler's address) needs --engine dask")
 
 
 @dataclasses.dataclass(frozen=True)

@@ -90,7 +90,7 @@ def test_the_help_says_the_units_size():
 def test_the_command_takes_the_engine_options_and_refuses_a_folder_it_did_not_make(tmp_path):
     out = tmp_path / "g.parquet"
     res = cli("generate", "--hands", "50", "--scheduler", "tcp://127.0.0.1:1", "--out", str(out))
-    assert res.returncode == 2 and "engine='dask'" in res.stderr and not out.exists()
+    assert res.returncode == 2 and "needs --engine dask" in res.stderr and not out.exists()
     res = cli("generate", "--hands", "50", "--workers", "2", "--out", str(out))
     assert res.returncode == 0, res.stderr
     assert json.loads(res.stdout)["workers"] == 1  # one unit: run in this process
