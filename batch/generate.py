@@ -538,8 +538,8 @@ def unit_rows(opts: GenerateOptions) -> int:
 def units_of(opts: GenerateOptions) -> list[Unit]:
     """The run's units: :func:`unit_rows` rows each, the last one the rest.
 
-    >>> [(u.start, u.rows) for u in units_of(GenerateOptions("x", hands=CHUNK * 5 + 3, unit_rows=CHUNK * 2))]
-    [(0, 262144), (262144, 262144), (524288, 131075)]
+    >>> [(u.start, u.rows) for u in units_of(GenerateOptions("x", hands=5003, row_group=1000, unit_rows=2000))]
+    [(0, 2000), (2000, 2000), (4000, 1003)]
     """
     size = unit_rows(opts)
     return [Unit(i, start, min(size, opts.hands - start)) for i, start in enumerate(range(0, opts.hands, size))]
