@@ -10,7 +10,7 @@ the file is a function of the parts alone, so it has the same bytes whatever
 worker wrote which part.
 
 The footer is Thrift's compact protocol (the Parquet format's ``FileMetaData``):
-:func:`_read` and :func:`_write` decode and encode it generically (every field
+:func:`decode` and :func:`encode` read and write it generically (every field
 kept as it was read, so an unchanged footer encodes to its own bytes again),
 and :func:`_moved` changes only the offsets and ordinals.
 """
@@ -142,11 +142,12 @@ def _value(t: int, v: Any) -> bytes:
             return b"\x00"
         return _varint(len(pairs)) + bytes([(kt << 4) | vt]) + b"".join(_value(kt, k) + _value(vt, x) for k, x in pairs)
     if t == _STRUCT:
-        return _write(v)
+        return encode(v)
     raise ValueError(f"Parquet footer: unknown Thrift type {t}")
 
 
-def _write(fields: list[Field]) -> bytes:
+def encode(fields: list[Field]) -> bytes:
+    """A Thrift compact struct (:func:`decode`'s fields) as bytes."""
     out = bytearray()
     last = 0
     for fid, t, v in fields:
@@ -159,7 +160,8 @@ def _write(fields: list[Field]) -> bytes:
     return bytes(out)
 
 
-def _read(footer: bytes) -> list[Field]:
+def decode(footer: bytes) -> list[Field]:
+    """A Thrift compact struct (a Parquet footer) as its fields, every one kept as read."""
     return _Reader(footer).fields()
 
 
@@ -197,7 +199,7 @@ def footer_of(path: str) -> tuple[list[Field], int]:
         raise ValueError(f"{path}: not a Parquet file")
     begin = size - 8 - length
     footer = tail[begin - start : -8] if begin >= start else storage.read_bytes(path, begin, length)
-    return _read(footer), size - 8 - length
+    return decode(footer), size - 8 - length
 
 
 def concat(parts: list[str], out: str, key_values: dict[bytes, bytes] | None = None) -> int:
@@ -220,7 +222,7 @@ def concat(parts: list[str], out: str, key_values: dict[bytes, bytes] | None = N
             at = len(MAGIC)
             for part in parts:
                 meta, body_end = footer_of(part)
-                this_schema = _write([f for f in meta if f[0] == 2])
+                this_schema = encode([f for f in meta if f[0] == 2])
                 if first is None:
                     first, schema = meta, this_schema
                 elif this_schema != schema:
@@ -258,4 +260,4 @@ def _footer(first: list[Field], groups: list[list[Field]], rows: int, key_values
     if pairs:
         meta.append([_FILE_KEY_VALUES, _LIST, [_STRUCT, pairs]])
         meta.sort(key=lambda f: f[0])
-    return _write(meta)
+    return encode(meta)
