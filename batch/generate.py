@@ -636,9 +636,10 @@ def write(opts: GenerateOptions) -> dict[str, Any]:
     units = units_of(opts)
     staging = staged.Staging(opts.out, "generate")
     reuse = staging.begin(plan(opts))
-    todo = [u for u in units if part_of(u) not in reuse]
+    found = {u.index: _counters_of(staging, u) for u in units if part_of(u) in reuse}
+    counted = {i: c for i, c in found.items() if c is not None}
+    todo = [u for u in units if u.index not in counted]
     task = functools.partial(run_unit, opts=opts, staging=staging)
-    counted = {u.index: _counters_of(staging, u) for u in units if part_of(u) in reuse}
     quiet, verbose = opts.run.quiet, opts.run.verbose
     with (
         engines.start(opts.run, len(todo)) as engine,
@@ -675,11 +676,13 @@ def write(opts: GenerateOptions) -> dict[str, Any]:
     }
 
 
-def _counters_of(staging: staged.Staging, unit: Unit) -> dict[str, Any]:
-    """The counters a finished part keeps in its footer."""
-    found: dict[str, Any] = json.loads(
-        storage.parquet_file(staging.path(part_of(unit))).metadata.metadata[COUNTERS_KEY]
-    )
+def _counters_of(staging: staged.Staging, unit: Unit) -> dict[str, Any] | None:
+    """The counters a finished part keeps in its footer (None: not a part of ours: made again)."""
+    footer = storage.parquet_file(staging.path(part_of(unit))).metadata.metadata or {}
+    try:
+        found: dict[str, Any] = json.loads(footer[COUNTERS_KEY])
+    except (KeyError, ValueError):
+        return None
     return found
 
 

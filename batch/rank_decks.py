@@ -308,9 +308,9 @@ def rank(args: RankDecksOptions) -> dict[str, Any]:
         return _rank(args)
 
 
-def _of_input(args: RankDecksOptions, exc: InputError) -> InputError:
-    """What the DECKS file holds that is not decks, said with its name."""
-    return InputError(f"{args.input}: {exc}" if args.input else str(exc))
+def _of_input(given: str | None, exc: InputError) -> InputError:
+    """What the DECKS file ``given`` holds that is not decks, said with its name as given."""
+    return InputError(f"{given}: {exc}" if given else str(exc))
 
 
 def plan(args: RankDecksOptions, identity: dict[str, Any]) -> dict[str, Any]:
@@ -327,10 +327,13 @@ def plan(args: RankDecksOptions, identity: dict[str, Any]) -> dict[str, Any]:
 def _rank(args: RankDecksOptions) -> dict[str, Any]:
     if not game_spec(args.game).rule_presets:  # the rules are unused: the default preset, whatever was given
         args = dataclasses.replace(args, rules=RankDecksOptions.rules)
+    given = args.input
+    if given:  # the workers read it, wherever they run; messages name it as it was given
+        args = dataclasses.replace(args, input=storage.absolute(given))
     try:
         total, units, identity = _source(args)
     except InputError as exc:
-        raise _of_input(args, exc) from None
+        raise _of_input(given, exc) from None
     t0 = time.perf_counter()
     staging = staged.Staging(args.out, "rank-decks")
     reuse = staging.begin(plan(args, identity))
@@ -343,7 +346,7 @@ def _rank(args: RankDecksOptions) -> dict[str, Any]:
             engine_name, workers = engine.name, engine.workers
     except InputError as exc:  # decks that are not decks: no rerun can use these parts
         staging.finish()
-        raise _of_input(args, exc) from None
+        raise _of_input(given, exc) from None
     staging.finish()
     elapsed = time.perf_counter() - t0
     counted = args.detail or args.top is not None

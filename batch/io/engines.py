@@ -26,6 +26,7 @@ import concurrent.futures as cf
 import contextlib
 import logging
 import os
+import sys
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
 
@@ -129,12 +130,20 @@ class DaskCluster(Engine):
 
 def check_available(run: RunOptions) -> None:
     """Before anything is written: an :class:`InputError` when ``--engine dask`` is asked for and
-    Dask is not installed."""
+    Dask is not installed, or ``--scheduler`` is not an address."""
     if run.engine == "dask":
         try:
-            import distributed  # noqa: F401
+            import distributed  # noqa: F401 (first: a submodule loaded earlier does not say Dask is there)
+            from distributed.comm.addressing import parse_address, parse_host_port
         except ImportError:
             raise InputError(DASK_MISSING) from None
+        if run.scheduler:  # an address without a port is known wrong before anything is written
+            try:
+                scheme, location = parse_address(run.scheduler)
+                if scheme in ("tcp", "tls"):
+                    parse_host_port(location)
+            except ValueError as exc:
+                raise InputError(f"cannot reach the Dask scheduler at {run.scheduler}: {exc}") from None
 
 
 def local_workers(run: RunOptions, units: int, small: bool = False) -> int:
@@ -206,8 +215,14 @@ def _dask(run: RunOptions, numba: bool) -> Iterator[DaskCluster]:
             if run.scheduler:
                 try:
                     client = Client(run.scheduler, timeout="15s")
-                except (OSError, TimeoutError) as exc:
+                except (OSError, TimeoutError, ValueError) as exc:  # ValueError: not an address
                     raise InputError(f"cannot reach the Dask scheduler at {run.scheduler}: {exc}") from None
+                if run.workers is not None:  # said, never passed in silence
+                    print(
+                        f"cardbatch: warning: --workers {run.workers} does nothing with --scheduler: the cluster's "
+                        "own workers run the units",
+                        file=sys.stderr,
+                    )
             else:
                 cluster = LocalCluster(
                     n_workers=workers,

@@ -23,6 +23,7 @@ import fnmatch
 import glob
 import json
 import os
+import re
 import struct
 from collections.abc import Callable, Iterable, Sequence
 
@@ -34,6 +35,7 @@ from cardbatch.batch.io.errors import InputError
 from cardbatch.batch.io.inputs import glob_root, visible
 from cardbatch.batch.io.jobs import FILE_MODES, FileMode
 
+_RESERVED = re.compile(r"^\..+\.(parts|tmp)$")  # staging folders and temporary files (.staged, .storage)
 MARK_KEY = "cardbatch.written_by"  # Parquet metadata and JSON key
 PNG_KEY = "Software"  # the PNG text chunk matplotlib writes anyway
 
@@ -144,6 +146,11 @@ def check_outputs(outputs: Sequence[str], command: str, mode: FileMode = "replac
         for other in outputs[:i]:
             if same_file(out, other):
                 raise InputError(f"two of this run's outputs, {other} and {out}, are one file: give them other names")
+        if any(_RESERVED.match(part) for part in out.partition("?")[0].replace(os.sep, "/").split("/")):
+            raise InputError(
+                f"{out}: names of the form .NAME.parts and .NAME.tmp are cardbatch's own (where it stages parts "
+                "and writes temporary files); choose another name"
+            )
         if out.endswith(("/", os.sep)):
             raise InputError(f"{out} names a folder, and cardbatch writes a file there: give the file's name")
         if read.holds(out):

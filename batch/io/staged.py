@@ -60,7 +60,7 @@ class Staging:
     """The staging folder of ``out`` for ``command``'s runs (see the module docstring)."""
 
     def __init__(self, out: str, command: str) -> None:
-        head, _, query = str(out).partition("?")
+        head, _, query = storage.absolute(str(out)).partition("?")  # workers may run in another folder
         pathmod = posixpath if storage.is_uri(out) else os.path
         folder, name = pathmod.split(head.rstrip("/" + os.sep) or head)  # a folder's output: DIR/ is DIR
         staged = pathmod.join(folder, f".{name}.parts")
@@ -86,6 +86,13 @@ class Staging:
             raise InputError(
                 f"{self.folder} is a symbolic link: cardbatch stages its parts there and never writes through a link"
             )
+        try:
+            return self._begin(text)
+        except (OSError, pa.ArrowException) as exc:  # an unwritable folder, an unreachable store
+            raise InputError(f"cannot write to {self.folder}: {exc}") from None
+
+    def _begin(self, text: str) -> frozenset[str]:
+        assert self.digest is not None
         reuse: set[str] = set()
         if storage.exists(self.folder):
             if not storage.is_dir(self.folder) or not self._ours():
@@ -94,10 +101,11 @@ class Staging:
                     "parts at that name; move it, or choose another output name"
                 )
             for digest, name in self._parts():
-                if digest == self.digest and not name.endswith(".tmp"):
+                path = storage.join(self.folder, digest, name)
+                if digest == self.digest and not name.endswith(".tmp") and _whole(path):
                     reuse.add(name)
-                else:  # another plan's parts, or a part a stopped run left half-written
-                    storage.delete(storage.join(self.folder, digest, name))
+                else:  # another plan's parts, or a part a stopped run (or anyone) left broken
+                    storage.delete(path)
             self._drop_empty(keep=self.digest)
         storage.mkdir(storage.join(self.folder, self.digest))
         storage.write_text(storage.join(self.folder, PLAN), text)
@@ -144,6 +152,23 @@ class Staging:
             os.rmdir(self.folder)
         except OSError:
             pass  # a file of the user's inside: it stays, and so does the folder
+
+
+def _whole(path: str) -> bool:
+    """A part whose file ends as its format ends (its footer reads): a part cut short, or replaced by
+    anything else, is made again instead of failing every rerun."""
+    from cardbatch.batch.io import parquet_concat
+
+    try:
+        if path.partition("?")[0].endswith(".parquet"):
+            parquet_concat.footer_of(path)
+        else:
+            filesystem, p = storage.resolve(path)
+            with filesystem.open_input_file(p) as source:
+                pa.ipc.open_file(source).schema  # noqa: B018 (reads the footer)
+        return True
+    except (OSError, ValueError, pa.ArrowException):
+        return False
 
 
 def write_part(path: str, table: pa.Table) -> None:

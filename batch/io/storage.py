@@ -54,6 +54,12 @@ def resolve(path: str) -> tuple[fs.FileSystem, str]:
 _LOCAL = fs.LocalFileSystem()
 
 
+def absolute(path: str) -> str:
+    """A local path made absolute (a URI as it is): what a worker is given, which may run in
+    another folder, or on another machine, than the command."""
+    return path if is_uri(path) else os.path.abspath(path)
+
+
 def join(base: str, *parts: str) -> str:
     """``base/part/…`` for a local path or a URI (keeping a URI's query, if any, at the end)."""
     base = str(base)
@@ -74,8 +80,15 @@ def _with_path(like: str, path_in_fs: str) -> str:
 
 
 def info(path: str) -> fs.FileInfo:
+    """What is at ``path``; an object store that cannot be reached is an :class:`InputError` (exit 2,
+    one line), the first question any command asks of its inputs and outputs."""
     filesystem, p = resolve(path)
-    return filesystem.get_file_info(p)
+    if not is_uri(path):
+        return filesystem.get_file_info(p)
+    try:
+        return filesystem.get_file_info(p)
+    except OSError as exc:
+        raise InputError(f"cannot reach {path}: {exc}") from None
 
 
 def exists(path: str) -> bool:

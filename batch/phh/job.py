@@ -450,7 +450,7 @@ def run_import(inputs: list[str], out: str, options: ImportOptions = ImportOptio
 
     t0 = time.perf_counter()
     engines.check_available(options.run)
-    found = phh_files(inputs)
+    found = phh_files([storage.absolute(i) for i in inputs])  # the workers read them, wherever they run
     if not found:  # as settle: an empty import would replace the last good output with nothing
         raise InputError(f"no .phh or .phhs files in {', '.join(inputs)}: nothing to import, {out} is left as it is")
     if out.partition("?")[0].endswith(SUFFIXES):

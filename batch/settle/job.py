@@ -130,6 +130,7 @@ def settle_files(
     ``quiet``: no progress on stderr; ``verbose``: a progress line per finished part; ``mode``: what
     to do with a folder that already holds cardbatch output (``resume``, ``overwrite``, ``error``)."""
     t0 = time.perf_counter()
+    out_dir = storage.absolute(out_dir)  # the workers write there, wherever they run
     run_opts = RunOptions(workers, engine, scheduler, quiet, verbose)
     engines.check_available(run_opts)
     owned.check_folder_apart(out_dir, inputs)

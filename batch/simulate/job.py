@@ -341,7 +341,8 @@ def _play_all(
         raise UsageError(f"--write-hands: only card games ({', '.join(_card_games())}) play hands")
     staging = staged.Staging(out_dir, "simulate") if out_dir else None
     finished: set[int] = set()
-    units = [Play(i, name, room, rep, model, (), hands_path) for i, (name, room, rep) in enumerate(plays)]
+    shipped = storage.absolute(hands_path) if hands_path else None  # a worker writes it, wherever it runs
+    units = [Play(i, name, room, rep, model, (), shipped) for i, (name, room, rep) in enumerate(plays)]
     if staging is not None:
         plan = {
             "plays": [[name, dataclasses.asdict(room), rep] for name, room, rep in plays],

@@ -64,3 +64,31 @@ def test_a_dask_cluster_gives_the_same_records(dask_scheduler, ordered):
     assert os.getpid() not in pids
     if ordered:
         assert units == UNITS
+
+
+@pytest.mark.slow  # a real Dask cluster
+def test_relative_paths_mean_the_commands_folder_on_an_external_cluster(dask_scheduler, tmp_path, monkeypatch):
+    """From a trial: the cluster's workers run in their own folder, and a relative --out was theirs
+    (settle wrote its parts into another run's folder there). Every path a worker gets is absolute."""
+    from conftest import SAMPLES, cli
+
+    monkeypatch.chdir(tmp_path)
+    on = ("--engine", "dask", "--scheduler", dask_scheduler)
+    res = cli("generate", "--hands", "300", "--out", "g.parquet", "--workers", "2", *on, "-q")
+    assert res.returncode == 0, res.stderr
+    assert "--workers 2 does nothing with --scheduler" in res.stderr  # said, not passed in silence
+    res = cli("settle", "g.parquet", SAMPLES[0], "--out", "out", *on, "-q")
+    assert res.returncode == 0, res.stderr
+    assert list((tmp_path / "out" / "results").rglob("*.parquet")) and (tmp_path / "out" / "_SUCCESS").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["g.parquet", "out"]
+
+
+@pytest.mark.parametrize("command", [("generate", "--hands", "5"), ("settle", "IN")])
+def test_a_scheduler_that_is_not_an_address_is_a_clear_error(command, tmp_path):
+    pytest.importorskip("distributed")
+    from conftest import SAMPLES, cli
+
+    args = [SAMPLES[0] if a == "IN" else a for a in command]
+    res = cli(*args, "--out", str(tmp_path / "o.parquet"), "--engine", "dask", "--scheduler", "nowhere")
+    assert res.returncode == 2 and "cannot reach the Dask scheduler at nowhere" in res.stderr, res.stderr
+    assert res.stderr.count("\n") == 1 and not list(tmp_path.iterdir())

@@ -78,3 +78,17 @@ def test_a_folder_file_or_link_of_the_users_at_the_name_is_refused(tmp_path, kin
 def test_path_before_begin_is_a_bug():
     with pytest.raises(RuntimeError):
         staged.Staging("x.parquet", "generate").path("part-000000.arrow")
+
+
+def test_a_part_cut_short_or_not_a_part_is_made_again(tmp_path):
+    """From a trial: a truncated part made every rerun fail (exit 1)."""
+    s, _ = _staging(tmp_path)
+    staged.write_part(s.path(staged.part_name(0)), TABLE)
+    staged.write_parquet_part(s.path(staged.part_name(1, ext="parquet")), TABLE)
+    staged.write_parquet_part(s.path(staged.part_name(2, ext="parquet")), TABLE)
+    os.truncate(s.path(staged.part_name(2, ext="parquet")), 20)
+    with open(s.path(staged.part_name(3)), "wb") as f:
+        f.write(b"not arrow")
+    _, reused = _staging(tmp_path)
+    assert reused == {"part-000000.arrow", "part-000001.parquet"}
+    assert not os.path.exists(s.path(staged.part_name(2, ext="parquet")))

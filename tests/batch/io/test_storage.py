@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 
 import pytest
-from conftest import SAMPLES, cli
+from conftest import SAMPLES, TEST_DATA, cli
 
 
 @pytest.mark.parametrize(
@@ -33,3 +33,41 @@ def test_a_scheme_cardbatch_does_not_read_is_refused_at_once(args, tmp_path):
     assert "local paths and s3:// URIs" in res.stderr and res.stderr.count("\n") == 1, res.stderr
     assert time.perf_counter() - t0 < 10
     assert not list(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("generate", "--hands", "10", "--out", "s3://nobucket/g.parquet"),
+        ("rank-decks", "--decks", "10", "--out", "s3://nobucket/r.parquet"),
+        ("simulate", "--players", "20", "--rounds", "1", "--out", "s3://nobucket/sim"),
+        (
+            "simulate",
+            "--game",
+            "zjh",
+            "--players",
+            "20",
+            "--rounds",
+            "1",
+            "--out",
+            "OUT",
+            "--write-hands",
+            "s3://nobucket/h.parquet",
+        ),
+        ("import", str(TEST_DATA / "phh"), "--out", "s3://nobucket/i.parquet"),
+        ("settle", "SAMPLE", "--out", "s3://nobucket/out"),
+    ],
+)
+def test_an_object_store_out_of_reach_is_one_line_and_exit_2(args, tmp_path, monkeypatch):
+    """From a trial: generate, rank-decks and simulate said "internal error" (exit 1)."""
+    for name, value in {
+        "AWS_ENDPOINT_URL": "http://127.0.0.1:9",
+        "AWS_ACCESS_KEY_ID": "x",
+        "AWS_SECRET_ACCESS_KEY": "x",
+        "AWS_DEFAULT_REGION": "us-east-1",
+    }.items():
+        monkeypatch.setenv(name, value)
+    given = [a.replace("OUT", str(tmp_path / "o")).replace("SAMPLE", str(SAMPLES[0])) for a in args]
+    res = cli(*given, "-q")
+    assert res.returncode == 2 and "cannot reach s3://nobucket/" in res.stderr, res.stderr
+    assert res.stderr.count("\n") == 1
