@@ -92,3 +92,14 @@ def test_a_part_cut_short_or_not_a_part_is_made_again(tmp_path):
     _, reused = _staging(tmp_path)
     assert reused == {"part-000000.arrow", "part-000001.parquet"}
     assert not os.path.exists(s.path(staged.part_name(2, ext="parquet")))
+
+
+@pytest.mark.parametrize("name", [".a.parquet.parts", ".a.parquet.tmp", "stage/.h.parquet.parts/plan.json"])
+def test_an_output_at_a_name_of_cardbatchs_own_form_is_refused(name, tmp_path):
+    """From a trial: `--out .a.parquet.parts` was written, and every later run of `--out a.parquet`
+    refused the folder it had itself made."""
+    from conftest import cli
+
+    res = cli("generate", "--hands", "5", "--out", str(tmp_path / name), "-q")
+    assert res.returncode == 2 and "cardbatch's own" in res.stderr, res.stderr
+    assert not list(tmp_path.iterdir())
