@@ -27,8 +27,8 @@ from pathlib import Path
 import pytest
 
 SCALE = float(os.environ.get("CARDBATCH_BENCH_ENGINE_SCALE", 1))
-HANDS = max(int(1_000_000 * SCALE), 2_000)
-GENERATED = max(int(2_000_000 * SCALE), 2_000)
+HANDS = max(int(2_000_000 * SCALE), 2_000)
+GENERATED = max(int(4_000_000 * SCALE), 2_000)
 PHH_FILES = max(int(40_000 * SCALE), 200)
 DECKS = max(int(4_000_000 * SCALE), 5_000)
 SIM_PLAYERS = max(int(20_000 * SCALE), 200)
@@ -49,7 +49,8 @@ def cluster():
 @pytest.fixture(scope="module")
 def work(tmp_path_factory) -> Path:
     folder = tmp_path_factory.mktemp("engines")
-    _cardbatch("generate", "--hands", HANDS, "--out", folder / "hands.parquet", "--seed", 7)
+    # row groups of 65,536 rows, as logs written a batch at a time come: settle's units are row groups
+    _cardbatch("generate", "--hands", HANDS, "--out", folder / "hands.parquet", "--seed", 7, "--row-group", 1 << 16)
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from phh_corpus import sample_hands
 

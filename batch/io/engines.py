@@ -32,7 +32,7 @@ from typing import Any, TypeVar
 
 from cardbatch.batch.io.errors import InputError
 from cardbatch.batch.io.jobs import RunOptions
-from cardbatch.batch.io.lifecycle import init_pool_worker, process_pool, signals_held
+from cardbatch.batch.io.lifecycle import blas_threads, init_pool_worker, process_pool, signals_held
 
 U = TypeVar("U")
 R = TypeVar("R")
@@ -224,13 +224,14 @@ def _dask(run: RunOptions, numba: bool) -> Iterator[DaskCluster]:
                         file=sys.stderr,
                     )
             else:
-                cluster = LocalCluster(
-                    n_workers=workers,
-                    threads_per_worker=1,
-                    processes=True,
-                    dashboard_address=":0",  # any free port: a second cluster here warns about 8787 otherwise
-                    silence_logs=logging.ERROR,
-                )
+                with blas_threads(max(1, (os.cpu_count() or 1) // workers)):  # its workers start here
+                    cluster = LocalCluster(
+                        n_workers=workers,
+                        threads_per_worker=1,
+                        processes=True,
+                        dashboard_address=":0",  # any free port: a second cluster here warns about 8787 otherwise
+                        silence_logs=logging.ERROR,
+                    )
                 client = Client(cluster)
         engine = DaskCluster(client, external=bool(run.scheduler))
         threads = max(1, (os.cpu_count() or 1) // workers) if numba else None

@@ -119,16 +119,37 @@ class _Pool(cf.ProcessPoolExecutor):
             return super().submit(fn, *args, **kwargs)
 
 
+BLAS_THREADS = ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+@contextlib.contextmanager
+def blas_threads(threads: int) -> Iterator[None]:
+    """Worker processes started in the block get ``threads`` BLAS threads (read from the environment
+    when numpy loads, so set before they start): BLAS's threads spin after each call, and with a
+    thread per core in every worker they took the cores from the workers' own kernels."""
+    before = {name: os.environ.get(name) for name in BLAS_THREADS}
+    os.environ.update({name: str(max(1, threads)) for name in BLAS_THREADS})
+    try:
+        yield
+    finally:
+        for name, value in before.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
 @contextlib.contextmanager
 def process_pool(workers: int, threads: int | None) -> Iterator[cf.ProcessPoolExecutor]:
     """A pool of fresh (spawned) worker processes, each with ``threads`` numba threads (None: no
-    numba); on Ctrl-C, SIGTERM or an error they are killed, not waited for."""
-    pool = _Pool(
-        max_workers=workers, mp_context=mp.get_context("spawn"), initializer=init_pool_worker, initargs=(threads,)
-    )
-    try:
-        yield pool
-    except BaseException:
-        kill_pool(pool)
-        raise
-    pool.shutdown()
+    numba) and as many BLAS threads; on Ctrl-C, SIGTERM or an error they are killed, not waited for."""
+    with blas_threads(threads or 1):
+        pool = _Pool(
+            max_workers=workers, mp_context=mp.get_context("spawn"), initializer=init_pool_worker, initargs=(threads,)
+        )
+        try:
+            yield pool
+        except BaseException:
+            kill_pool(pool)
+            raise
+        pool.shutdown()
