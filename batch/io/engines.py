@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import contextlib
+import functools
 import logging
 import os
 import sys
@@ -106,15 +107,16 @@ class DaskCluster(Engine):
 
     name = "dask"
 
-    def __init__(self, client: Any, external: bool) -> None:
+    def __init__(self, client: Any, external: bool, threads: int | None) -> None:
         super().__init__(len(client.scheduler_info()["workers"]))
         self.client = client
         self.external = external
+        self.threads = threads
 
     def map(self, task: Callable[[U], R], units: Sequence[U], ordered: bool = False) -> Iterator[tuple[U, R]]:
         from dask.distributed import as_completed
 
-        futures = self.client.map(task, list(units), pure=False)
+        futures = self.client.map(functools.partial(_in_threads, task, self.threads), list(units), pure=False)
         if ordered:
             for u, f in zip(units, futures):
                 yield u, f.result()
@@ -126,6 +128,17 @@ class DaskCluster(Engine):
 
     def on_each_worker(self, fn: Callable[..., R], *args: Any) -> dict[str, R]:
         return dict(self.client.run(fn, *args))
+
+
+def _in_threads(task: Callable[[U], R], threads: int | None, unit: U) -> R:
+    """A unit on a Dask worker with the run's numba threads: a worker runs its tasks in threads of its
+    own, and numba's thread count is a thread's, so the worker-wide setting did not reach them (two
+    workers then ran every kernel on every core, each: a simulate run 2.8x slower than the pool)."""
+    if threads is not None:
+        import numba
+
+        numba.set_num_threads(max(1, min(threads, numba.config.NUMBA_NUM_THREADS)))
+    return task(unit)
 
 
 def check_available(run: RunOptions) -> None:
@@ -233,8 +246,8 @@ def _dask(run: RunOptions, numba: bool) -> Iterator[DaskCluster]:
                         silence_logs=logging.ERROR,
                     )
                 client = Client(cluster)
-        engine = DaskCluster(client, external=bool(run.scheduler))
         threads = max(1, (os.cpu_count() or 1) // workers) if numba else None
+        engine = DaskCluster(client, external=bool(run.scheduler), threads=threads)
         client.run(init_pool_worker, threads, False)
         yield engine
     except BaseException:  # interrupted or failed: the cluster's shutdown chatter is not the user's news
