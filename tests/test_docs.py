@@ -139,7 +139,7 @@ def _run(block: Block, cwd: Path) -> None:
         env=env,
         capture_output=True,
         text=True,
-        timeout=900,
+        timeout=300,  # a page command that never ends (a server) fails in minutes, not a quarter hour
     )
     assert res.returncode == block.expected_exit, (
         f"{block.name} exited {res.returncode}, the page says {block.expected_exit}:\n{block.text}\n"
