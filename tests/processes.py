@@ -70,3 +70,17 @@ def stop_once_parts_appear(
     while any(alive(w) for w in workers) and time.time() < deadline:
         time.sleep(0.1)
     return proc.returncode, err, [w for w in workers if alive(w)]
+
+
+def stopped_cleanly(cmd: list[str], out: Path, sig: int, status: int, pattern: str = "part-*") -> list[Path]:
+    """:func:`stop_once_parts_appear`, then what every stopped run must show: the exit status, the
+    resume line after SIGTERM, no worker left, no file at ``out``; returns the parts it finished."""
+    from cardbatch.batch.io.lifecycle import RESUME
+
+    code, err, living = stop_once_parts_appear(cmd, out, sig, pattern)
+    assert code == status, err
+    if status == 143:
+        assert err.strip().splitlines()[-1] == RESUME
+    assert not living, "a worker outlived its parent"
+    assert not out.exists()
+    return staged_parts(out, pattern)

@@ -111,11 +111,21 @@ class Staging:
         storage.write_text(storage.join(self.folder, PLAN), text)
         return frozenset(reuse)
 
-    def _ours(self) -> bool:
+    def _marked(self) -> dict[str, Any] | None:
+        """The folder's ``plan.json`` when it is cardbatch's (None: no folder, no plan, or not ours)."""
         try:
-            return MARK_KEY in json.loads(storage.read_text(storage.join(self.folder, PLAN)))
+            found = json.loads(storage.read_text(storage.join(self.folder, PLAN)))
         except (OSError, ValueError, pa.ArrowException):
-            return False
+            return None
+        return found if isinstance(found, dict) and MARK_KEY in found else None
+
+    def _ours(self) -> bool:
+        return self._marked() is not None
+
+    def plan(self) -> Any:
+        """The plan an earlier run left in the folder (None: none, or not cardbatch's)."""
+        marked = self._marked()
+        return marked.get("plan") if marked is not None else None
 
     def _parts(self) -> Iterator[tuple[str, str]]:
         """(plan digest, name) of every part file (finished or not) in the folder: never a file of

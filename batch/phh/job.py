@@ -371,15 +371,6 @@ def import_task(task: Task) -> tuple[int, int]:
     return hands.num_rows, bad.num_rows
 
 
-def _staged_plan(folder: str) -> Any:
-    """The plan a staging folder holds (None: no folder, or not cardbatch's)."""
-    try:
-        found = json.loads(storage.read_text(storage.join(folder, staged.PLAN)))
-    except (OSError, ValueError, pa.ArrowException):
-        return None
-    return found.get("plan") if isinstance(found, dict) and staged.MARK_KEY in found else None
-
-
 def _int64s(array: pa.Array) -> np.ndarray:
     """An int64 array without nulls as a numpy view (``to_numpy`` imports pandas: see pycolumns)."""
     return np.frombuffer(array.buffers()[1], dtype=np.int64)[array.offset : array.offset + len(array)]
@@ -464,7 +455,7 @@ def run_import(inputs: list[str], out: str, options: ImportOptions = ImportOptio
     identity = _identity(found)
     # a run that had to read every file (a one-hand file needed another chip factor) staged that
     # plan: its rerun reads every file at once, and so finds the same plan and reuses its parts
-    prior, read_all = _staged_plan(staging.folder), _plan(0, identity, True)
+    prior, read_all = staging.plan(), _plan(0, identity, True)
     every = isinstance(prior, dict) and all(prior.get(k) == v for k, v in read_all.items() if k != "chip_factor")
     factor, units = plan(files, options.chip, lazy=not every)
     try:

@@ -18,10 +18,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from conftest import S3_BUCKET, cli
-from processes import staged_parts, stop_once_parts_appear
+from processes import stopped_cleanly
 
 from cardbatch.batch import rank_decks
-from cardbatch.batch.io.lifecycle import RESUME
 from cardbatch.kernels import decks as kdecks
 
 SMALL = 8_000  # decks a unit, in these tests
@@ -165,13 +164,7 @@ def test_a_stopped_run_leaves_no_file_and_its_rerun_reuses_its_parts(tmp_path, m
     out = tmp_path / "stopped.parquet"
     staging = tmp_path / ".stopped.parquet.parts"
     cmd = [sys.executable, "-c", _SCRIPT, str(STOPPED_SLICE), "rank-decks", *STOPPED, "--out", str(out), "-q"]
-    code, err, living = stop_once_parts_appear([*cmd, "--workers", "2"], out, sig)
-    assert code == status, err
-    if sig == signal.SIGTERM:
-        assert err.strip().splitlines()[-1] == RESUME
-    assert not living, "a worker outlived its parent"
-    assert not out.exists()
-    finished = staged_parts(out)
+    finished = stopped_cleanly([*cmd, "--workers", "2"], out, sig, status)
     monkeypatch.setattr(rank_decks, "SLICE", STOPPED_SLICE)  # the same plan: the same units
     again = cli("rank-decks", *STOPPED, "--out", str(out), "--workers", "1")
     assert again.returncode == 0, again.stderr
