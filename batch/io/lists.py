@@ -17,6 +17,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from cardbatch.batch.io.arrays import arrow_of, numpy_of
 from cardbatch.batch.io.errors import InputError, UsageError
 from cardbatch.kernels import lists as kernels
 
@@ -43,10 +44,10 @@ def _plain(arr: pa.Array) -> pa.Array:
     if pa.types.is_dictionary(t):  # Polars' categoricals: a dictionary of string views
         return pa.DictionaryArray.from_arrays(arr.indices, _plain(arr.dictionary))
     if pa.types.is_list_view(t) or pa.types.is_large_list_view(t):
-        starts = arr.offsets.to_numpy(zero_copy_only=False).astype(np.int64)
-        lengths = arr.sizes.to_numpy(zero_copy_only=False).astype(np.int64)
+        starts = numpy_of(arr.offsets).astype(np.int64)
+        lengths = numpy_of(arr.sizes).astype(np.int64)
         if arr.null_count:
-            lengths = np.where(arr.is_null().to_numpy(zero_copy_only=False), 0, lengths)
+            lengths = np.where(numpy_of(arr.is_null()), 0, lengths)
         index, offsets = _gather_index(starts, lengths)
         child = _plain(arr.values).take(pa.array(index))
         mask = arr.is_null() if arr.null_count else None
@@ -101,7 +102,7 @@ def _layout(col: pa.Array | pa.ChunkedArray) -> tuple[pa.Array, np.ndarray, np.n
         starts = np.arange(n, dtype=np.int64) * width
         lengths = np.full(n, width, dtype=np.int64)
     elif pa.types.is_list(arr.type) or pa.types.is_large_list(arr.type):
-        offsets = arr.offsets.to_numpy().astype(np.int64)
+        offsets = numpy_of(arr.offsets).astype(np.int64)
         lo, hi = int(offsets[0]), int(offsets[-1])
         child = arr.values.slice(lo, hi - lo)
         starts = offsets[:-1] - lo
@@ -110,7 +111,7 @@ def _layout(col: pa.Array | pa.ChunkedArray) -> tuple[pa.Array, np.ndarray, np.n
         raise TypeError(f"expected a list column, got {arr.type}")
     null_cells = None
     if arr.null_count:
-        null_cells = arr.is_null().to_numpy(zero_copy_only=False)
+        null_cells = numpy_of(arr.is_null())
         lengths = np.where(null_cells, 0, lengths)
     return child, starts, lengths, null_cells
 
@@ -130,7 +131,7 @@ def _filled(child: pa.Array) -> np.ndarray:
         t = child.type
         zero = "" if pa.types.is_string(t) or pa.types.is_large_string(t) else (False if pa.types.is_boolean(t) else 0)
         child = pc.fill_null(child, pa.scalar(zero, t))
-    values: np.ndarray = child.to_numpy(zero_copy_only=False)
+    values: np.ndarray = numpy_of(child)
     return values
 
 
@@ -189,10 +190,10 @@ def int_list_parts(col: pa.Array | pa.ChunkedArray, name: str) -> tuple[np.ndarr
 def int_column(col: pa.Array | pa.ChunkedArray, name: str, fill: int) -> tuple[np.ndarray, np.ndarray]:
     """``(values int64, out_of_range bool[T])`` of a scalar integer column, nulls as ``fill``."""
     arr = combined(col)
-    nulls = arr.is_null().to_numpy(zero_copy_only=False) if arr.null_count else None
+    nulls = numpy_of(arr.is_null()) if arr.null_count else None
     if nulls is not None:
         arr = pc.fill_null(arr, pa.scalar(0, arr.type))
-    values, big = _as_int64(arr.to_numpy(zero_copy_only=False), name)
+    values, big = _as_int64(numpy_of(arr), name)
     if nulls is not None:
         values = np.where(nulls, fill, values)
     return values, big
@@ -238,14 +239,14 @@ def missing_rows(col: pa.Array | pa.ChunkedArray) -> np.ndarray:
     """``bool[T]``: the cell is null or, for a list column, holds a null element."""
     arr = combined(col)
     if not (pa.types.is_list(arr.type) or pa.types.is_large_list(arr.type) or pa.types.is_fixed_size_list(arr.type)):
-        return arr.is_null().to_numpy(zero_copy_only=False) if arr.null_count else np.zeros(len(arr), np.bool_)
+        return numpy_of(arr.is_null()) if arr.null_count else np.zeros(len(arr), np.bool_)
     return _missing(*_layout(arr))
 
 
 def _missing(child: pa.Array, starts: np.ndarray, lengths: np.ndarray, null_cells: np.ndarray | None) -> np.ndarray:
     missing = np.zeros(len(lengths), np.bool_) if null_cells is None else null_cells.copy()
     if child.null_count:
-        missing |= _rows_with(child.is_null().to_numpy(zero_copy_only=False), starts, lengths)
+        missing |= _rows_with(numpy_of(child.is_null()), starts, lengths)
     return missing
 
 
@@ -400,7 +401,7 @@ def take_list(col: pa.Array | pa.ChunkedArray, rows: np.ndarray) -> pa.Array:
     """``col.take(rows)`` for a list column, through numpy views (Arrow's take is several times slower)."""
     arr = combined(col)
     if arr.null_count or not pa.types.is_list(arr.type) or pa.types.is_boolean(arr.type.value_type):
-        return arr.take(pa.array(rows, pa.int64()))
+        return arr.take(arrow_of(np.asarray(rows, np.int64)))
     vals, starts, lengths = list_parts(arr)
     rows = frozen(rows, np.int64)
     offsets = list_offsets(lengths, rows)
@@ -413,8 +414,8 @@ def take_list(col: pa.Array | pa.ChunkedArray, rows: np.ndarray) -> pa.Array:
 
 def list_array(offsets: np.ndarray, flat: np.ndarray, value_type: pa.DataType | None = None) -> pa.ListArray:
     """A list column from int32 offsets and its flat values, zero-copy where the types allow."""
-    child = pa.array(flat, type=value_type) if value_type is not None else pa.array(flat)
-    return pa.ListArray.from_arrays(pa.array(offsets), child)
+    child = arrow_of(flat, value_type)
+    return pa.ListArray.from_arrays(arrow_of(offsets), child)
 
 
 def padded_to_list(

@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
+from cardbatch.batch.io.arrays import arrow_of
 from cardbatch.batch.io.lists import elements_of, exact_sum
 from cardbatch.batch.settle.analysis import Batch
 from cardbatch.batch.settle.counters import Counters
@@ -53,7 +54,7 @@ def finish(
     summary = counters.as_dict()
     if opts is not None and spec is not None and opts.analyses:
         good = np.flatnonzero(codes == 0)
-        batch = Batch(table.take(pa.array(good)) if good.size != table.num_rows else table, paid, spec, opts)
+        batch = Batch(table.take(arrow_of(good)) if good.size != table.num_rows else table, paid, spec, opts)
         for analysis in opts.analyses:
             cols, added = analysis.add(batch)
             summary.update(added)

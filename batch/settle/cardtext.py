@@ -13,6 +13,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from cardbatch.batch.io.arrays import arrow_of
 from cardbatch.kernels.cards import NO_CARD, RANK_OF, SUIT_OF, TEXT_REPLACEMENTS
 
 BAD_TEXT = 254  # every position of a row that is null, of another length or holds an unknown card
@@ -37,7 +38,7 @@ def parse_column(texts: pa.Array | pa.ChunkedArray, k: int) -> np.ndarray:
     good = np.flatnonzero(lengths == 2 * k)
     if good.size == 0:
         return out
-    sub = norm.take(pa.array(good)) if good.size != n else norm
+    sub = norm.take(arrow_of(good)) if good.size != n else norm
     off_dtype = np.int64 if pa.types.is_large_string(sub.type) else np.int32
     offsets = np.frombuffer(sub.buffers()[1], dtype=off_dtype)[sub.offset : sub.offset + len(sub) + 1]
     data = np.frombuffer(sub.buffers()[2], dtype=np.uint8)[offsets[0] : offsets[-1]].reshape(len(sub), 2 * k)

@@ -18,6 +18,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from cardbatch.batch.io import storage
+from cardbatch.batch.io.arrays import numpy_of
 
 EXAMPLES = 5  # repeated ids named in the summary and the warning
 NONE: dict[str, Any] = {"ids": 0, "rows": 0, "examples": []}
@@ -34,7 +35,7 @@ def span(tables: list[pa.Table]) -> list[int] | None:
         chunks.extend(c for c in t.column("hand_id").chunks if len(c) > c.null_count)
     if not chunks:
         return []
-    values = np.concatenate([c.drop_null().to_numpy() for c in chunks])
+    values = np.concatenate([numpy_of(c.drop_null()) for c in chunks])
     rising = bool(np.all(values[1:] > values[:-1]))
     return [int(values.min()), int(values.max()), int(rising)]
 
@@ -61,7 +62,7 @@ def repeated(paths: list[str]) -> dict[str, Any]:
     ids = pa.chunked_array([c for col in columns for c in col.chunks], columns[0].type) if _one_type(columns) else None
     if ids is None or not pa.types.is_integer(ids.type):  # text ids, or types that differ between files
         return _by_counts(pa.concat_arrays([c.cast(pa.string()) for col in columns for c in col.chunks]))
-    values = ids.drop_null().to_numpy()  # in the column's own type: a uint64 beyond int64 stays itself
+    values = numpy_of(ids.drop_null())  # in the column's own type: a uint64 beyond int64 stays itself
     if values.size < 2 or bool(np.all(values[1:] > values[:-1])):  # rising: none can repeat
         return dict(NONE)
     values = np.sort(values)

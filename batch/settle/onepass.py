@@ -16,6 +16,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from cardbatch.batch.io.arrays import arrow_of, numpy_of
 from cardbatch.batch.io.errors import UsageError
 from cardbatch.batch.io.lists import (
     combined,
@@ -101,9 +102,9 @@ def _card_codes(col: pa.ChunkedArray, per: int, width: int, words: bool) -> tupl
     if _is_list(arr.type):
         child, starts, lengths = list_layout(arr)
         if pa.types.is_integer(child.type):
-            vals = child.to_numpy(zero_copy_only=False) if child.null_count == 0 else None
+            vals = numpy_of(child) if child.null_count == 0 else None
             if vals is None:
-                vals = pc.fill_null(child, 0).to_numpy()
+                vals = numpy_of(pc.fill_null(child, 0))
             if vals.dtype != np.uint8:
                 vals = np.where((vals < 0) | (vals > 255), 254, vals).astype(np.uint8)
             return vals, starts, lengths
@@ -281,13 +282,13 @@ def settle_one_pass(
             category[shown] = spec.kernel().category_of(score[shown], **options)
     kept_rake = rake if g is None else rake[g]
     cols: dict[str, pa.Array] = {
-        "hand_id": pa.array(hand_id if g is None else hand_id[g]),
+        "hand_id": arrow_of(hand_id if g is None else hand_id[g]),
         "score": list_array(offsets32, score, pa.from_numpy_dtype(np.dtype(spec.score_type))),
         "category": list_array(offsets32, category, pa.uint8()),
         "payout": list_array(offsets32, payout, pa.int64()),
         "net": list_array(offsets32, payout - seat_chips, pa.int64()),
-        "rake": pa.array(kept_rake),
-        "pots": pa.array((npots if g is None else npots[g]).astype(np.int16)),
+        "rake": arrow_of(kept_rake),
+        "pots": arrow_of((npots if g is None else npots[g]).astype(np.int16)),
     }
     mismatches = 0
     if "payout" in table.column_names:
@@ -295,7 +296,7 @@ def settle_one_pass(
         differs = mismatch.view(np.bool_) if g is None else mismatch.view(np.bool_)[g]
         given = compared.view(np.bool_) if g is None else compared.view(np.bool_)[g]
         cols["recorded_payout"] = combined(col) if g is None else take_list(col, good)
-        cols["mismatch"] = pa.array(differs, mask=~given)
+        cols["mismatch"] = arrow_of(differs, mask=~given)
         mismatches = int((differs & given).sum())
     if ORIGIN in table.column_names:
         cols[ORIGIN] = combined(table.column(ORIGIN)) if g is None else combined(table.column(ORIGIN)).take(good)

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
+from cardbatch.batch.io.arrays import arrow_of
 from cardbatch.batch.io.lists import (
     combined,
     gather_flat,
@@ -146,14 +147,14 @@ def _assemble(
     flat_contrib = gather_flat(h.contrib_total, offsets, g)
     kept_rake = rake if g is None else rake[g]
     cols = {
-        "hand_id": pa.array(h.hand_id if g is None else h.hand_id[g]),
+        "hand_id": arrow_of(h.hand_id if g is None else h.hand_id[g]),
         "score": list_array(offsets, flat_score.astype(score_dtype, copy=False), score_type),
         "category": list_array(offsets, flat_category, pa.uint8()),
         **({"low": list_array(offsets, gather_flat(low, offsets, g), pa.int64())} if low is not None else {}),
         "payout": list_array(offsets, flat_payout, pa.int64()),
         "net": list_array(offsets, flat_payout - flat_contrib, pa.int64()),
-        "rake": pa.array(kept_rake),
-        "pots": pa.array((npots if g is None else npots[g]).astype(np.int16)),
+        "rake": arrow_of(kept_rake),
+        "pots": arrow_of((npots if g is None else npots[g]).astype(np.int16)),
     }
     mismatches = 0
     if "payout" in table.column_names:

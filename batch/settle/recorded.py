@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
+from cardbatch.batch.io.arrays import arrow_of
 from cardbatch.batch.io.lists import differs_from_list, take_list
 
 
@@ -19,4 +20,4 @@ def recorded_columns(
     """
     mismatch, compared = differs_from_list(ours, offsets, recorded, rows, "payout")
     kept = recorded if rows is None else take_list(recorded, rows)
-    return {name: kept, "mismatch": pa.array(mismatch, mask=~compared)}, int((mismatch & compared).sum())
+    return {name: kept, "mismatch": arrow_of(mismatch, mask=~compared)}, int((mismatch & compared).sum())

@@ -11,6 +11,8 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
+from cardbatch.batch.io.arrays import arrow_of
+from cardbatch.batch.io.pycolumns import column
 from cardbatch.kernels.reasons import CODE, MESSAGES, REASONS
 
 __all__ = ["CODE", "INPUT_MARK", "error_rows", "mark", "mark_status", "reason_counts"]
@@ -38,12 +40,12 @@ def reason_counts(bad_codes: np.ndarray) -> dict[str, int]:
 def error_rows(table: pa.Table, rows: np.ndarray, codes: np.ndarray, message: str | None = None) -> pa.Table:
     """The original rows with ``reason`` and ``message`` in front (``message``: one for every row,
     where it says more than the reason's own)."""
-    taken = table.take(pa.array(rows, pa.int64()))
+    taken = table.take(arrow_of(np.asarray(rows, np.int64)))
     names = [REASONS[int(c)] for c in codes]
-    reason = pa.array(names, pa.string()).dictionary_encode() if names else pa.array([], pa.string())
-    message = pa.array([MESSAGES[n] if message is None else message for n in names], pa.string())
+    reason = column(names, pa.string())
+    message_column = column([MESSAGES[n] if message is None else message for n in names], pa.string())
     hid = taken.column("hand_id") if "hand_id" in taken.column_names else pa.nulls(len(rows), pa.int64())
-    out = pa.table({"hand_id": hid, "reason": reason.cast(pa.string()) if names else reason, "message": message})
+    out = pa.table({"hand_id": hid, "reason": reason, "message": message_column})
     for name in taken.column_names:
         if name != "hand_id":  # an input column named like one of ours keeps its values under a mark
             out = out.append_column(INPUT_MARK + name if name in out.column_names else name, taken.column(name))

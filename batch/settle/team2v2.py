@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
+from cardbatch.batch.io.arrays import arrow_of
 from cardbatch.batch.io.lists import (
     exact_sum,
     int_column,
@@ -80,7 +81,7 @@ def settle_teams(table: pa.Table, opts: SettleOptions) -> tuple[pa.Table, pa.Tab
     )
     four = np.full(good.size, 4)
     cols = {
-        "hand_id": pa.array(hand_id[good]),
+        "hand_id": arrow_of(hand_id[good]),
         "delta": padded_to_list(delta, four, pa.int64()),
         "fee": padded_to_list(fees, four, pa.int64()),
     }
