@@ -1,7 +1,5 @@
 """``python -m cardbatch``: the ``cardbatch`` command line."""
 
-import sys
+from cardbatch.batch.cli import run
 
-from cardbatch.batch.cli import main
-
-sys.exit(main())
+run()
