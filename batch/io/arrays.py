@@ -84,3 +84,17 @@ def arrow_of(values: Any, type: pa.DataType | None = None, mask: np.ndarray | No
     values = np.ascontiguousarray(values)
     validity, nulls = _validity(mask)
     return pa.Array.from_buffers(own, len(values), [validity, pa.py_buffer(values)], null_count=nulls)
+
+
+def scalar_of(value: str | int | bool, type: pa.DataType) -> pa.Scalar:
+    """``pa.scalar(value, type)`` for a string, number or boolean (``fill_null``'s value), built as
+    a one-row array: ``pa.scalar`` imports pandas too."""
+    if pa.types.is_string(type) or pa.types.is_large_string(type):
+        from cardbatch.batch.io.pycolumns import column
+
+        return column([value], pa.string()).cast(type)[0]
+    if pa.types.is_boolean(type):
+        return arrow_of(np.array([value], np.bool_))[0]
+    if type in _TYPES.values():
+        return arrow_of(np.array([value], type.to_pandas_dtype()))[0]
+    return pa.scalar(value, type)

@@ -17,7 +17,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from cardbatch.batch.io.arrays import arrow_of, numpy_of
+from cardbatch.batch.io.arrays import arrow_of, numpy_of, scalar_of
 from cardbatch.batch.io.errors import InputError, UsageError
 from cardbatch.kernels import lists as kernels
 
@@ -130,7 +130,7 @@ def _filled(child: pa.Array) -> np.ndarray:
     if child.null_count:
         t = child.type
         zero = "" if pa.types.is_string(t) or pa.types.is_large_string(t) else (False if pa.types.is_boolean(t) else 0)
-        child = pc.fill_null(child, pa.scalar(zero, t))
+        child = pc.fill_null(child, scalar_of(zero, t))
     values: np.ndarray = numpy_of(child)
     return values
 
@@ -192,7 +192,7 @@ def int_column(col: pa.Array | pa.ChunkedArray, name: str, fill: int) -> tuple[n
     arr = combined(col)
     nulls = numpy_of(arr.is_null()) if arr.null_count else None
     if nulls is not None:
-        arr = pc.fill_null(arr, pa.scalar(0, arr.type))
+        arr = pc.fill_null(arr, scalar_of(0, arr.type))
     values, big = _as_int64(numpy_of(arr), name)
     if nulls is not None:
         values = np.where(nulls, fill, values)

@@ -13,7 +13,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from cardbatch.batch.io.arrays import arrow_of, numpy_of
+from cardbatch.batch.io.arrays import arrow_of, numpy_of, scalar_of
 from cardbatch.batch.settle.counters import Counters, merge_counters
 from cardbatch.batch.settle.options import SettleOptions
 from cardbatch.batch.settle.outputs import UNKNOWN_GAME, fill_game
@@ -67,7 +67,11 @@ def settle_by_game(
     counters: list[dict[str, Any]] = []
     unknown = []
     for game in sorted(str(v) for v in names):
-        mask = pc.fill_null(pc.equal(games, game), False) if game != "None" else games.is_null()
+        mask = (
+            pc.fill_null(pc.equal(games, scalar_of(game, games.type)), scalar_of(False, pa.bool_()))
+            if game != "None"
+            else games.is_null()
+        )
         rows = np.flatnonzero(numpy_of(mask))
         sub = table.take(arrow_of(rows))
         if game in GAMES:

@@ -8,6 +8,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from cardbatch.batch.io.arrays import arrow_of, numpy_of, scalar_of
+from cardbatch.batch.io.columns import is_text
 from cardbatch.batch.io.lists import combined, list_layout, list_parts, scatter
 from cardbatch.batch.settle.cardtext import parse_column
 from cardbatch.games import REGISTRY
@@ -18,9 +20,9 @@ def _words_not_seats(norm: pa.Array, per: int) -> np.ndarray:
     """Rows of one string per hand whose words (split at spaces) are not each one seat's ``per``
     cards: such a row's cards cannot be read without moving a card from one seat to another."""
     words = pc.split_pattern(norm, " ")
-    lengths = pc.utf8_length(pc.list_flatten(words)).to_numpy(zero_copy_only=False)
-    rows = pc.list_parent_indices(words).to_numpy(zero_copy_only=False)
-    multi = pc.list_value_length(words).to_numpy(zero_copy_only=False) > 1  # a string with spaces
+    lengths = numpy_of(pc.utf8_length(pc.list_flatten(words)))
+    rows = numpy_of(pc.list_parent_indices(words))
+    multi = numpy_of(pc.list_value_length(words)) > 1  # a string with spaces
     bad = np.zeros(len(norm), bool)
     bad[rows[(lengths != 0) & (lengths != 2 * per)]] = True
     return np.asarray(bad & multi)
@@ -48,12 +50,15 @@ def cards_matrix(
         for k in np.unique(lengths):
             rows = np.flatnonzero(lengths == k)
             if 0 < k <= width:
-                out[rows, :k] = parse_column(arr.take(pa.array(rows)), int(k))
+                out[rows, :k] = parse_column(arr.take(arrow_of(rows)), int(k))
         return out, lengths
-    vals, starts, lengths = list_parts(arr)
-    if vals.dtype.kind in "OU":
-        parsed = parse_column(pa.array(vals, pa.string()), per).reshape(-1)
+    if is_text(arr.type.value_type):  # one string a seat, parsed as Arrow strings
+        child, starts, lengths = list_layout(arr)
+        if pa.types.is_dictionary(child.type):
+            child = child.dictionary_decode()
+        parsed = parse_column(pc.fill_null(child, scalar_of("", child.type)), per).reshape(-1)
         return scatter(parsed, starts * per, lengths * per, width, 255, np.uint8), lengths * per
+    vals, starts, lengths = list_parts(arr)
     if vals.dtype != np.uint8:
         vals = np.where((vals < 0) | (vals > 255), 254, vals).astype(np.uint8)
     return scatter(vals, starts, lengths, width, 255, np.uint8), lengths
@@ -62,7 +67,7 @@ def cards_matrix(
 def _normalised(texts: pa.Array, keep_spaces: bool = False) -> pa.Array:
     """Card text as the parser reads it: "10" one rank, suit symbols as letters, nulls empty, and
     spaces gone unless ``keep_spaces`` (to read a hand's words first)."""
-    norm = pc.fill_null(texts, "")
+    norm = pc.fill_null(texts, scalar_of("", texts.type))
     for old, new in kcards.TEXT_REPLACEMENTS:
         if not (keep_spaces and old == " "):
             norm = pc.replace_substring(norm, old, new)
@@ -71,7 +76,7 @@ def _normalised(texts: pa.Array, keep_spaces: bool = False) -> pa.Array:
 
 def _text_cards(texts: pa.Array) -> np.ndarray:
     """How many cards each string holds, read as the parser reads it (two characters a card)."""
-    return np.asarray(pc.utf8_length(_normalised(texts)).to_numpy(zero_copy_only=False).astype(np.int64) // 2)
+    return np.asarray(numpy_of(pc.utf8_length(_normalised(texts))).astype(np.int64) // 2)
 
 
 def _cards_given(col: pa.ChunkedArray | pa.Array, counted: np.ndarray) -> np.ndarray:

@@ -13,7 +13,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from cardbatch.batch.io.arrays import arrow_of
+from cardbatch.batch.io.arrays import arrow_of, numpy_of, scalar_of
 from cardbatch.kernels.cards import NO_CARD, RANK_OF, SUIT_OF, TEXT_REPLACEMENTS
 
 BAD_TEXT = 254  # every position of a row that is null, of another length or holds an unknown card
@@ -33,8 +33,8 @@ def parse_column(texts: pa.Array | pa.ChunkedArray, k: int) -> np.ndarray:
     norm = pc.utf8_upper(arr)
     for old, new in TEXT_REPLACEMENTS:
         norm = pc.replace_substring(norm, old, new)
-    norm = pc.fill_null(norm, "")
-    lengths = pc.binary_length(norm).to_numpy(zero_copy_only=False).astype(np.int64)
+    norm = pc.fill_null(norm, scalar_of("", norm.type))
+    lengths = numpy_of(pc.binary_length(norm)).astype(np.int64)
     good = np.flatnonzero(lengths == 2 * k)
     if good.size == 0:
         return out

@@ -16,7 +16,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from cardbatch.batch.io.arrays import arrow_of, numpy_of
+from cardbatch.batch.io.arrays import arrow_of, numpy_of, scalar_of
 from cardbatch.batch.io.errors import UsageError
 from cardbatch.batch.io.lists import (
     combined,
@@ -104,7 +104,7 @@ def _card_codes(col: pa.ChunkedArray, per: int, width: int, words: bool) -> tupl
         if pa.types.is_integer(child.type):
             vals = numpy_of(child) if child.null_count == 0 else None
             if vals is None:
-                vals = numpy_of(pc.fill_null(child, 0))
+                vals = numpy_of(pc.fill_null(child, scalar_of(0, child.type)))
             if vals.dtype != np.uint8:
                 vals = np.where((vals < 0) | (vals > 255), 254, vals).astype(np.uint8)
             return vals, starts, lengths

@@ -33,6 +33,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from cardbatch.batch.io.arrays import numpy_of, scalar_of
 from cardbatch.batch.io.columns import is_text
 
 _I64 = pa.int64()
@@ -168,7 +169,7 @@ def _canonical_array(arr: pa.Array) -> pa.Array:
             return arr.cast(pa.list_(target))
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError):  # a value above int64, or a dictionary
             lists = arr.cast(pa.list_(child))
-            lengths = pc.fill_null(pc.list_value_length(lists), 0).to_numpy(zero_copy_only=False)
+            lengths = numpy_of(pc.fill_null(pc.list_value_length(lists), scalar_of(0, pa.int32())))
             offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int32)
             return pa.ListArray.from_arrays(pa.array(offsets), _canonical_array(lists.flatten()), mask=lists.is_null())
     return arr
@@ -219,7 +220,7 @@ def _as_text(col: pa.Array) -> pa.Array:
     if pa.types.is_dictionary(t):
         return _as_text(col.dictionary_decode())
     if pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t):
-        return pc.binary_join(col.cast(pa.list_(pa.string())), " ")
+        return pc.binary_join(col.cast(pa.list_(pa.string())), scalar_of(" ", pa.string()))
     return col.cast(pa.string())
 
 

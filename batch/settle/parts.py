@@ -26,7 +26,9 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from cardbatch.batch.io import storage
+from cardbatch.batch.io.arrays import arrow_of, numpy_of, scalar_of
 from cardbatch.batch.io.errors import InputError
+from cardbatch.batch.io.lifecycle import check_stop
 from cardbatch.batch.settle import hand_ids
 from cardbatch.batch.settle.by_game import settle_by_game
 from cardbatch.batch.settle.counters import INPUT_COUNTERS, merge_counters
@@ -218,6 +220,7 @@ def _run_unit(unit: Unit, ctx: UnitContext) -> list[tuple[str, dict[str, Any]]]:
         if name in finished:
             out.append((name, finished[name]))
             continue
+        check_stop()  # a run stopping: the parts finished so far stay, the rest is the rerun's
         t0 = time.perf_counter()
         ctx.claim(f"_parts/{name}.json")
         sink = FolderSink(ctx, name)
@@ -314,7 +317,7 @@ def _exact_batches(batches: Iterable[pa.RecordBatch], size: int) -> Iterator[pa.
 
 
 def _tag(table: pa.Table, piece: int, tagged: bool) -> pa.Table:
-    return table.append_column(ORIGIN, pa.array(np.full(table.num_rows, piece, np.int32))) if tagged else table
+    return table.append_column(ORIGIN, arrow_of(np.full(table.num_rows, piece, np.int32))) if tagged else table
 
 
 def _piece_counters(results: dict[str, pa.Table], errors: dict[str, pa.Table], pieces: int) -> list[dict[str, int]]:
@@ -331,23 +334,23 @@ def _piece_counters(results: dict[str, pa.Table], errors: dict[str, pa.Table], p
     for game, table in results.items():
         if not table.num_rows:
             continue
-        origin = table.column(ORIGIN).to_numpy()
+        origin = numpy_of(table.column(ORIGIN))
         add("rows_settled", np.bincount(origin, minlength=pieces))
         if "mismatch" in table.column_names:
-            flags = pc.fill_null(table.column("mismatch"), False).to_numpy(zero_copy_only=False)
+            flags = numpy_of(pc.fill_null(table.column("mismatch"), scalar_of(False, pa.bool_())))
             add("mismatches", np.bincount(origin[flags], minlength=pieces))
         if game_spec(game).settles == "balances":  # a 2v2 game moves balances, not chips in a pot
             continue
         values, starts, lengths, _ = int_list_parts(table.column("payout"), "payout")
         paid = _exact_by_piece(values, np.repeat(origin, lengths), pieces)
-        raked = _exact_by_piece(table.column("rake").to_numpy(zero_copy_only=False), origin, pieces)
+        raked = _exact_by_piece(numpy_of(table.column("rake")), origin, pieces)
         for k in range(pieces):
             out[k]["chips_paid"] += paid[k]
             out[k]["chips_raked"] += raked[k]
             out[k]["chips_in"] += paid[k] + raked[k]
     for table in errors.values():
         if table.num_rows:
-            add("rows_rejected", np.bincount(table.column(ORIGIN).to_numpy(), minlength=pieces))
+            add("rows_rejected", np.bincount(numpy_of(table.column(ORIGIN)), minlength=pieces))
     return out
 
 

@@ -40,6 +40,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from cardbatch.batch.io import lists, storage
+from cardbatch.batch.io.arrays import numpy_of, scalar_of
+from cardbatch.batch.io.pycolumns import column
 
 EXAMPLES = 3  # example rows per rejection reason
 LARGEST = 10  # mismatched hands listed
@@ -490,7 +492,7 @@ def reject_examples(out: str, summary: dict[str, Any], files: Collection[str]) -
         if not wanted:
             break
         t = storage.parquet_file(path).read(columns=["hand_id", "reason", "message"])
-        t = t.filter(pc.is_in(t.column("reason"), pa.array(sorted(wanted), pa.string())))
+        t = t.filter(pc.is_in(t.column("reason"), column(sorted(wanted), pa.string())))
         for hand_id, reason, message in zip(*(t.column(c).to_pylist() for c in t.column_names)):
             if reason in wanted:
                 found.setdefault(reason, []).append(
@@ -519,12 +521,12 @@ def mismatch_breakdown(out: str, files: Collection[str]) -> dict[str, Any]:
             continue
         game = _game_of(rel)
         t = pf.read(columns=["hand_id", "payout", "recorded_payout", "delta", "recorded_delta"])
-        t = t.filter(pc.fill_null(flag, False))
+        t = t.filter(pc.fill_null(flag, scalar_of(False, pa.bool_())))
         ours = pc.coalesce(t.column("payout"), t.column("delta"))
         theirs = pc.coalesce(t.column("recorded_payout"), t.column("recorded_delta"))
         size = mismatch_sizes(ours, theirs, seats)
         sizes.append(size)
-        ids = t.column("hand_id").to_numpy(zero_copy_only=False)
+        ids = numpy_of(t.column("hand_id"))
         for k in np.argsort(-size, kind="stable")[:LARGEST]:
             largest.append(
                 {
