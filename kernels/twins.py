@@ -16,7 +16,7 @@ take the parallel builds).
 :func:`twin` wraps a ``@njit(parallel=True)`` kernel in a :class:`Twin`
 that also holds the same body compiled without ``parallel`` (where
 ``prange`` is ``range``); a call runs the parallel build unless the code
-around it runs :func:`serial` (a context, per process), so a run compiles
+around it runs :func:`serial` (a context, per thread), so a run compiles
 only the builds it uses. The serial build is the same function object's
 code under another name: the two cannot drift, and numba, which names its
 cache files by a function's qualified name and first line, caches them
@@ -31,13 +31,22 @@ compile the other build in every worker), a runtime ``parallel`` flag
 from __future__ import annotations
 
 import contextlib
+import threading
 import types
 from collections.abc import Iterator
 from typing import Any
 
 from numba import njit
 
-_serial_depth = [0]  # how many serial() contexts are open in this process
+
+class _Depth(threading.local):
+    """How many :func:`serial` contexts are open in this thread (a settle run's units may run in
+    threads of one process: each unit says which builds it takes)."""
+
+    value = 0
+
+
+_serial_depth = _Depth()
 
 
 def _serial_build(kernel: Any, name: str) -> Any:
@@ -59,7 +68,7 @@ class Twin:
         self.__doc__ = kernel.py_func.__doc__
 
     def __call__(self, *args: Any) -> Any:
-        return (self.serial if _serial_depth[0] else self.parallel)(*args)
+        return (self.serial if _serial_depth.value else self.parallel)(*args)
 
 
 def twin(kernel: Any) -> Twin:
@@ -71,16 +80,16 @@ def twin(kernel: Any) -> Twin:
 def serial(on: bool = True) -> Iterator[None]:
     """Inside, every twin runs its serial build (``on=False``: no change, for callers that decide
     at run time)."""
-    _serial_depth[0] += bool(on)
+    _serial_depth.value += bool(on)
     try:
         yield
     finally:
-        _serial_depth[0] -= bool(on)
+        _serial_depth.value -= bool(on)
 
 
 def in_serial() -> bool:
     """A :func:`serial` context is open: this run is one a compile would dominate."""
-    return _serial_depth[0] > 0
+    return _serial_depth.value > 0
 
 
 __all__ = ["Twin", "in_serial", "serial", "twin"]

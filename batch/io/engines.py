@@ -33,7 +33,7 @@ from typing import Any, TypeVar
 
 from cardbatch.batch.io.errors import InputError
 from cardbatch.batch.io.jobs import RunOptions
-from cardbatch.batch.io.lifecycle import blas_threads, init_pool_worker, process_pool, signals_held
+from cardbatch.batch.io.lifecycle import blas_threads, init_pool_worker, process_pool, signals_held, thread_pool
 
 U = TypeVar("U")
 R = TypeVar("R")
@@ -77,7 +77,7 @@ class InProcess(Engine):
 class ProcessPool(Engine):
     """Spawned processes of this machine, started by :func:`start` and killed when it ends."""
 
-    def __init__(self, pool: cf.ProcessPoolExecutor, workers: int) -> None:
+    def __init__(self, pool: cf.Executor, workers: int) -> None:
         super().__init__(workers)
         self.pool = pool
 
@@ -100,6 +100,11 @@ class ProcessPool(Engine):
 
 
 _END: Any = object()
+
+
+class ThreadPool(ProcessPool):
+    """Threads of this process, for units whose work releases the GIL (Arrow's reading and writing,
+    numba's kernels): they start at once and share the kernels this process has loaded."""
 
 
 class DaskCluster(Engine):
@@ -168,7 +173,9 @@ def local_workers(run: RunOptions, units: int, small: bool = False) -> int:
 
 
 @contextlib.contextmanager
-def start(run: RunOptions, units: int, numba: bool = True, small: bool = False) -> Iterator[Engine]:
+def start(
+    run: RunOptions, units: int, numba: bool = True, small: bool = False, threads: bool = False
+) -> Iterator[Engine]:
     """The engine ``run`` asks for, ready for ``units`` units, stopped when the block ends.
     ``numba``: the units call numba kernels (each worker gets its share of the cores as numba and
     Arrow threads; without, numba is never imported there); ``small``: a run over in less time than
@@ -181,8 +188,12 @@ def start(run: RunOptions, units: int, numba: bool = True, small: bool = False) 
     if workers == 1:
         yield InProcess()
         return
-    threads = max(1, (os.cpu_count() or 1) // workers) if numba else None
-    with process_pool(workers, threads) as pool:
+    share = max(1, (os.cpu_count() or 1) // workers) if numba else None
+    if threads:
+        with thread_pool(workers, share) as tpool:
+            yield ThreadPool(tpool, workers)
+        return
+    with process_pool(workers, share) as pool:
         yield ProcessPool(pool, workers)
 
 

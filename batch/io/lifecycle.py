@@ -119,6 +119,49 @@ class _Pool(cf.ProcessPoolExecutor):
             return super().submit(fn, *args, **kwargs)
 
 
+def _init_thread(threads: int | None) -> None:
+    if threads is None:  # work without numba
+        return
+    import numba
+
+    numba.set_num_threads(max(1, min(threads, numba.config.NUMBA_NUM_THREADS)))  # a thread's own setting
+
+
+class Stopped(BaseException):
+    """Raised in a worker thread at its next part once the run is stopping (:func:`check_stop`)."""
+
+
+_STOPPING = threading.Event()
+
+
+def check_stop() -> None:
+    """In a unit, between parts: raise :class:`Stopped` once the run stops (a worker thread cannot
+    be killed; it ends at its next part, leaving the finished ones)."""
+    if _STOPPING.is_set():
+        raise Stopped()
+
+
+@contextlib.contextmanager
+def thread_pool(workers: int, threads: int | None) -> Iterator[cf.ThreadPoolExecutor]:
+    """A pool of ``workers`` threads of this process, each running its kernels on ``threads`` numba
+    threads (None: the work needs no numba). On Ctrl-C, SIGTERM or an error the units not started
+    are cancelled and the running ones stop at their next part (:func:`check_stop`), waited for
+    before the block ends, so nothing writes into the output once the run has unwound."""
+    pool = cf.ThreadPoolExecutor(
+        workers, thread_name_prefix="cardbatch-worker", initializer=_init_thread, initargs=(threads,)
+    )
+    _STOPPING.clear()
+    try:
+        yield pool
+    except BaseException:
+        _STOPPING.set()
+        pool.shutdown(wait=True, cancel_futures=True)
+        raise
+    finally:
+        _STOPPING.clear()
+    pool.shutdown()
+
+
 BLAS_THREADS = ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 
 

@@ -227,7 +227,7 @@ def _run_locked(planned: RunPlan, ctx: UnitContext, run_opts: RunOptions, mode: 
     done: list[tuple[Unit, list[tuple[str, dict[str, Any]]]]] = []
     task = functools.partial(run_unit, ctx=ctx)
     with (
-        engines.start(run_opts, len(units), small=ctx.serial) as engine,
+        engines.start(run_opts, len(units), small=ctx.serial, threads=True) as engine,
         progress(
             total=sum(u.rows for u in units), desc=opts.command, unit="row", quiet=quiet, verbose=run_opts.verbose
         ) as bar,

@@ -4,11 +4,15 @@ order when asked, a failing unit raised, and where a run's workers come from."""
 from __future__ import annotations
 
 import os
+import signal
+import threading
+import time
 
 import pytest
 
 from cardbatch.batch.io import engines
 from cardbatch.batch.io.jobs import RunOptions
+from cardbatch.batch.io.lifecycle import check_stop
 
 
 def square(x: int) -> tuple[int, int]:
@@ -25,8 +29,10 @@ def fails(x: int) -> int:
 UNITS = list(range(8))
 
 
-def _records(run: RunOptions, ordered: bool, small: bool = False) -> tuple[list[int], list[int], set[int], int]:
-    with engines.start(run, len(UNITS), numba=False, small=small) as engine:
+def _records(
+    run: RunOptions, ordered: bool, small: bool = False, threads: bool = False
+) -> tuple[list[int], list[int], set[int], int]:
+    with engines.start(run, len(UNITS), numba=False, small=small, threads=threads) as engine:
         got = list(engine.map(square, UNITS, ordered=ordered))
         return [u for u, _ in got], [r for _, (r, _) in got], {p for _, (_, p) in got}, engine.workers
 
@@ -40,6 +46,45 @@ def test_in_process_and_pool_give_every_record(ordered):
     assert os.getpid() not in pids and workers == 2
     if ordered:
         assert units == UNITS
+
+
+def in_a_thread(x: int) -> tuple[int, int]:
+    return x * x, threading.get_ident()
+
+
+@pytest.mark.parametrize("ordered", [True, False])
+def test_a_thread_pool_runs_the_units_in_threads_of_this_process(ordered):
+    with engines.start(RunOptions(workers=2), len(UNITS), numba=False, threads=True) as engine:
+        got = list(engine.map(in_a_thread, UNITS, ordered=ordered))
+        assert engine.workers == 2 and isinstance(engine, engines.ThreadPool)
+    assert sorted((u, r) for u, (r, _) in got) == [(x, x * x) for x in UNITS]
+    assert threading.get_ident() not in {t for _, (_, t) in got}
+    if ordered:
+        assert [u for u, _ in got] == UNITS
+    with pytest.raises(ValueError, match="unit 3"):
+        with engines.start(RunOptions(workers=2), len(UNITS), numba=False, threads=True) as engine:
+            list(engine.map(fails, UNITS, ordered=True))
+
+
+def parts_of_a_long_unit(x: int) -> int:
+    """A unit of many parts: it checks between parts whether the run stops, as a settle unit does."""
+    for _ in range(1000):
+        time.sleep(0.01)
+        check_stop()
+    return x
+
+
+def test_a_stopped_thread_pool_ends_its_units_at_their_next_part():
+    """A thread cannot be killed: Ctrl-C cancels the units not started and the running ones stop at
+    their next part; the block ends only once they have, so nothing writes after the run unwound."""
+    t0 = time.perf_counter()
+    threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT)).start()  # Ctrl-C
+    with pytest.raises(KeyboardInterrupt):
+        with engines.start(RunOptions(workers=2), len(UNITS), numba=False, threads=True) as engine:
+            list(engine.map(parts_of_a_long_unit, UNITS))
+    assert time.perf_counter() - t0 < 3  # not the units' 10 s each
+    assert not [t for t in threading.enumerate() if t.name.startswith("cardbatch-worker")]
+    check_stop()  # the next run is not stopped
 
 
 def test_a_small_run_stays_here_unless_workers_are_asked_for():
