@@ -126,7 +126,8 @@ def settle(
     names (``policy``, ``rake_pct``, ``rake_cap``, ``chip_unit``, ``odd_chips``, ``orphan_chips``,
     ``no_flop_no_drop``, ``rules``, ``game``, ``team_model``, ``trips_beat_straight``, ``equity=True``
     with ``equity_budget``, ``equity_samples``, ``equity_seed``, ``equity_deck``, ``by_player``); ``workers``:
-    numba's threads for the kernels (default: every core); ``batch_rows``: rows settled at a time.
+    batches settled at once, each in a thread of this process (default: one per core; a table of
+    one batch: numba's threads for its kernels); ``batch_rows``: rows settled at a time.
     Raises ``ValueError`` for an option it does not know and :class:`~cardbatch.batch.io.errors.InputError` for input it
     cannot read as asked (the message names ``the table`` or the file, and the column).
 
@@ -163,7 +164,7 @@ def settle(
     source = table if table is not None else _paths(data)
     label = f"the table ({type(data).__module__.split('.')[0]}.{type(data).__name__})"
     with _threads(workers):
-        results, errors, figures = settle_in_memory(source, label, options, batch_rows)
+        results, errors, figures = settle_in_memory(source, label, options, batch_rows, workers)
     return Settled(results, errors, figures, status_of(options, figures))
 
 

@@ -368,13 +368,30 @@ def _input_totals(parts: list[dict[str, Any]]) -> dict[str, Any]:
     return {k: t.get(k, 0) for k in INPUT_COUNTERS}
 
 
+def _unit_in_memory(
+    unit: Unit, opts: SettleOptions, batch_rows: int, serial: bool
+) -> tuple[MemorySink, dict[str, Any]]:
+    """One unit settled into tables of its own (its thread's), with its counters."""
+    from cardbatch.kernels import twins  # numba, loaded where settling loads it
+
+    sink = MemorySink()
+    with twins.serial(serial):
+        return sink, settle_into(unit_tables(unit, batch_rows), unit, opts, sink)
+
+
 def settle_in_memory(
-    source: pa.Table | list[str], label: str, opts: SettleOptions, batch_rows: int = 1 << 16
+    source: pa.Table | list[str],
+    label: str,
+    opts: SettleOptions,
+    batch_rows: int = 1 << 16,
+    workers: int | None = None,
 ) -> tuple[pa.Table, pa.Table, dict[str, Any]]:
     """Settle an Arrow table (``label`` names it in messages and the summary) or Parquet inputs in
     this process, through the same units as a run, into tables: (results, errors, figures). Results
     and errors have the files' columns plus ``game``, empty tables included; figures are the
-    summary's, less what only a folder has (parts, report, reuse)."""
+    summary's, less what only a folder has (parts, report, reuse). ``workers``: units settled at
+    once, each in a thread of this process (default: one per core; a table of one batch or less:
+    this thread)."""
     t0 = time.perf_counter()
     if isinstance(source, pa.Table):
         units = plan_table(source, label, batch_rows, opts)
@@ -384,15 +401,18 @@ def settle_in_memory(
         keys = [f"{k:012x}" for k in range(len(paths))]
         units, file_rows, _ = plan(paths, keys, batch_rows, opts)
         inputs = [{"path": p, "rows": n} for p, n in zip(paths, file_rows)]
-    from cardbatch.kernels import twins  # numba, loaded where settling loads it
-
+    small = sum(u.rows for u in units) <= batch_rows  # as a run of the command line chooses
     sink = MemorySink()
     done = []
-    with twins.serial(sum(u.rows for u in units) <= batch_rows):  # as a run of the command line chooses
-        for unit in units:
-            done.append((unit, [(unit.name, settle_into(unit_tables(unit, batch_rows), unit, opts, sink))]))
+    task = functools.partial(_unit_in_memory, opts=opts, batch_rows=batch_rows, serial=small)
+    with engines.start(RunOptions(workers=workers), len(units), small=small, threads=True) as engine:
+        for unit, (part, counters) in engine.map(task, units, ordered=True):  # gathered in the units' order
+            sink.extend(part)
+            done.append((unit, [(unit.name, counters)]))
     figures = summarise(done, inputs, opts, t0, time.perf_counter())
-    figures.update({"engine": "in-process", "workers": 1, "options": {**opts.as_dict(), "batch_rows": batch_rows}})
+    figures.update(
+        {"engine": "in-process", "workers": engine.workers, "options": {**opts.as_dict(), "batch_rows": batch_rows}}
+    )
     return (
         _gathered(sink.results, result_schema(opts.result_fields)),
         _gathered(sink.errors, ERROR_SCHEMA),

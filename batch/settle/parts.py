@@ -80,6 +80,13 @@ class MemorySink:
     def add_errors(self, game: str, table: pa.Table) -> None:
         self.errors.setdefault(game, []).append(table)
 
+    def extend(self, other: MemorySink) -> None:
+        """``other``'s tables after this sink's own (a unit's, gathered in the units' order)."""
+        for game, tables in other.results.items():
+            self.results.setdefault(game, []).extend(tables)
+        for game, tables in other.errors.items():
+            self.errors.setdefault(game, []).extend(tables)
+
     def close(self) -> None:
         pass
 
