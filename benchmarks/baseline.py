@@ -22,7 +22,6 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 COMMIT = os.environ.get("CARDBATCH_BASELINE", "c9257e0")  # main before #33 (the issue measured c2f7f33)
-TREE = ROOT / "data" / "generated" / f"baseline-{COMMIT}"
 
 _SERVER = r"""
 import json, shutil, sys, tempfile, time
@@ -43,19 +42,21 @@ if __name__ == "__main__":
 """
 
 
-def tree() -> Path:
-    """The baseline's source tree (exported from git on first use); its ``src`` holds ``cardbatch``."""
-    if not (TREE / "src" / "cardbatch").exists():
-        TREE.mkdir(parents=True, exist_ok=True)
+def tree(commit: str = COMMIT) -> Path:
+    """A commit's source tree (exported from git on first use, under data/generated/); its ``src``
+    holds ``cardbatch``, and its kernels' numba cache lives beside them."""
+    where = ROOT / "data" / "generated" / f"baseline-{commit}"
+    if not (where / "src" / "cardbatch").exists():
+        where.mkdir(parents=True, exist_ok=True)
         archive = subprocess.run(
-            ["git", "-C", str(ROOT), "archive", "--format=tar", COMMIT], capture_output=True, check=True
+            ["git", "-C", str(ROOT), "archive", "--format=tar", commit], capture_output=True, check=True
         ).stdout
-        tar = TREE / "source.tar"
+        tar = where / "source.tar"
         tar.write_bytes(archive)
         with tarfile.open(tar) as t:
-            t.extractall(TREE, filter="tar")
+            t.extractall(where, filter="tar")
         tar.unlink()
-    return TREE
+    return where
 
 
 class Baseline:

@@ -97,6 +97,26 @@ def _like_for_like(group: str, name: str, threads: int, rounds: int, warmup: int
         raise AssertionError(f"[{group}] {name!r} is not like for like with {first['name']!r}: {said}")
 
 
+def record(
+    group: str,
+    name: str,
+    rate: float,
+    *,
+    ours: bool,
+    rounds: int,
+    threads: int,
+    cores_used: float,
+    unit: str = "hands",
+    **extra: float,
+) -> None:
+    """A row timed by its benchmark itself (commands of several commits run alternately, each a fresh
+    process): recorded in ``group`` for the summary as :func:`throughput`'s rows are."""
+    _RESULTS[group].append(
+        {"name": name, "rate": rate, "ours": ours, "unit": unit, "threads": threads,
+         "cores_used": round(cores_used, 2), "rounds": rounds, "warmup": 1, **extra}
+    )  # fmt: skip
+
+
 @pytest.fixture
 def throughput():
     def run(
