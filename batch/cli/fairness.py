@@ -77,7 +77,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "(folded cards back in the deck) is refused: it is biased where folds depend on the cards",
     )
     add_run_options(
-        p, "worker processes (default: one per core)", engine=True, batch_rows="rows per batch (bounds memory)"
+        p,
+        "units settled at once, each in a thread of this process (default: one per core)",
+        engine=True,
+        batch_rows="rows per batch (bounds memory)",
     )
     p.set_defaults(func=_run)
 

@@ -90,7 +90,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         add_walk_options(p)
         add_run_options(
             p,
-            "worker processes (default: one per core; a run of at most --batch-rows rows settles in this process)",
+            "units settled at once, each in a thread of this process (default: one per core; a run of at "
+            "most --batch-rows rows settles in this thread)",
             engine=True,
             batch_rows="rows per batch and about per unit of work (bounds memory)",
         )
