@@ -39,7 +39,7 @@ from cardbatch.batch.io.jobs import FILE_MODES, FileMode, RunOptions, Summary, r
 from cardbatch.batch.io.lists import padded_to_list
 from cardbatch.batch.io.progress import progress
 from cardbatch.constants import RANKS, SUITS
-from cardbatch.games import HOLDEM, TEAM2V2, Game
+from cardbatch.games import HOLDEM, REGISTRY, TEAM2V2, Game
 from cardbatch.games import game as game_spec
 from cardbatch.kernels import betting, pots, showdown, team, threecard
 from cardbatch.kernels import cards as kcards
@@ -150,7 +150,7 @@ def _generate_chunk(
 ) -> Generated:
     style = plays.play(play_style)
     if style.params is not None and not spec.board_cards:
-        raise UsageError(f"--play {play_style}: game {spec.name} has no board; its players fold at random")
+        raise UsageError(f"--play {play_style}: {_decides_by_cards(spec.name)}")
     rng = np.random.default_rng([seed, start, 1])
     dealer = np.random.default_rng([seed, start, 2])  # the biases' own stream: a fair file stays as it was
     per = spec.hole_cards
@@ -175,7 +175,7 @@ def _generate_chunk(
             hole[rows, :p] = deck[rows[:, None, None], hole_pos[None]]
             board[rows] = deck[rows[:, None], board_pos[None]]
         else:
-            hole[rows, :p] = deck[rows[:, None, None], kdecks.zjh_positions(int(p))[None]]
+            hole[rows, :p] = deck[rows[:, None, None], kdecks.hand_positions(int(p), per)[None]]
     for b in bias:
         if b.kind == "seat0":
             _bias_seat0(deck, hole, board, seats, spec, rules, b, dealer)
@@ -190,6 +190,8 @@ def _generate_chunk(
     score, low = showdown.seat_values(
         spec, hole, board if spec.board_cards else None, live & showdown_rows[:, None], rules=threecard.rules_of(rules)
     )
+    if not spec.button:  # dealt without one (stud, razz): odd chips from seat 0, no button column
+        button = seats - 1
     payout = pots.settle(contrib.sum(axis=1), live, score, button, low=low)
     hand_id = np.arange(start, start + n, dtype=np.int64)
 
@@ -208,8 +210,9 @@ def _generate_chunk(
     bad = np.zeros(0, np.int64)
     if bad_rate > 0:
         bad = np.flatnonzero(rng.random(n) < bad_rate)
-        kinds = rng.integers(0, len(INJECTABLE), bad.size)
-        for reason_i, reason in enumerate(INJECTABLE):
+        injectable = INJECTABLE if spec.button else tuple(r for r in INJECTABLE if r != "bad_button")
+        kinds = rng.integers(0, len(injectable), bad.size)
+        for reason_i, reason in enumerate(injectable):
             rows = bad[kinds == reason_i]
             injected[reason] = hand_id[rows]
             if rows.size == 0:
@@ -245,8 +248,9 @@ def _generate_chunk(
     cols: dict[str, pa.Array] = {
         "hand_id": pa.array(hand_id),
         "game": pa.array(np.full(n, spec.name)).dictionary_encode(),
-        "button": pa.array(button.astype(np.int8)),
     }
+    if spec.button:
+        cols["button"] = pa.array(button.astype(np.int8))
     if spec.board_cards:
         cols["board"] = pa.array(_board_text(board)) if text_cards else fixed_size_list(board)
     flat_cards = hole.reshape(n, S * per)
@@ -273,6 +277,21 @@ def _generate_chunk(
     cols["payout"] = padded_to_list(payout, seats, pa.int64())
     cols["player_id"] = padded_to_list(rng.integers(1, 10**6, (n, S)), seats, pa.int64())
     return Generated(pa.table(cols), injected, tampered)
+
+
+def _decides_by_cards(game: str) -> str:
+    """Why players who decide by their cards cannot play ``game`` (a game without a board), and the
+    games they play (every game with a board).
+
+    >>> print(_decides_by_cards("razz"))  # doctest: +NORMALIZE_WHITESPACE
+    game razz has no board to decide by; its players fold at random (--play random); tight and loose play
+    holdem, omaha, omaha5, omaha6, omaha_hilo, omaha5_hilo, shortdeck
+    """
+    board = ", ".join(g.name for g in REGISTRY.values() if g.has_hands and g.board_cards)
+    return (
+        f"game {game} has no board to decide by; its players fold at random (--play random); tight and loose "
+        f"play {board}"
+    )
 
 
 def _text_lut() -> np.ndarray:
@@ -476,10 +495,7 @@ class GenerateOptions:
         game_spec(self.game)  # a ValueError naming the games
         style = plays.play(self.play)  # a ValueError naming the styles
         if style.params is not None and not game_spec(self.game).board_cards:
-            raise ValueError(
-                f"--play {self.play}: game {self.game} has no board to decide by; its players fold at random "
-                "(--play random)"
-            )
+            raise ValueError(f"--play {self.play}: {_decides_by_cards(self.game)}")
         for name, least in (("hands", 1), ("seed", 0), ("max_seats", 2), ("row_group", 1), ("start_id", 0)):
             require_whole(getattr(self, name), name, least)
         if self.unit_rows is not None:  # a unit holds whole row groups: its part's are the file's

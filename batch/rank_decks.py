@@ -50,7 +50,7 @@ def _dealt_cards(deck_rows: np.ndarray, game: str, players: int) -> dict[str, pa
     if spec.name not in ranking.RANKED:
         raise ValueError(f"game must be one of {', '.join(ranking.RANKED)}, got {game!r}")
     if not spec.board_cards:
-        return {"hands": fixed_size_list(deck_rows[:, kdecks.zjh_positions(players).reshape(-1)])}
+        return {"hands": fixed_size_list(deck_rows[:, kdecks.hand_positions(players, spec.hole_cards).reshape(-1)])}
     own = kdecks.from_rank(deck_rows, spec.lowest_rank)  # the game's deck, in the order dealt
     hole, board = kdecks.board_positions(players, spec.hole_cards)
     return {"hands": fixed_size_list(own[:, hole.reshape(-1)]), "board": fixed_size_list(own[:, board])}

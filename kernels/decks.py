@@ -113,7 +113,18 @@ def deal_decks(n: int, seed: int, start: int = 0) -> np.ndarray:
 def zjh_positions(players: int) -> np.ndarray:
     """Deck positions of each ZJH player's cards: player j gets j, j+P, j+2P."""
     players = check_count(players, "players", 1, MAX_ZJH_PLAYERS)
-    return (np.arange(players)[:, None] + players * np.arange(3)[None, :]).astype(np.int64)
+    return hand_positions(players, 3)
+
+
+def hand_positions(players: int, per: int) -> np.ndarray:
+    """Deck positions of a game without a board: ``per`` cards each, one at a time around the table
+    (player j gets j, j+P, ..: stud's seven, a draw game's final hand). Callers check that the cards
+    fit the deck.
+
+    >>> hand_positions(3, 4).tolist()
+    [[0, 3, 6, 9], [1, 4, 7, 10], [2, 5, 8, 11]]
+    """
+    return (np.arange(players)[:, None] + players * np.arange(per)[None, :]).astype(np.int64)
 
 
 def holdem_positions(players: int) -> tuple[np.ndarray, np.ndarray]:

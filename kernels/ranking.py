@@ -35,6 +35,7 @@ from .decks import (
     deal_decks,
     deck_state,
     from_rank,
+    hand_positions,
     holdem_positions,
     shuffle_prefix,
     zjh_positions,
@@ -58,21 +59,30 @@ class DeckRanking:
     # [n] hand classes between the best and the runner-up seat (0: a tie); the packed values'
     # difference (``margin``) counts no classes: a Hold'em margin of 1 class can be 2**20
     margin_classes: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros(0, np.int64))
+    lower_wins: bool = False  # the game's smaller value wins (razz, deuce-to-seven, badugi)
 
     @property
     def margin(self) -> np.ndarray:
-        return self.best.astype(np.int64) - self.second.astype(np.int64)
+        """How far the best value stands from the runner-up's, never below 0: best - second, or
+        second - best where the smaller value wins."""
+        diff = self.best.astype(np.int64) - self.second.astype(np.int64)
+        return -diff if self.lower_wins else diff
 
     def measure(self, by: str) -> np.ndarray:
         """A deck-level measure by name: best, second, margin (of the values), margin_classes (the
-        margin in hand classes, as the readable output shows it), winners (number of tied winners)."""
+        margin in hand classes, as the readable output shows it), winners (number of tied winners).
+        The larger measure is the better deck: where the smaller value wins, best and second are the
+        values negated."""
         if by not in MEASURES:
             raise ValueError(f"unknown measure {by!r} (choose from {', '.join(MEASURES)})")
         if by == "winners":
             return self.winners.sum(axis=1)
         if by == "margin_classes":
             return self.margin_classes.astype(np.int64)
-        return self.margin if by == "margin" else getattr(self, by).astype(np.int64)
+        if by == "margin":
+            return self.margin
+        value = getattr(self, by).astype(np.int64)
+        return -value if self.lower_wins else value
 
     def top(self, k: int, by: str = "best") -> np.ndarray:
         """Indices of the k decks with the largest measure, largest first (ties: lower deck first)."""
@@ -227,6 +237,7 @@ class Hands:
     special: np.ndarray | None = None  # [n, P] off-suit 2-3-5 flags when the rule is on
     trips_floor: int = 0
     classes: np.ndarray | None = None  # int64[domain]: each key's hand class (None: the keys are the classes)
+    lower_wins: bool = False  # the values order the other way (the keys never do)
 
 
 def key_counts(hands: Hands) -> np.ndarray:
@@ -260,6 +271,7 @@ def rank(hands: Hands, counts: np.ndarray | None = None) -> DeckRanking:
         second=np.empty(n, values.dtype),
         start=hands.start,
         margin_classes=np.empty(n, np.int64),
+        lower_wins=hands.lower_wins,
     )
     classes = _identity(hands.domain) if hands.classes is None else hands.classes
     if classes.shape != (hands.domain,):
@@ -316,20 +328,34 @@ RANKED = tuple(g.name for g in REGISTRY.values() if g.has_hands)
 
 
 def _board_hands(spec: Game, decks: np.ndarray, players: int, start: int) -> Hands:
-    """Seats of a board game other than Hold'em dealt from 52-card decks ``uint8[n, 52]`` (the game's
-    own deck in their order: :func:`~.decks.from_rank`), valued by the game's evaluator (a high/low
-    game by its high hands; short deck in its default order); keys are the hand classes."""
+    """Seats of a game other than Hold'em and the three-card games dealt from 52-card decks
+    ``uint8[n, 52]`` (the game's own deck in their order: :func:`~.decks.from_rank`; a board game's
+    hole cards and board, or a game without a board's hands, :func:`~.decks.hand_positions`), valued
+    by the game's evaluator (a high/low game by its high hands; short deck in its default order; a
+    low game's values as its evaluator writes them, the smaller the better); keys are the hand
+    classes."""
     players = check_count(players, "players", 2, spec.dealt_seats)
     own = from_rank(decks, spec.lowest_rank)
-    hole_pos, board_pos = board_positions(players, spec.hole_cards)
-    hole, board = own[:, hole_pos], own[:, board_pos]
+    board = None
+    if spec.board_cards:
+        hole_pos, board_pos = board_positions(players, spec.hole_cards)
+        hole, board = own[:, hole_pos], own[:, board_pos]
+    else:
+        hole = own[:, hand_positions(players, spec.hole_cards)]
     score, _ = showdown.seat_values(spec, hole, board, np.ones(hole.shape[:2], np.bool_))
-    values = score.astype(np.uint32)
+    values = showdown.values_of(spec, score).astype(np.uint32)
     kernel = spec.kernel()
     classes = int(spec.classes or 0)
     keys = classes + 1 - kernel.dense_rank(values).astype(np.int64)
     categories = (values >> spec.category_shift if spec.category_shift else kernel.category_of(values)).astype(np.uint8)
-    return Hands(values=values, keys=np.ascontiguousarray(keys), categories=categories, domain=classes + 1, start=start)
+    return Hands(
+        values=values,
+        keys=np.ascontiguousarray(keys),
+        categories=categories,
+        domain=classes + 1,
+        start=start,
+        lower_wins=spec.score_order == "low",
+    )
 
 
 def _ranked(game: str) -> Game:

@@ -29,7 +29,7 @@ REASONS: tuple[str, ...] = (
     "bad_dead_money",  # dead chips below zero or above the seat's contribution
     "dead_money_policy",  # dead chips under a per-street policy, which has no rule for them
     "split_pot_policy",  # a high/low game under a per-street policy, which has no rule for halves
-    "game_not_given",  # a row whose cards fit several games (Omaha or its hi/lo?) and no game was named
+    "game_not_given",  # a row whose cards fit several games (Omaha or its hi/lo? stud or razz?), none named
 )
 (
     OK,
@@ -75,6 +75,7 @@ MESSAGES: dict[str, str] = {
     "bad_dead_money": "dead chips are below zero or above the seat's contribution",
     "dead_money_policy": "dead chips are defined for the standard policy only (docs: Rules, dead money)",
     "split_pot_policy": "a high/low game's pots split in halves under the standard policy only (docs: Rules)",
-    "game_not_given": "a board and more than two hole cards a seat: an Omaha game, which cardbatch never "
-    "guesses (high only or hi/lo?): name it with a game column, a game=G folder or --game (game= in Python)",
+    "game_not_given": "a board and more than two hole cards a seat (an Omaha game: high only or hi/lo?), or "
+    "no board and 4, 5 or 7 cards a seat (badugi, a draw game, stud or razz?): cardbatch never guesses the "
+    "game: name it with a game column, a game=G folder or --game (game= in Python)",
 }

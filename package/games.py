@@ -7,13 +7,16 @@ line builds its ``--game`` choices from it without loading numba, numpy or pyarr
 kernels and every job may import it (tests/test_layout.py).
 
 >>> from cardbatch.games import game, GAMES
->>> GAMES
-('holdem', 'zjh', 'team2v2', 'omaha', 'omaha5', 'omaha6', 'omaha_hilo', 'omaha5_hilo', 'shortdeck')
+>>> GAMES  # doctest: +NORMALIZE_WHITESPACE
+('holdem', 'zjh', 'team2v2', 'omaha', 'omaha5', 'omaha6', 'omaha_hilo', 'omaha5_hilo', 'shortdeck',
+ 'stud', 'stud_hilo', 'razz', 'draw27_single', 'draw27_triple', 'badugi', 'draw5')
 >>> game("holdem").hole_cards, game("holdem").board_cards, game("zjh").max_seats, game("omaha6").max_seats
 (2, 5, 17, 7)
->>> game("razz")  # doctest: +ELLIPSIS
+>>> game("stud").hole_cards, game("stud").max_seats, game("razz").score_order, game("badugi").max_seats
+(7, 7, 'low', 13)
+>>> game("pineapple")  # doctest: +ELLIPSIS
 Traceback (most recent call last):
-ValueError: game must be one of holdem, zjh, team2v2, omaha, ..., shortdeck, got 'razz'
+ValueError: game must be one of holdem, zjh, team2v2, omaha, ..., draw5, got 'pineapple'
 
 (``"zjh"`` also names a three-card *rule preset*, ``--rules zjh``: presets live in
 :mod:`cardbatch.kernels.threecard` and are not games.)
@@ -39,7 +42,8 @@ class Game:
     shuffled deck deals with the game's burn cards (generate, simulate, rank-decks).
     ``required``: the input columns a file of this game must have (Hold'em and ZJH also need
     ``contrib`` or ``contrib_street``). ``marker``: the column that tells this game's files apart
-    when they have no ``game`` column (None: the game of files with no marker).
+    when they have no ``game`` column (None: none does; a file with no marker column is Zha Jin
+    Hua's, :func:`infer`).
     ``evaluator``: the kernel module under :mod:`cardbatch.kernels` that values hands, a name
     resolved by :meth:`kernel` on first use (None: no hands to value); ``score_type``: the Arrow
     type of the results' ``score``; ``category_names``: the names of its hand categories by code
@@ -58,9 +62,20 @@ class Game:
     ``import`` reads as this game; ``simulated``: ``simulate`` plays it; ``one_pass``: the one-pass
     settle kernel (:mod:`cardbatch.kernels.onepass`: two hole cards, a five-card board, valued by its
     evaluator's ``value_tables``, pots under the standard policy) settles it.
+    ``button``: the game is dealt with a button (its ``button`` column is required, and odd chips
+    go from the first seat left of it); False (stud and razz, where the cards decide who acts): the
+    column is optional, and a row without one (or a null cell) sends odd chips from seat 0.
+    ``score_order``: how the evaluator's values order, ``"high"`` (higher wins) or ``"low"``
+    (razz, deuce-to-seven, badugi: the smaller wins, 0 is no hand), which its ``SCORE_TOP`` turns
+    round before the pots (``SCORE_TOP - value``: its ``score_of``); the results' ``score`` holds
+    the evaluator's values either way. ``low_evaluator``: where pots split, the kernel module whose
+    ``low_seats`` gives each seat's eight-or-better low (``lowball``: two hole cards and three of the
+    board; ``razz``: the best of a seat's own cards). ``cards_as_dealt``: a seat's recorded cards are
+    the cards it was dealt, in order (fairness's card tests count them); False for a draw game,
+    whose recorded hand is the one it ended with, partly its player's choice.
 
-    Stud, razz and draw games would be specs with no board and their own evaluators (and, for
-    stud, streets of exposed cards); until one exists, their hands are set aside by name.
+    Stud and razz seats hold the seven cards they were dealt (down and up alike), a draw game's the
+    hand they ended with; none of them has a board.
     """
 
     name: str
@@ -89,6 +104,10 @@ class Game:
     phh_variants: tuple[str, ...] = ()
     simulated: bool = True
     one_pass: bool = False
+    button: bool = True
+    score_order: Literal["high", "low"] = "high"
+    low_evaluator: str | None = None
+    cards_as_dealt: bool = True
     integer_columns: tuple[str, ...] = ("hand_id", "button")
     list_columns: tuple[str, ...] = (
         "contrib",
@@ -118,6 +137,8 @@ class Game:
             raise ValueError(
                 f"game {self.name}: a deck from rank {self.lowest_rank} holds {4 * (13 - self.lowest_rank)} cards"
             )
+        if self.split_pots != (self.low_evaluator is not None):
+            raise ValueError(f"game {self.name}: pots split high/low exactly when a low evaluator is named")
 
     @property
     def deck(self) -> range:
@@ -179,6 +200,50 @@ _HOLDEM = Game(
     phh_variants=("NT", "FT"),
     one_pass=True,
 )
+# The games without a board: a seat's hand is its own cards (stud: the seven it was dealt; a draw
+# game: the hand it ended with). A settled row needs no burn cards, so the seats are as many as the
+# deck holds hands: 7 x 7 = 49 for stud and razz, 10 x 5 = 50 for the five-card draw games, 13 x 4
+# = 52 for badugi; synthetic logs deal the seats' final cards straight from the deck (no burns).
+_STUD = Game(
+    name="stud",
+    title="Seven-card stud",
+    hole_cards=7,
+    board_cards=0,
+    min_seats=2,
+    max_seats=7,
+    dealt_seats=7,
+    required=("hand_id", "cards", "folded"),
+    marker=None,
+    evaluator="stud",
+    score_type="uint32",
+    category_names=_POKER_CATEGORIES,
+    category_shift=20,
+    classes=7462,
+    rule_presets=False,
+    settles="pot",
+    betting_rounds=5,  # third to seventh street
+    generated_rounds=5,
+    generated_fold_rate=0.25,
+    phh_variants=("F7S",),
+    simulated=False,
+    button=False,
+)
+_DRAW27 = dataclasses.replace(
+    _STUD,
+    name="draw27_single",
+    title="Deuce-to-seven single draw",
+    hole_cards=5,
+    max_seats=10,
+    dealt_seats=10,
+    required=("hand_id", "button", "cards", "folded"),
+    evaluator="deuce7",
+    score_order="low",
+    betting_rounds=2,  # before and after the draw
+    generated_rounds=2,
+    phh_variants=("N2L1D",),
+    button=True,
+    cards_as_dealt=False,
+)
 _SPECS = (
     _HOLDEM,
     Game(
@@ -236,6 +301,7 @@ _SPECS = (
             dealt_seats=44 // h,  # with the three burn cards
             evaluator="omaha",
             split_pots=hilo,
+            low_evaluator="lowball" if hilo else None,
             result_columns=_HOLDEM.result_columns + (("low",) if hilo else ()),
             phh_variants=(("FO/8",) if hilo else ("PO",)) if h == 4 else (),
             simulated=False,
@@ -259,6 +325,46 @@ _SPECS = (
         phh_variants=("NS",),
         simulated=False,
     ),
+    _STUD,
+    dataclasses.replace(
+        _STUD,
+        name="stud_hilo",
+        title="Seven-card stud hi/lo eight or better",
+        split_pots=True,
+        low_evaluator="razz",
+        result_columns=_STUD.result_columns + ("low",),
+        phh_variants=("F7S/8",),
+    ),
+    dataclasses.replace(
+        _STUD, name="razz", title="Razz", evaluator="razz", score_order="low", classes=6175, phh_variants=("FR",)
+    ),
+    _DRAW27,
+    dataclasses.replace(
+        _DRAW27,
+        name="draw27_triple",
+        title="Deuce-to-seven triple draw",
+        betting_rounds=4,  # around three draws
+        generated_rounds=4,
+        phh_variants=("F2L3D",),
+    ),
+    dataclasses.replace(
+        _DRAW27,
+        name="badugi",
+        title="Badugi",
+        hole_cards=4,
+        max_seats=13,
+        dealt_seats=13,
+        evaluator="badugi",
+        category_names=("no hand", "one card", "two cards", "three cards", "badugi"),  # by the hand's cards
+        category_shift=None,
+        classes=1092,
+        betting_rounds=4,
+        generated_rounds=4,
+        phh_variants=("FB",),
+    ),
+    dataclasses.replace(  # pokerkit plays no five-card draw: no PHH code
+        _DRAW27, name="draw5", title="Five-card draw", evaluator="stud", score_order="high", phh_variants=()
+    ),
 )
 
 REGISTRY: dict[str, Game] = {g.name: g for g in _SPECS}
@@ -267,8 +373,10 @@ GAMES: tuple[str, ...] = tuple(REGISTRY)
 # settlement) or picks a default: they name a game without writing its name
 HOLDEM, ZJH, TEAM2V2 = _SPECS[:3]
 # files without a game column: the first game whose marker column they have, in this order, else
-# the game without a marker (a 2v2 file may carry a board column of its own)
+# Zha Jin Hua (a 2v2 file may carry a board column of its own; a stud or draw file is never told
+# from its columns: its rows are set aside until the game is named)
 _INFERENCE = ("team2v2", "holdem")
+_UNMARKED = "zjh"
 
 
 def game(name: object) -> Game:
@@ -300,5 +408,4 @@ def infer(columns: Collection[str]) -> Game:
         if spec.marker is not None and spec.marker in columns:
             if spec.settles != "balances" or all(c in columns for c in spec.required):
                 return spec
-    (default,) = (g for g in _SPECS if g.marker is None)
-    return default
+    return REGISTRY[_UNMARKED]

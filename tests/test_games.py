@@ -15,7 +15,8 @@ from cardbatch.games import GAMES, HOLDEM, TEAM2V2, ZJH, game
 
 def test_one_frozen_spec_per_game():
     assert GAMES[:3] == ("holdem", "zjh", "team2v2") and (HOLDEM, ZJH, TEAM2V2) == tuple(map(game, GAMES[:3]))
-    assert GAMES[3:] == ("omaha", "omaha5", "omaha6", "omaha_hilo", "omaha5_hilo", "shortdeck")
+    assert GAMES[3:9] == ("omaha", "omaha5", "omaha6", "omaha_hilo", "omaha5_hilo", "shortdeck")
+    assert GAMES[9:] == ("stud", "stud_hilo", "razz", "draw27_single", "draw27_triple", "badugi", "draw5")
     for name in GAMES:
         spec = game(name)
         assert spec.name == name and spec.deck_size == len(spec.deck) == 4 * (13 - spec.lowest_rank)
@@ -27,7 +28,7 @@ def test_one_frozen_spec_per_game():
     assert (HOLDEM.board_cards, ZJH.board_cards, TEAM2V2.board_cards) == (5, 0, 0)
 
 
-@pytest.mark.parametrize("name", ["omaha4", "Holdem", "", None, "zjh_suited", "razz", "stud"])
+@pytest.mark.parametrize("name", ["omaha4", "Holdem", "", None, "zjh_suited", "stud8", "draw27"])
 def test_an_unknown_game_is_a_value_error_never_another_games_rules(name):
     with pytest.raises(ValueError, match=f"got {name!r}"):
         game(name)
@@ -64,6 +65,33 @@ def test_the_new_games_specs():
     assert sd.kernel() is shortdeck and sd.deck == range(16, 52) and sd.straight_order_option
     assert sd.hole_cards * sd.max_seats + 5 <= 36 and sd.hole_cards * sd.dealt_seats + 8 <= 36
     assert [g.name for g in games.REGISTRY.values() if "PO" in g.phh_variants] == ["omaha"]
+
+
+def test_the_games_without_a_board():
+    """Stud, razz and the draw games: a seat's own cards, as many seats as the deck holds hands, the
+    evaluator and the order its values keep, where pots split, and whether the game has a button."""
+    from cardbatch.kernels import badugi, deuce7, razz, stud
+
+    expect = {  # hole cards, most seats, kernel, order, low kernel, button, dealt cards, PHH codes
+        "stud": (7, 7, stud, "high", None, False, True, ("F7S",)),
+        "stud_hilo": (7, 7, stud, "high", "razz", False, True, ("F7S/8",)),
+        "razz": (7, 7, razz, "low", None, False, True, ("FR",)),
+        "draw27_single": (5, 10, deuce7, "low", None, True, False, ("N2L1D",)),
+        "draw27_triple": (5, 10, deuce7, "low", None, True, False, ("F2L3D",)),
+        "badugi": (4, 13, badugi, "low", None, True, False, ("FB",)),
+        "draw5": (5, 10, stud, "high", None, True, False, ()),
+    }
+    for name, (hole, seats, kernel, order, low, button, dealt, codes) in expect.items():
+        spec = game(name)
+        assert (spec.hole_cards, spec.max_seats, spec.kernel(), spec.score_order) == (hole, seats, kernel, order)
+        assert (spec.low_evaluator, spec.button, spec.cards_as_dealt, spec.phh_variants) == (low, button, dealt, codes)
+        assert spec.board_cards == 0 and spec.dealt_seats == spec.max_seats and not spec.simulated
+        assert hole * seats <= 52 < hole * (seats + 1), name  # no burn cards: as many hands as the deck holds
+        assert ("button" in spec.required) == button and spec.split_pots == (low is not None)
+        assert spec.classes == getattr(kernel, "CLASSES", HOLDEM.classes)
+    # the categories the results show are the kernels' codes, named by the spec
+    assert game("razz").category_names == HOLDEM.category_names and game("badugi").category_names[4] == "badugi"
+    assert games.infer(["hand_id", "cards", "folded"]) is ZJH  # never guessed from the columns
 
 
 def test_a_file_without_a_game_column_is_told_by_its_columns():

@@ -20,9 +20,11 @@ from cardbatch.games import REGISTRY
 
 
 def _variants() -> str:
-    """``NT and FT (Hold'em), PO (Omaha), ...``: the PHH codes the registry's games are read from
-    (the command line loads the registry anyway; the replay module is left for the run)."""
-    return ", ".join(f"{' and '.join(g.phh_variants)} ({g.title})" for g in REGISTRY.values() if g.phh_variants)
+    """``NT and FT (Hold'em), PO (Omaha), ...``: the PHH codes the registry's games with a board are read
+    from (the command line loads the registry anyway; the replay module is left for the run). The
+    stud and draw games' codes are the registry's too, but their hands are not replayed yet."""
+    read = (g for g in REGISTRY.values() if g.phh_variants and g.board_cards)
+    return ", ".join(f"{' and '.join(g.phh_variants)} ({g.title})" for g in read)
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -100,11 +100,16 @@ def _cards_given(col: pa.ChunkedArray | pa.Array, counted: np.ndarray) -> np.nda
     return np.asarray(ends[starts + lengths] - ends[starts])
 
 
-def cards_given_mask(col: pa.ChunkedArray | pa.Array, counted: np.ndarray, seats: np.ndarray, per: int) -> np.ndarray:
-    """``bool[T]``: rows whose cards are another board game's count a seat (Omaha's 4, 5 or 6 where the
-    game, told from the columns, deals ``per``): such a hand is never guessed (``game_not_given``)."""
+def cards_given_mask(
+    col: pa.ChunkedArray | pa.Array, counted: np.ndarray, seats: np.ndarray, per: int, board_cards: int = 5
+) -> np.ndarray:
+    """``bool[T]``: rows whose cards are the count a seat of another game with as many board cards
+    (``board_cards``) deals, where the game, told from the columns, deals ``per``: Omaha's 4, 5 or 6
+    beside Hold'em's board; stud's 7, a draw game's 5 or badugi's 4 without one, beside Zha Jin
+    Hua's 3. Such a hand is never guessed (``game_not_given``)."""
     given = _cards_given(col, counted)
     out = np.zeros(len(seats), np.bool_)
-    for other in {g.hole_cards for g in REGISTRY.values() if g.board_cards} - {per}:
+    others = {g.hole_cards for g in REGISTRY.values() if g.has_hands and g.board_cards == board_cards}
+    for other in others - {per}:
         out |= (seats > 0) & (given == seats * other)
     return out

@@ -118,6 +118,20 @@ def decode_chips(table: pa.Table, spec: Game, codes: np.ndarray, contrib_name: s
     return Chips(seats, S, live, contrib, contrib_total, cvals, cstarts, clen, overflow)
 
 
+def button_column(table: pa.Table, spec: Game, seats: np.ndarray) -> np.ndarray:
+    """Each row's button as ``int64[T]`` (-1 where it does not fit int64: ``bad_button``). A game
+    dealt without one (stud, razz) may have no column, or null cells: the button is then the last
+    seat, so odd chips go from seat 0."""
+    if not spec.button and "button" not in table.column_names:
+        return np.asarray(seats - 1, np.int64)
+    col = table.column("button")
+    button, button_big = int_column(col, "button", -1)
+    button = np.where(button_big, -1, button)  # out of every table's range: bad_button
+    if not spec.button:
+        button = np.where(missing_rows(col), seats - 1, button)
+    return np.asarray(button)
+
+
 def decode(table: pa.Table, spec: Game, inferred: bool = False) -> Tables:
     """The columns as padded arrays, every problem a row has in them marked (in the order the
     reasons are documented: missing values, seat counts, cards, chips)."""
@@ -130,18 +144,18 @@ def decode(table: pa.Table, spec: Game, inferred: bool = False) -> Tables:
 
     hand_id, hand_id_big = int_column(table.column("hand_id"), "hand_id", -1)
     mark(codes, hand_id_big, "overflow")
-    button, button_big = int_column(table.column("button"), "button", -1)
-    button = np.where(button_big, -1, button)  # out of every table's range: bad_button
 
     ch = decode_chips(table, spec, codes, contrib_name)
     seats, S, live, contrib, contrib_total = ch.seats, ch.S, ch.live, ch.contrib, ch.contrib_total
+    button = button_column(table, spec, seats)
     cvals, cstarts, clen, overflow = ch.cvals, ch.cstarts, ch.clen, ch.overflow
     dead = _dead_matrix(table, codes, seats, S)
 
     per = spec.hole_cards
     hole, ncards = cards_matrix(table.column("cards"), per, S * per)
-    if inferred and spec.board_cards:
-        mark(codes, cards_given_mask(table.column("cards"), ncards, seats, per), "game_not_given")
+    if inferred:
+        given = cards_given_mask(table.column("cards"), ncards, seats, per, spec.board_cards)
+        mark(codes, given, "game_not_given")
     mark(codes, ncards != seats * per, "seat_count")
     hole = hole.reshape(T, S, per)
     showdown = _count_true(live) >= 2

@@ -62,9 +62,9 @@ def settle_hands(
 def _score(
     h: Tables, spec: Game, rules: threecard.Rules, opts: SettleOptions
 ) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
-    """The hand value of every live seat at a showdown of a row still valid (0 elsewhere), by the
-    game's evaluator; for the three-card 2-3-5 rule which seats hold an off-suit 2-3-5; for a
-    high/low game each seat's low (higher wins, 0: none)."""
+    """The hand score of every live seat at a showdown of a row still valid (0 elsewhere; higher wins),
+    by the game's evaluator; for the three-card 2-3-5 rule which seats hold an off-suit 2-3-5; for a
+    high/low game each seat's low (hex digits, smaller wins, 0: none)."""
     special = None
     eval_mask = h.need_seat & (h.codes == 0)[:, None]
     score, low = showdown.seat_values(
@@ -130,7 +130,8 @@ def _assemble(
     good = np.flatnonzero(codes == 0)
     g = None if good.size == T else good
     offsets = list_offsets(h.seats, g)
-    flat_score = gather_flat(score, offsets, g)  # already 0 where folded or no showdown
+    # already 0 where folded or no showdown; a smaller-wins game's values as its evaluator writes them
+    flat_score = showdown.values_of(spec, gather_flat(score, offsets, g))
     score_dtype = np.dtype(spec.score_type)
     score_type = pa.from_numpy_dtype(score_dtype)
     if spec.category_shift is not None:  # a packed score carries its category in its top bits

@@ -4,7 +4,8 @@ import pytest
 from cardbatch.games import GAMES, REGISTRY
 from cardbatch.kernels import cards, decks, holdem, omaha, ranking, shortdeck, threecard
 
-NEW = [g for g in GAMES if g not in ("holdem", "zjh", "team2v2")]  # the flop games beyond Hold'em
+NEW = [g for g in GAMES if g != "holdem" and REGISTRY[g].board_cards]  # the flop games beyond Hold'em
+OWN = [g for g in GAMES if REGISTRY[g].has_hands and not REGISTRY[g].board_cards and g != "zjh"]  # stud, razz, draw
 
 
 def reference_rank(values):
@@ -169,3 +170,25 @@ def test_rank_decks_values_are_the_evaluators(game):
     assert (hands.values == want).all() and (np.sort(deck, axis=1)[:, 0] >= 4 * spec.lowest_rank).all()
     r = ranking.rank(hands)
     assert (r.best == want.max(axis=1)).all()
+
+
+@pytest.mark.parametrize("game", OWN)
+def test_games_without_a_board_rank_by_their_evaluators(game):
+    """Stud, razz and the draw games: seat j holds deck cards j, j+P, ..; the values are the
+    evaluator's (a low game's the smaller the better), the best seat the best hand, every margin at
+    least 0 and the measures larger for better decks, whichever way the values order."""
+    spec = REGISTRY[game]
+    kernel = spec.kernel()
+    players = min(5, spec.dealt_seats)
+    hands = ranking.deal_and_evaluate(game, 300, players, seed=9)
+    deck = decks.deal_decks(300, 9)[:, decks.hand_positions(players, spec.hole_cards)]
+    want = np.stack([kernel.evaluate(deck[:, s]) for s in range(players)], axis=1)
+    assert (hands.values == want).all() and hands.lower_wins == (spec.score_order == "low")
+    r = ranking.rank(hands)
+    best = want.min(axis=1) if hands.lower_wins else want.max(axis=1)
+    assert (r.best == best).all() and (r.margin >= 0).all() and (r.margin_classes >= 0).all()
+    assert (r.winners == (want == best[:, None])).all()
+    top = r.top(5, "best")
+    assert (r.measure("best")[top] == r.measure("best").max()).any()  # the best decks hold the best hands
+    given = ranking.evaluate_given_decks(decks.deal_decks(300, 9), game, players)
+    assert (given.values == want).all()
