@@ -16,8 +16,9 @@ number of tests.
 
 A scope whose rows hide some seats' cards (``hidden`` in the tallies) has its all-in tests run on
 the complete rows alone and its card tests not run: the complete rows of such a log are those
-whose players all reached a showdown, a sample chosen by the cards. Each such omission is listed
-with its reason (``not_run``).
+whose players all reached a showdown, a sample chosen by the cards. A draw game's rows have no
+card tests either: a seat's recorded hand is the one it ended with, partly its player's choice.
+Each such omission is listed with its reason (``not_run``).
 
 A test needs :data:`MIN_ALLINS` all-ins, or an expected count of :data:`MIN_EXPECTED` in every
 cell; groups with less are listed as skipped, not tested.
@@ -267,6 +268,27 @@ def hidden_reasons(prefix: str, hidden: dict[str, int], kinds: tuple[str, ...]) 
     return out
 
 
+def drawn_reasons(prefix: str, game: str, rows: int) -> list[dict[str, Any]]:
+    """Why a draw game's cards are not tested (``game`` a draw game, its scope's ``rows``), as
+    :func:`hidden_reasons` says it for hidden cards; nothing for another game.
+
+    >>> drawn_reasons("badugi:", "badugi", 5)[0]["tests"], drawn_reasons("stud:", "stud", 5)
+    ('badugi: cards', [])
+    """
+    spec = REGISTRY.get(game)
+    if spec is None or not spec.has_hands or spec.cards_as_dealt or not rows:
+        return []
+    return [
+        {
+            "tests": f"{prefix} cards",
+            "rows": rows,
+            "reason": f"each {game} row records the hand each seat ended with, the cards it kept and drew by "
+            "its player's choice, not the cards it was dealt: their counts tell nothing of the deal, so no card "
+            "test is run",
+        }
+    ]
+
+
 def run_tests(by_game: dict[str, Any], rules: str, level: float) -> dict[str, Any]:
     """Every test of a run's per-game counters (``summary["by_game"]``), corrected together."""
     tests: list[dict[str, Any]] = []
@@ -284,6 +306,7 @@ def run_tests(by_game: dict[str, Any], rules: str, level: float) -> dict[str, An
             hidden = t.get("hidden", {})
             kinds = tuple(k for k in ("cards", "categories") if t.get(k))
             not_run += hidden_reasons(prefix, hidden, kinds) if hidden.get("rows") else []
+            not_run += drawn_reasons(prefix, game, int(t.get("rows", 0)))
             _allin_tests(prefix, t.get("allin", {}), tests, skipped)
             if not hidden.get("rows"):
                 _card_tests(prefix, game, t.get("cards", {}), tests, skipped)

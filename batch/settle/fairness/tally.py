@@ -14,7 +14,8 @@ for ``--by COLUMN``):
   dealt there (``obs``) and, for board slots, the times it was expected (``exp``): each row adds
   ``1 / (cards left)`` for every card left after the hole cards and the earlier board cards. Only
   rows where every seat's cards are recorded count (a log that shows only the hands that reached
-  a showdown would favour strong cards);
+  a showdown would favour strong cards); none for a draw game, whose recorded hands are the ones its
+  players ended with, partly their choice;
 - ``categories`` (three-card games): per seat, how often each hand category was dealt;
 - ``hidden``: ``rows`` where some seat's cards are not recorded (a public hand history hides the
   folded hands) and, of those, ``allins``. The all-in groups leave such rows out: the deck at
@@ -179,7 +180,7 @@ def tally(
             scope["hidden"] = {"rows": int(hidden.sum()), "allins": int((hidden & (rows.street >= 0)).sum())}
         if has_equity(spec):
             scope["allin"] = _allin(rows, payout, pids, keep & complete)
-        if spec.has_hands:
+        if spec.has_hands and spec.cards_as_dealt:  # a draw game's final hands are partly chosen: not counted
             scope["cards"] = _cards(h, spec, keep)
         if spec.rule_presets:
             scope["categories"] = _categories(h, spec, rules, keep)
