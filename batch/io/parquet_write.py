@@ -137,7 +137,7 @@ class _Template:
 
     def __init__(self, schema: pa.Schema) -> None:
         sink = pa.BufferOutputStream()
-        pq.write_table(schema.empty_table(), sink, **OPTIONS)
+        pq.write_table(pa.Table.from_batches([], schema=schema), sink, **OPTIONS)  # (empty_table imports pandas)
         data = sink.getvalue().to_pybytes()
         (length,) = struct.unpack("<I", data[-8:-4])
         self.footer = decode(data[-8 - length : -8])

@@ -18,14 +18,21 @@ from __future__ import annotations
 
 import os
 import posixpath
+import sys
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 from pyarrow import fs
 
 from cardbatch.batch.io.errors import InputError
+
+if TYPE_CHECKING:
+    from cardbatch.batch.io.parquet_write import ParquetWriter
+
+# what parquet_writer gives: cardbatch's own writer, or pyarrow's
+Writer: TypeAlias = "ParquetWriter | pq.ParquetWriter"
 
 
 def is_uri(path: str) -> bool:
@@ -201,11 +208,22 @@ def parquet_file(path: str, **kwargs: Any) -> pq.ParquetFile:
     return pq.ParquetFile(filesystem.open_input_file(p), **kwargs)
 
 
-def parquet_writer(path: str, schema: pa.Schema, **kwargs: Any) -> pq.ParquetWriter:
+def parquet_writer(path: str, schema: pa.Schema, **kwargs: Any) -> Writer:
+    """A Parquet writer of ``schema`` at ``path`` (local or a URI): cardbatch's own
+    (:mod:`.parquet_write`: the same schema and values read back, at a fraction of the cost) for the
+    options of :data:`WRITE_OPTIONS` and the column types it writes, in a process that has loaded
+    numba; else pyarrow's, with ``kwargs``. A process without numba (``cardbatch import``) would pay
+    a quarter of a second to import it, and as much to load the writer's kernels, for tables
+    pyarrow writes in milliseconds."""
     filesystem, p = resolve(path)
     if isinstance(filesystem, fs.LocalFileSystem):
         os.makedirs(os.path.dirname(p), exist_ok=True)
         fresh(p)
+    if kwargs == WRITE_OPTIONS and "numba" in sys.modules:
+        from cardbatch.batch.io import parquet_write
+
+        if parquet_write.supports(schema):
+            return parquet_write.ParquetWriter(p, schema, filesystem=filesystem)
     return pq.ParquetWriter(p, schema, filesystem=filesystem, **kwargs)
 
 
@@ -233,15 +251,15 @@ ROW_GROUP_MAX = 1 << 20
 
 
 class RowGroups:
-    """Tables written to a ``pq.ParquetWriter`` in row groups of a whole multiple of ROW_GROUP_MIN
-    rows, at most ROW_GROUP_MAX (the last one may be smaller), or of exactly ``size`` rows when
+    """Tables written to a Parquet writer (:data:`Writer`) in row groups of a whole multiple of
+    ROW_GROUP_MIN rows, at most ROW_GROUP_MAX (the last one may be smaller), or of exactly ``size`` rows when
     given: :meth:`write` gathers, :meth:`flush` writes what is gathered. Whole multiples, so that a
     file settled with the default ``--batch-rows`` (ROW_GROUP_MIN) splits into full batches: a row
     group of 65,536 rows and a few more was settled as a full part and a part of a few rows. Each
     row group is written from contiguous arrays, so the file's bytes do not depend on how the rows
     were cut into tables."""
 
-    def __init__(self, writer: pq.ParquetWriter, size: int | None = None):
+    def __init__(self, writer: Writer, size: int | None = None):
         self.writer = writer
         self.size = size
         self.pending: list[pa.Table] = []
@@ -295,7 +313,7 @@ class PublishedParquet:
         self.row_group = row_group
         self.tmp = temporary_for(path)
         self.options = {**WRITE_OPTIONS, **options}
-        self.writer: pq.ParquetWriter | None = None
+        self.writer: Writer | None = None
         self.groups: RowGroups | None = None
         if schema is not None:
             self.writer = parquet_writer(self.tmp, schema, **self.options)

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import math
 import struct
+import subprocess
+import sys
 
 import numpy as np
 import pyarrow as pa
@@ -15,6 +17,7 @@ import pytest
 from conftest import SAMPLES
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from pyarrow import fs
 
 from cardbatch.batch.io import parquet_concat, parquet_write, storage, thrift_compact
 from cardbatch.batch.io.parquet_write import ParquetWriter
@@ -343,3 +346,70 @@ def test_the_outputs_read_back_as_pyarrows(outputs, kind):
     table = outputs[kind]
     assert parquet_write.supports(table.schema)
     _same_reads(_ours(table, row_group_size=1000), _pyarrows(table, row_group_size=1000), table)
+
+
+# --- wired in ------------------------------------------------------------------------------------
+
+
+def test_storage_chooses_it_for_the_outputs_options_and_pyarrow_for_others(tmp_path):
+    table = _every_type(50, 3)
+    path = str(tmp_path / "a" / "x.parquet")
+    writer = storage.parquet_writer(path, table.schema, **storage.WRITE_OPTIONS)
+    assert isinstance(writer, ParquetWriter)
+    writer.write_table(table)
+    writer.close()
+    assert pq.read_table(path).equals(table)
+    other = storage.parquet_writer(path, table.schema, compression="zstd")
+    assert isinstance(other, pq.ParquetWriter)
+    other.close()
+    timed = pa.schema([("at", pa.timestamp("ms"))])
+    other = storage.parquet_writer(path, timed, **storage.WRITE_OPTIONS)
+    assert isinstance(other, pq.ParquetWriter)
+    other.close()
+    published = storage.PublishedParquet(str(tmp_path / "p.parquet"), seal={b"mark": b"m"})
+    published.write(table.slice(0, 30))
+    published.write(table.slice(30))
+    assert isinstance(published.writer, ParquetWriter)
+    published.close()
+    assert pq.read_table(tmp_path / "p.parquet").equals(table)
+    assert pq.ParquetFile(tmp_path / "p.parquet").metadata.metadata[b"mark"] == b"m"
+
+
+def test_a_process_without_numba_writes_with_pyarrow(tmp_path):
+    """Importing numba would cost more than the writer saves on what such a process writes."""
+    code = (
+        "import sys, pyarrow as pa\n"
+        "from cardbatch.batch.io import storage\n"
+        f"w = storage.parquet_writer({str(tmp_path / 'x.parquet')!r}, pa.schema([('a', pa.int64())]), "
+        "**storage.WRITE_OPTIONS)\n"
+        "w.close()\n"
+        "print(type(w).__module__, 'numba' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout
+    assert out.split() == ["pyarrow.parquet.core", "False"]
+
+
+def test_it_writes_through_a_file_system_of_pyarrows(tmp_path):
+    """A file system that is not the local one (as an object store is): the file is opened on it."""
+    table = _every_type(100, 4)
+    subtree = fs.SubTreeFileSystem(str(tmp_path), fs.LocalFileSystem())
+    with ParquetWriter("inner.parquet", table.schema, filesystem=subtree) as writer:
+        writer.write_table(table)
+    assert pq.read_table(tmp_path / "inner.parquet").equals(table)
+
+
+@pytest.mark.slow  # a moto S3 server
+def test_storage_writes_it_to_s3(s3_server, monkeypatch):
+    from conftest import S3_BUCKET
+
+    env, s3 = s3_server
+    for key in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_DEFAULT_REGION", "AWS_ENDPOINT_URL"):
+        monkeypatch.setenv(key, env[key])
+    table = _every_type(2000, 5)
+    out = f"s3://{S3_BUCKET}/parquet_write/x.parquet"
+    published = storage.PublishedParquet(out, table.schema)
+    assert isinstance(published.writer, ParquetWriter)
+    published.write(table)
+    published.close()
+    with s3.open_input_file(f"{S3_BUCKET}/parquet_write/x.parquet") as f:
+        assert pq.read_table(f).equals(table)
