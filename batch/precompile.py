@@ -10,7 +10,8 @@ the jobs then ask for:
   Hua and 2v2 tables through :func:`~cardbatch.batch.settle.job.settle_table`, under the standard
   and a per-street policy, in the kernels' serial builds (a run of one batch or less) and their
   parallel ones (every bigger run);
-- Omaha (4, 5 and 6 cards), Omaha hi/lo and short deck: their hands generated, settled and ranked;
+- Omaha (4, 5 and 6 cards), Omaha hi/lo, short deck, stud (high and hi/lo), razz and the draw games
+  (deuce-to-seven, badugi, five-card draw): their hands generated, settled and ranked;
 - rank-decks: a few decks of each game ranked; simulate: a round of each game it plays.
 
 An empty cache takes minutes, so a line on stderr says each step's seconds as it finishes. A cache
@@ -37,9 +38,10 @@ from cardbatch.batch.io.lifecycle import process_pool
 from cardbatch.games import HOLDEM, REGISTRY, ZJH, Game, games_with_hands, simulated_games
 
 
-def _other_board_games() -> list[Game]:
-    """The games with a board besides Hold'em (Omaha and its hi/lo, short deck): one step each."""
-    return [g for g in REGISTRY.values() if g.board_cards and g is not HOLDEM]
+def _other_games() -> list[Game]:
+    """The games with hands besides Hold'em and Zha Jin Hua (Omaha and its hi/lo, short deck, stud,
+    razz and the draw games): one step each."""
+    return [g for g in REGISTRY.values() if g.has_hands and g is not HOLDEM and g is not ZJH]
 
 
 class CacheNotWritable(Exception):
@@ -103,7 +105,7 @@ def _generate_family(report: Report, tables: Tables) -> None:
         tables["streets"] = [generate_hands(game, 64, seed=6, streets_column=True).table for game in games_with_hands()]
 
     def boards() -> None:
-        for spec in _other_board_games():
+        for spec in _other_games():
             tables[spec.name] = [generate_hands(spec.name, 64, seed=7, bad_rate=0.1).table]
 
     _steps(
@@ -111,7 +113,7 @@ def _generate_family(report: Report, tables: Tables) -> None:
         [
             ("Hold'em hands", make),
             ("Zha Jin Hua hands, 2v2 games, per-street contributions", more),
-            ("Omaha, Omaha hi/lo and short-deck hands", boards),
+            ("Omaha, short-deck, stud, razz and draw hands", boards),
         ],
     )
 
@@ -155,7 +157,7 @@ def _settle_family(serial: bool, report: Report, tables: Tables) -> None:
                 ("per-street contributions, standard policy", settle("streets")),
                 ("per-street policies", settle("streets", "ratio_rank")),
                 ("all-in equity and fairness tallies", equity),
-                *((spec.title, settle(spec.name)) for spec in _other_board_games()),
+                *((spec.title, settle(spec.name)) for spec in _other_games()),
             ],
         )
 
@@ -170,7 +172,7 @@ def _rank_family(report: Report, tables: Tables) -> None:
             ("Hold'em decks", lambda: ranking.rank_holdem(64, 9, seed=1)),
             *(
                 (f"{spec.title} decks", functools.partial(ranking.deal_and_evaluate, spec.name, 64, 6, 1))
-                for spec in _other_board_games()
+                for spec in _other_games()
             ),
         ],
     )
