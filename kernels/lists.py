@@ -121,3 +121,16 @@ def take_elements(
         src = starts[rows[i]]
         for j in range(offsets[i + 1] - base):
             flat[base + j] = values[src + j]
+
+
+@njit(cache=True, nogil=True)
+def exact_halves(values: np.ndarray) -> tuple[int, int]:
+    """The sums of ``values``' high and low 32-bit halves (``v >> 32`` and ``v & 0xFFFFFFFF``), in one
+    pass: their exact total is ``(high << 32) + low`` in Python's integers, never wrapped for fewer
+    than 2**31 values."""
+    high = 0
+    low = 0
+    for v in values:
+        high += v >> 32
+        low += v & 0xFFFFFFFF
+    return high, low

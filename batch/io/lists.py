@@ -217,9 +217,8 @@ def exact_sum(values: np.ndarray) -> int:
     v = np.ascontiguousarray(values, dtype=np.int64).reshape(-1)
     if v.size == 0:
         return 0
-    high = int((v >> 32).sum())  # each part sums far below 2**63 for any batch that fits in memory
-    low = int((v & 0xFFFFFFFF).sum())
-    return (high << 32) + low
+    high, low = kernels.exact_halves(v)  # each half sums far below 2**63 for any batch that fits in memory
+    return (int(high) << 32) + int(low)
 
 
 def sums_overflow(values: np.ndarray) -> np.ndarray:

@@ -176,9 +176,13 @@ def _canonical_array(arr: pa.Array) -> pa.Array:
 
 
 def canonical(col: pa.ChunkedArray | pa.Array) -> pa.Array:
-    """A column in its canonical type (see the module docstring)."""
-    arr = col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col
-    return _canonical_array(arr)
+    """A column in its canonical type (see the module docstring); one already in it is itself (a
+    settled batch's columns are: no copy of every row on the way to the writer)."""
+    if isinstance(col, pa.ChunkedArray):
+        col = col.chunk(0) if col.num_chunks == 1 else col.combine_chunks()
+    if col.type == _I64 or col.type == _LIST_I64:
+        return col
+    return _canonical_array(col)
 
 
 def _with_keys(table: pa.Table, keys: tuple[tuple[str, str], ...]) -> pa.Table:

@@ -34,6 +34,7 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from numba.core import event as ev
 
@@ -77,6 +78,8 @@ def _per_game(pf: pq.ParquetFile) -> pa.RecordBatch | None:
     games = next(pf.iter_batches(batch_size=SCAN_ROWS, row_groups=[0], columns=["game"])).column(0)
     if pa.types.is_dictionary(games.type):
         games = games.dictionary_decode()
+    if len(pc.unique(games)) < 2:  # one game: no Python loop over the rows
+        return None
     values = games.to_pylist()
     firsts: dict[object, list[int]] = {}
     for i, v in enumerate(values):

@@ -119,3 +119,10 @@ def test_scatter_chips_is_scatter_summed(seed, streets):
     assert (overflow == wrap).all()
     with np.errstate(over="ignore"):
         assert (total[~wrap] == full.sum(axis=1)[~wrap]).all()
+
+
+@given(st.lists(st.integers(-(2**63), 2**63 - 1), max_size=50))
+def test_exact_sum_is_pythons_sum_whatever_the_values(values):
+    from cardbatch.batch.io.lists import exact_sum
+
+    assert exact_sum(np.array(values, np.int64)) == sum(values)
