@@ -1,10 +1,13 @@
-"""A Parquet writer for cardbatch's outputs at about a third of the cost of pyarrow's, whose files
-read back exactly as pyarrow's do.
+"""A Parquet writer for cardbatch's outputs at under two fifths of the cost of pyarrow's, whose
+files read back exactly as pyarrow's do.
 
 pyarrow's ``ParquetWriter`` spends most of a row of cardbatch's results (a dozen columns, five of
 them short integer lists) in its generic machinery for nested levels, not in compressing. Here
 each column chunk is encoded by one numba kernel (:mod:`cardbatch.kernels.parquet_levels`), its
-pages compressed by pyarrow's own LZ4 codec, both without the GIL.
+pages compressed by pyarrow's own LZ4 codec, both without the GIL. Measured on settle's results
+(65,536 rows, one thread, ``benchmarks/test_bench_writers.py``): about 220 ns a row against
+pyarrow's 590 and Polars' 355 (which writes another schema), of which LZ4 alone is 155 to 170; the
+files are the same size as pyarrow's (47 bytes a row).
 
 What it writes, the options of every file cardbatch writes (lz4, no dictionary, no statistics:
 :data:`OPTIONS`): data pages v1 of about :data:`PAGE_BYTES` each, ending at row boundaries; PLAIN

@@ -210,11 +210,11 @@ def parquet_file(path: str, **kwargs: Any) -> pq.ParquetFile:
 
 def parquet_writer(path: str, schema: pa.Schema, **kwargs: Any) -> Writer:
     """A Parquet writer of ``schema`` at ``path`` (local or a URI): cardbatch's own
-    (:mod:`.parquet_write`: the same schema and values read back, at a fraction of the cost) for the
-    options of :data:`WRITE_OPTIONS` and the column types it writes, in a process that has loaded
-    numba; else pyarrow's, with ``kwargs``. A process without numba (``cardbatch import``) would pay
-    a quarter of a second to import it, and as much to load the writer's kernels, for tables
-    pyarrow writes in milliseconds."""
+    (:mod:`.parquet_write`: the same schema and values read back, at under two fifths of pyarrow's
+    cost) for the options of :data:`WRITE_OPTIONS` and the column types it writes, in a process
+    that has loaded numba; else pyarrow's, with ``kwargs``. A process without numba (``cardbatch
+    import``) would pay a quarter of a second to import it, and as much to load the writer's
+    kernels, for tables pyarrow writes in milliseconds."""
     filesystem, p = resolve(path)
     if isinstance(filesystem, fs.LocalFileSystem):
         os.makedirs(os.path.dirname(p), exist_ok=True)
