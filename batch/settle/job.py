@@ -225,13 +225,14 @@ def _run_locked(planned: RunPlan, ctx: UnitContext, run_opts: RunOptions, mode: 
         parsed.clear()  # the parent's copy of the footers is not needed any more
     t_settle = time.perf_counter()
     done: list[tuple[Unit, list[tuple[str, dict[str, Any]]]]] = []
-    task = functools.partial(run_unit, ctx=ctx)
     with (
         engines.start(run_opts, len(units), small=ctx.serial, threads=True) as engine,
         progress(
             total=sum(u.rows for u in units), desc=opts.command, unit="row", quiet=quiet, verbose=run_opts.verbose
         ) as bar,
     ):
+        # units side by side in threads: each decodes its own columns (Arrow's threads would only contend)
+        task = functools.partial(run_unit, ctx=dataclasses.replace(ctx, read_threads=engine.workers == 1))
         if engine.external and first:  # its workers compile (or load) the kernels themselves, all at once
             warm = _warm_cluster(engine, first, ctx)
         for unit, parts in engine.map(task, units):
@@ -369,14 +370,14 @@ def _input_totals(parts: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def _unit_in_memory(
-    unit: Unit, opts: SettleOptions, batch_rows: int, serial: bool
+    unit: Unit, opts: SettleOptions, batch_rows: int, serial: bool, read_threads: bool
 ) -> tuple[MemorySink, dict[str, Any]]:
     """One unit settled into tables of its own (its thread's), with its counters."""
     from cardbatch.kernels import twins  # numba, loaded where settling loads it
 
     sink = MemorySink()
     with twins.serial(serial):
-        return sink, settle_into(unit_tables(unit, batch_rows), unit, opts, sink)
+        return sink, settle_into(unit_tables(unit, batch_rows, read_threads), unit, opts, sink)
 
 
 def settle_in_memory(
@@ -404,8 +405,10 @@ def settle_in_memory(
     small = sum(u.rows for u in units) <= batch_rows  # as a run of the command line chooses
     sink = MemorySink()
     done = []
-    task = functools.partial(_unit_in_memory, opts=opts, batch_rows=batch_rows, serial=small)
     with engines.start(RunOptions(workers=workers), len(units), small=small, threads=True) as engine:
+        task = functools.partial(
+            _unit_in_memory, opts=opts, batch_rows=batch_rows, serial=small, read_threads=engine.workers == 1
+        )
         for unit, (part, counters) in engine.map(task, units, ordered=True):  # gathered in the units' order
             sink.extend(part)
             done.append((unit, [(unit.name, counters)]))

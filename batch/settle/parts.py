@@ -55,6 +55,7 @@ class UnitContext:
     finished: frozenset[str] = frozenset()  # the parts the folder holds whole: reused, never settled again
     command: str = "settle"  # how the run is named on stderr
     quiet: bool = False
+    read_threads: bool = True  # Arrow decodes a unit's columns in its threads (False: units run side by side)
 
     def claim(self, rel: str) -> None:
         """Refuse to write ``rel`` (or its temporary name) over what is not cardbatch's."""
@@ -218,7 +219,7 @@ def _run_unit(unit: Unit, ctx: UnitContext) -> list[tuple[str, dict[str, Any]]]:
     if os.environ.get(FAIL_ENV) in (unit.name, unit.drill_name):
         raise RuntimeError(f"injected failure in {unit.name} ({FAIL_ENV})")
     out = []
-    tables = unit_tables(unit, ctx.batch_rows)
+    tables = unit_tables(unit, ctx.batch_rows, ctx.read_threads)
     for name, path in zip(names, done):
         if unit.ranges > 1:  # one range of a big row group a part: exactly one table
             range_tables: Iterable[pa.Table] = [next(tables)]
@@ -241,7 +242,7 @@ def _run_unit(unit: Unit, ctx: UnitContext) -> list[tuple[str, dict[str, Any]]]:
     return out
 
 
-def unit_tables(unit: Unit, batch_rows: int) -> Iterator[pa.Table]:
+def unit_tables(unit: Unit, batch_rows: int, threads: bool = True) -> Iterator[pa.Table]:
     """The unit's rows in tables of about ``batch_rows``: small row groups, of one file or of
     several, are read together (one ``read_row_groups`` call per file) and joined; a row group
     larger than ``batch_rows`` (a unit of ranges) comes in tables of exactly ``batch_rows`` rows,
@@ -273,22 +274,23 @@ def unit_tables(unit: Unit, batch_rows: int) -> Iterator[pa.Table]:
                 )
             if unit.ranges > 1:
                 yield from _exact_batches(
-                    pf.iter_batches(batch_size=batch_rows, row_groups=list(piece.row_groups)), batch_rows
+                    pf.iter_batches(batch_size=batch_rows, row_groups=list(piece.row_groups), use_threads=threads),
+                    batch_rows,
                 )
                 continue
             run: list[int] = []
-            threads = piece.metadata is None
+            in_threads = threads and piece.metadata is None
             for g in piece.row_groups:
                 size = pf.metadata.row_group(g).num_rows
                 if pending_rows + size > batch_rows and (run or pending):
                     if run:
-                        pending.append(_tag(_read_groups(pf, run, threads), i, tagged))
+                        pending.append(_tag(_read_groups(pf, run, in_threads), i, tagged))
                         run = []
                     yield joined()
                 run.append(g)
                 pending_rows += size
             if run:
-                pending.append(_tag(_read_groups(pf, run, threads), i, tagged))
+                pending.append(_tag(_read_groups(pf, run, in_threads), i, tagged))
         except (OSError, pa.ArrowException) as exc:
             raise InputError(f"{piece.path}: cannot read row group: {exc}") from None
     if pending:
