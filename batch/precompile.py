@@ -158,8 +158,15 @@ def _settle_family(serial: bool, report: Report, tables: Tables) -> None:
                 ("per-street policies", settle("streets", "ratio_rank")),
                 ("all-in equity and fairness tallies", equity),
                 *((spec.title, settle(spec.name)) for spec in _other_games()),
+                ("the Parquet writer of the outputs", _parquet_writer),
             ],
         )
+
+
+def _parquet_writer() -> None:
+    from cardbatch.batch.io import parquet_write
+
+    parquet_write.warm_up()
 
 
 def _rank_family(report: Report, tables: Tables) -> None:

@@ -563,3 +563,40 @@ class ParquetWriter:
         meta.sort(key=lambda f: f[0])
         footer = encode(meta)
         return footer + struct.pack("<I", len(footer)) + MAGIC
+
+
+def warm_up() -> None:
+    """Write a few rows of every kind of column to memory: numba compiles (or loads from its cache)
+    the writer's kernels now, in the run's warm-up, not in the first worker that writes a part."""
+    from cardbatch.batch.io.pycolumns import column
+
+    kinds = {
+        "b": pa.bool_(),
+        "i": pa.int64(),
+        "h": pa.int16(),
+        "u": pa.uint8(),
+        "f": pa.float64(),
+        "s": pa.string(),
+        "li": pa.list_(pa.int64()),
+        "lu": pa.list_(pa.uint8()),
+        "lb": pa.list_(pa.bool_()),
+        "ls": pa.list_(pa.string()),
+    }
+    cells: dict[str, list[Any]] = {
+        "b": [True, None, False],
+        "i": [1, None, -2],
+        "h": [3, None, 4],
+        "u": [5, None, 6],
+        "f": [0.5, None, 1.5],
+        "s": ["a", None, "bc"],
+        "li": [[1, 2], None, []],
+        "lu": [[7], None, [8, 9]],
+        "lb": [[True, False], None, []],
+        "ls": [["x", "y"], None, []],
+    }
+    schema = pa.schema([(name, t) for name, t in kinds.items()])
+    table = pa.Table.from_arrays([column(cells[name], t) for name, t in kinds.items()], schema=schema)
+    sink = pa.BufferOutputStream()
+    writer = ParquetWriter(sink, schema)
+    writer.write_table(table)
+    writer.close()

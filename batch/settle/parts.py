@@ -113,7 +113,7 @@ class FolderSink:
 
     def add_results(self, game: str, table: pa.Table) -> None:
         if game not in self.writers:
-            self.writers[game] = part_writer(self._path("results", game))
+            self.writers[game] = part_writer(self._path("results", game), own=not self.ctx.serial)
         self.writers[game].write(table)
 
     def add_errors(self, game: str, table: pa.Table) -> None:
@@ -123,7 +123,8 @@ class FolderSink:
         for writer in self.writers.values():
             writer.close()
         for game, tables in self.errors.items():
-            write_part(pa.concat_tables(tables, promote_options="permissive"), self._path("errors", game))
+            errors = pa.concat_tables(tables, promote_options="permissive")
+            write_part(errors, self._path("errors", game), own=not self.ctx.serial)
 
     def abort(self) -> None:
         for writer in self.writers.values():
@@ -133,16 +134,17 @@ class FolderSink:
 Sink = MemorySink | FolderSink
 
 
-def part_writer(path: str) -> storage.PublishedParquet:
+def part_writer(path: str, own: bool = True) -> storage.PublishedParquet:
     """One output file, written a table at a time, whole or absent, with the options of every file
     we write (:data:`~cardbatch.batch.io.storage.WRITE_OPTIONS`). Every table of a part has its
-    folder's fixed schema (:mod:`.outputs`), so a part never needs widening."""
-    return storage.PublishedParquet(path)
+    folder's fixed schema (:mod:`.outputs`), so a part never needs widening. ``own=False``: through
+    pyarrow's writer (a small run: see :func:`~cardbatch.batch.io.storage.parquet_writer`)."""
+    return storage.PublishedParquet(path, own=own)
 
 
-def write_part(table: pa.Table, path: str) -> None:
+def write_part(table: pa.Table, path: str, own: bool = True) -> None:
     """A whole file at once, through :func:`part_writer` (whole or absent, a full disk included)."""
-    part = part_writer(path)
+    part = part_writer(path, own)
     try:
         part.write(table)
         part.close()

@@ -114,6 +114,7 @@ Settle = Callable[[pa.Table, SettleOptions], object]
 def _settle_heads(settle_table: Settle, tables: list[pa.Table], opts: SettleOptions, serial: bool) -> None:
     """Settle each head, ignoring errors: the run itself meets them and reports them with their file.
     ``serial``: through the kernels' serial builds, as a small run does (:mod:`cardbatch.kernels.twins`)."""
+    from cardbatch.batch.io import parquet_write
     from cardbatch.kernels import twins
 
     with twins.serial(serial):
@@ -122,6 +123,8 @@ def _settle_heads(settle_table: Settle, tables: list[pa.Table], opts: SettleOpti
                 settle_table(table, opts)
             except Exception:  # noqa: BLE001 (the warm-up must never change what a run does)
                 pass
+    if not serial:  # the writer every part of a run bigger than a batch goes through
+        parquet_write.warm_up()
 
 
 def _without_buttons(table: pa.Table) -> pa.Table:
