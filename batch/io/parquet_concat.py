@@ -19,16 +19,13 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Iterable
-from typing import Any
 
 from cardbatch.batch.io import storage
+from cardbatch.batch.io.thrift_compact import BINARY, LIST, STRUCT, Field, decode, encode
 
 MAGIC = b"PAR1"
 ARROW_SCHEMA = b"ARROW:schema"  # the key-value pair pyarrow reads the Arrow types back from
 COPY_BYTES = 1 << 26  # copied a block at a time: a part of any size costs this much memory
-
-# Thrift compact protocol's type codes
-_STOP, _TRUE, _FALSE, _BYTE, _I16, _I32, _I64, _DOUBLE, _BINARY, _LIST, _SET, _MAP, _STRUCT = range(13)
 
 # FileMetaData, RowGroup, ColumnChunk and ColumnMetaData field ids (parquet.thrift)
 _FILE_NUM_ROWS, _FILE_ROW_GROUPS, _FILE_KEY_VALUES = 3, 4, 5
@@ -36,133 +33,6 @@ _RG_COLUMNS, _RG_FILE_OFFSET, _RG_ORDINAL = 1, 5, 7
 _CC_OFFSETS = (2, 4, 6)  # file_offset, offset_index_offset, column_index_offset
 _CC_META = 3
 _CM_OFFSETS = (9, 10, 11, 14)  # data_page_offset, index_page_offset, dictionary_page_offset, bloom_filter_offset
-
-Field = list[Any]  # [field id, type, value]; a struct is a list of fields
-
-
-class _Reader:
-    def __init__(self, buf: bytes) -> None:
-        self.buf, self.pos = buf, 0
-
-    def byte(self) -> int:
-        b = self.buf[self.pos]
-        self.pos += 1
-        return b
-
-    def varint(self) -> int:
-        shift = result = 0
-        while True:
-            b = self.byte()
-            result |= (b & 0x7F) << shift
-            if not b & 0x80:
-                return result
-            shift += 7
-
-    def zigzag(self) -> int:
-        v = self.varint()
-        return (v >> 1) ^ -(v & 1)
-
-    def value(self, t: int) -> Any:
-        if t in (_TRUE, _FALSE):
-            return t == _TRUE
-        if t == _BYTE:
-            return struct.unpack("b", bytes([self.byte()]))[0]
-        if t in (_I16, _I32, _I64):
-            return self.zigzag()
-        if t == _DOUBLE:
-            self.pos += 8
-            return self.buf[self.pos - 8 : self.pos]
-        if t == _BINARY:
-            n = self.varint()
-            self.pos += n
-            return self.buf[self.pos - n : self.pos]
-        if t in (_LIST, _SET):
-            head = self.byte()
-            size, et = head >> 4, head & 0x0F
-            if size == 15:
-                size = self.varint()
-            items = [self.byte() == _TRUE if et in (_TRUE, _FALSE) else self.value(et) for _ in range(size)]
-            return [et, items]
-        if t == _MAP:
-            size = self.varint()
-            kv = self.byte() if size else 0
-            kt, vt = kv >> 4, kv & 0x0F
-            return [kt, vt, [(self.value(kt), self.value(vt)) for _ in range(size)]]
-        if t == _STRUCT:
-            return self.fields()
-        raise ValueError(f"Parquet footer: unknown Thrift type {t}")
-
-    def fields(self) -> list[Field]:
-        out: list[Field] = []
-        last = 0
-        while True:
-            head = self.byte()
-            if head == _STOP:
-                return out
-            delta, t = head >> 4, head & 0x0F
-            fid = last + delta if delta else self.zigzag()
-            out.append([fid, t, self.value(t)])
-            last = fid
-
-
-def _varint(v: int) -> bytes:
-    out = bytearray()
-    while True:
-        if v < 0x80:
-            out.append(v)
-            return bytes(out)
-        out.append((v & 0x7F) | 0x80)
-        v >>= 7
-
-
-def _zigzag(v: int) -> bytes:
-    return _varint((v << 1) ^ (v >> 63))
-
-
-def _value(t: int, v: Any) -> bytes:
-    if t in (_TRUE, _FALSE):
-        return b""  # a struct field's bool is its type
-    if t == _BYTE:
-        return struct.pack("b", v)
-    if t in (_I16, _I32, _I64):
-        return _zigzag(v)
-    if t == _DOUBLE:
-        return bytes(v)
-    if t == _BINARY:
-        return _varint(len(v)) + bytes(v)
-    if t in (_LIST, _SET):
-        et, items = v
-        head = bytes([(len(items) << 4) | et]) if len(items) < 15 else bytes([0xF0 | et]) + _varint(len(items))
-        if et in (_TRUE, _FALSE):
-            return head + bytes(_TRUE if x else _FALSE for x in items)
-        return head + b"".join(_value(et, x) for x in items)
-    if t == _MAP:
-        kt, vt, pairs = v
-        if not pairs:
-            return b"\x00"
-        return _varint(len(pairs)) + bytes([(kt << 4) | vt]) + b"".join(_value(kt, k) + _value(vt, x) for k, x in pairs)
-    if t == _STRUCT:
-        return encode(v)
-    raise ValueError(f"Parquet footer: unknown Thrift type {t}")
-
-
-def encode(fields: list[Field]) -> bytes:
-    """A Thrift compact struct (:func:`decode`'s fields) as bytes."""
-    out = bytearray()
-    last = 0
-    for fid, t, v in fields:
-        wire = (_TRUE if v else _FALSE) if t in (_TRUE, _FALSE) else t
-        delta = fid - last
-        out += bytes([(delta << 4) | wire]) if 0 < delta <= 15 else bytes([wire]) + _zigzag(fid)
-        out += _value(t, v)
-        last = fid
-    out.append(_STOP)
-    return bytes(out)
-
-
-def decode(footer: bytes) -> list[Field]:
-    """A Thrift compact struct (a Parquet footer) as its fields, every one kept as read."""
-    return _Reader(footer).fields()
 
 
 def _get(fields: list[Field], fid: int) -> Field | None:
@@ -252,12 +122,12 @@ def _footer(first: list[Field], groups: list[list[Field]], rows: int, key_values
     _get(meta, _FILE_NUM_ROWS)[2] = rows  # type: ignore[index]
     found = _get(meta, _FILE_ROW_GROUPS)
     if found is not None:
-        found[2] = [_STRUCT, groups]
+        found[2] = [STRUCT, groups]
     kv = _get(meta, _FILE_KEY_VALUES)
     kept = [pair for pair in (kv[2][1] if kv else []) if _get(pair, 1) and _get(pair, 1)[2] == ARROW_SCHEMA]  # type: ignore[index]
-    pairs = kept + [[[1, _BINARY, k], [2, _BINARY, v]] for k, v in key_values.items()]
+    pairs = kept + [[[1, BINARY, k], [2, BINARY, v]] for k, v in key_values.items()]
     meta = [f for f in meta if f[0] != _FILE_KEY_VALUES]
     if pairs:
-        meta.append([_FILE_KEY_VALUES, _LIST, [_STRUCT, pairs]])
+        meta.append([_FILE_KEY_VALUES, LIST, [STRUCT, pairs]])
         meta.sort(key=lambda f: f[0])
     return encode(meta)

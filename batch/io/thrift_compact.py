@@ -4,10 +4,8 @@ written generically: :func:`decode` gives a struct's fields as ``[field id, type
 :func:`encode` writes them back; a struct given as :class:`Encoded` bytes is written as it is
 (a writer encodes its row groups by hand, :func:`varint` and :func:`zigzag`, as it goes).
 
-The same codec as :mod:`.parquet_concat`'s, in a module of its own that imports nothing of
-cardbatch: :mod:`.parquet_write` needs it, and :mod:`.storage` (which :mod:`.parquet_concat`
-imports) chooses that writer, so it cannot come from :mod:`.parquet_concat` without an import
-circle.
+A module of its own that imports nothing of cardbatch: :mod:`.parquet_concat` (which imports
+:mod:`.storage`) and :mod:`.parquet_write` (which :mod:`.storage` chooses) both use it.
 """
 
 from __future__ import annotations
