@@ -150,8 +150,8 @@ def play(game: str, rng: np.random.Generator):
 @pytest.fixture
 def pokerkit_hands(monkeypatch):
     """pokerkit values a seat's cards again and again in one hand (who opens each street, who can
-    still win): each cards' hand is remembered, pokerkit's own value, and its deck is shuffled from
-    a seeded stream (the test the same at every run)."""
+    still win): each cards' hand and its entry are remembered, pokerkit's own values; and its deck
+    is shuffled from a seeded stream (the test the same at every run)."""
     for cls in HAND_TYPES:
         memo: dict = {}
 
@@ -168,6 +168,15 @@ def pokerkit_hands(monkeypatch):
             return hand
 
         monkeypatch.setattr(cls, "from_game", staticmethod(from_game))
+    entries: dict = {}  # and each hand's entry in its lookup, which pokerkit finds again at every comparison
+
+    def entry(self, _original=pokerkit.Hand.entry.fget):
+        key = (type(self), self.cards)
+        if key not in entries:
+            entries[key] = _original(self)
+        return entries[key]
+
+    monkeypatch.setattr(pokerkit.Hand, "entry", property(entry))
     saved = random.getstate()
     random.seed(47)
     yield
