@@ -58,10 +58,11 @@ class Game:
     ``generated_rounds``/``generated_fold_rate``: the synthetic logs' betting (generate).
     ``lowest_rank``: the deck's lowest rank (0 = two; the short deck's 4 = six): its cards are the
     codes from ``4 * lowest_rank``; ``straight_order_option``: which of trips and a straight ranks
-    higher is a table rule (``trips_beat_straight``); ``phh_variants``: the PHH variant codes
-    ``import`` reads as this game; ``simulated``: ``simulate`` plays it; ``one_pass``: the one-pass
-    settle kernel (:mod:`cardbatch.kernels.onepass`: two hole cards, a five-card board, valued by its
-    evaluator's ``value_tables``, pots under the standard policy) settles it.
+    higher is a table rule (``trips_beat_straight``); ``phh_variants``: the game's PHH variant codes,
+    as pokerkit names them (``import`` replays those of the games with a board); ``simulated``:
+    ``simulate`` plays it; ``one_pass``: the one-pass settle kernel (:mod:`cardbatch.kernels.onepass`:
+    two hole cards, a five-card board, valued by its evaluator's ``value_tables``, pots under the
+    standard policy) settles it.
     ``button``: the game is dealt with a button (its ``button`` column is required, and odd chips
     go from the first seat left of it); False (stud and razz, where the cards decide who acts): the
     column is optional, and a row without one (or a null cell) sends odd chips from seat 0.
