@@ -145,8 +145,8 @@ finishing_stacks = [112, 88, 100]
 
 @pytest.mark.parametrize("code", ["F7S", "F7S/8", "FR", "N2L1D", "F2L3D", "FB", "PO/8", "XX"])
 def test_stud_draw_and_unknown_variants_stay_set_aside(code):
-    """Stud, razz, draw, badugi and any code no registry game lists: set aside by name, the message
-    saying which variants are read as which games."""
+    """Stud, razz, draw and badugi (their games' codes, not replayed yet) and any code no registry game
+    lists: set aside by name, the message saying which variants are read as which games."""
     text = PO_HAND.format(p1="AsAdJh8c", p2="KsKdQsQd", p3="????????").replace("'PO'", repr(code))
     with pytest.raises(replay.Rejected) as exc:
         replay.replay(notation.parse(text))
