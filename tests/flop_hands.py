@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-from cardbatch.games import GAMES
+from cardbatch.games import GAMES, REGISTRY
 
-NEW = [g for g in GAMES if g not in ("holdem", "zjh", "team2v2")]
+NEW = [g for g in GAMES if g != "holdem" and REGISTRY[g].board_cards]  # the flop games beyond Hold'em
 BOARD = "2c3d8hKcKs"
 
 

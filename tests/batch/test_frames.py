@@ -23,6 +23,7 @@ from flop_hands import NEW
 
 import cardbatch
 from cardbatch.batch.generate import generate_hands
+from cardbatch.games import GAMES, REGISTRY
 
 SAMPLE = DATA / "holdem_sample.parquet"  # 3,000 hands, bad rows and altered payouts among them
 COUNTERS = ("rows_read", "rows_settled", "rows_rejected", "rejected_by_reason", "chips_in", "chips_paid", "mismatches")
@@ -240,8 +241,11 @@ def test_an_empty_pandas_frame_settles_to_empty_tables():
 
 
 def test_the_api_settles_a_mixed_frame_of_every_game():
-    tables = [generate_hands(g, 300, seed=5).table for g in ("holdem", *NEW)]
+    """The flop games and the games without a board (stud and razz rows without a button: null in
+    the frame's button column) in one frame."""
+    own = [g for g in GAMES if REGISTRY[g].has_hands and not REGISTRY[g].board_cards and g != "zjh"]
+    tables = [generate_hands(g, 300, seed=5).table for g in ("holdem", *NEW, *own)]
     mixed = pa.concat_tables(tables, promote_options="permissive")
     s = cardbatch.settle(mixed)
     assert s.summary["rows_read"] == 300 * len(tables) == s.results.num_rows + s.errors.num_rows
-    assert set(s.summary["by_game"]) == {"holdem", *NEW}
+    assert set(s.summary["by_game"]) == {"holdem", *NEW, *own} and s.summary["rows_rejected"] == 0
