@@ -52,9 +52,19 @@ class Engine:
     def __init__(self, workers: int) -> None:
         self.workers = workers
 
-    def map(self, task: Callable[[U], R], units: Sequence[U], ordered: bool = False) -> Iterator[tuple[U, R]]:
+    here = False  # the units run in this process (threads or this one), sharing its loaded kernels
+
+    def map(
+        self,
+        task: Callable[[U], R],
+        units: Sequence[U],
+        ordered: bool = False,
+        meanwhile: Callable[[], object] | None = None,
+    ) -> Iterator[tuple[U, R]]:
         """``task(unit)`` for every unit, yielded with its unit as it finishes (``ordered``: in the
-        units' order, at most a few units per worker finished ahead of the one awaited)."""
+        units' order, at most a few units per worker finished ahead of the one awaited).
+        ``meanwhile``: called here once the units are handed out, before any is awaited (the run's
+        warm-up, while the workers read their first rows)."""
         raise NotImplementedError
 
     def on_each_worker(self, fn: Callable[..., R], *args: Any) -> dict[str, R]:
@@ -66,10 +76,20 @@ class Engine:
 class InProcess(Engine):
     """The units one after the other in this process."""
 
+    here = True
+
     def __init__(self) -> None:
         super().__init__(1)
 
-    def map(self, task: Callable[[U], R], units: Sequence[U], ordered: bool = False) -> Iterator[tuple[U, R]]:
+    def map(
+        self,
+        task: Callable[[U], R],
+        units: Sequence[U],
+        ordered: bool = False,
+        meanwhile: Callable[[], object] | None = None,
+    ) -> Iterator[tuple[U, R]]:
+        if meanwhile is not None:
+            meanwhile()
         for u in units:
             yield u, task(u)
 
@@ -81,15 +101,25 @@ class ProcessPool(Engine):
         super().__init__(workers)
         self.pool = pool
 
-    def map(self, task: Callable[[U], R], units: Sequence[U], ordered: bool = False) -> Iterator[tuple[U, R]]:
+    def map(
+        self,
+        task: Callable[[U], R],
+        units: Sequence[U],
+        ordered: bool = False,
+        meanwhile: Callable[[], object] | None = None,
+    ) -> Iterator[tuple[U, R]]:
         if not ordered:
             futures = {self.pool.submit(task, u): u for u in units}
+            if meanwhile is not None:
+                meanwhile()
             for f in cf.as_completed(futures):
                 yield futures[f], f.result()
             return
         queue = iter(units)
         # a window of two units a worker: the records wait in order without every unit in flight
         window = [(u, self.pool.submit(task, u)) for _, u in zip(range(2 * self.workers), queue)]
+        if meanwhile is not None:
+            meanwhile()
         while window:
             u, f = window.pop(0)
             done = f.result()
@@ -106,6 +136,8 @@ class ThreadPool(ProcessPool):
     """Threads of this process, for units whose work releases the GIL (Arrow's reading and writing,
     numba's kernels): they start at once and share the kernels this process has loaded."""
 
+    here = True
+
 
 class DaskCluster(Engine):
     """A Dask client's cluster (an external one at ``--scheduler``, or a LocalCluster)."""
@@ -118,10 +150,18 @@ class DaskCluster(Engine):
         self.external = external
         self.threads = threads
 
-    def map(self, task: Callable[[U], R], units: Sequence[U], ordered: bool = False) -> Iterator[tuple[U, R]]:
+    def map(
+        self,
+        task: Callable[[U], R],
+        units: Sequence[U],
+        ordered: bool = False,
+        meanwhile: Callable[[], object] | None = None,
+    ) -> Iterator[tuple[U, R]]:
         from dask.distributed import as_completed
 
         futures = self.client.map(functools.partial(_in_threads, task, self.threads), list(units), pure=False)
+        if meanwhile is not None:
+            meanwhile()
         if ordered:
             for u, f in zip(units, futures):
                 yield u, f.result()

@@ -34,7 +34,7 @@ from cardbatch.batch.settle.by_game import settle_by_game, settle_table
 from cardbatch.batch.settle.counters import INPUT_COUNTERS, merge_counters
 from cardbatch.batch.settle.options import SettleJob, SettleOptions
 from cardbatch.batch.settle.outputs import ERROR_SCHEMA, result_schema
-from cardbatch.batch.settle.parts import MemorySink, UnitContext, run_unit, settle_into, unit_tables
+from cardbatch.batch.settle.parts import MemorySink, UnitContext, run_unit, settle_into, unit_tables, warming
 from cardbatch.batch.settle.plan import Unit, plan, plan_table
 from cardbatch.constants import Mode
 
@@ -214,15 +214,18 @@ def _run_locked(planned: RunPlan, ctx: UnitContext, run_opts: RunOptions, mode: 
         )
     if reused and not quiet:
         print(f"cardbatch: reusing {reused} of {len(holds)} finished parts of an earlier run", file=sys.stderr)
-    warm = None
     first = sorted({u.path for u in units}) if len(holds) > reused else []  # the heads to warm up with
-    if (run_opts.engine == "local" or not run_opts.scheduler) and first:  # an external cluster warms up itself
+    warmed: list[dict[str, Any]] = []
+
+    def warm_up() -> None:
         from cardbatch.batch.settle.warmup import compile_ahead
 
-        warm = compile_ahead(
-            settle_table, first, opts, quiet=quiet, metadata={p: parsed[p] for p in first}, serial=ctx.serial
-        )
+        heads = {p: parsed[p] for p in first}
         parsed.clear()  # the parent's copy of the footers is not needed any more
+        warmed.append(compile_ahead(settle_table, first, opts, quiet=quiet, metadata=heads, serial=ctx.serial))
+
+    if first and run_opts.engine == "dask" and not run_opts.scheduler:  # a LocalCluster's workers load its cache
+        warm_up()
     t_settle = time.perf_counter()
     done: list[tuple[Unit, list[tuple[str, dict[str, Any]]]]] = []
     with (
@@ -234,10 +237,16 @@ def _run_locked(planned: RunPlan, ctx: UnitContext, run_opts: RunOptions, mode: 
         # units side by side in threads: each decodes its own columns (Arrow's threads would only contend)
         task = functools.partial(run_unit, ctx=dataclasses.replace(ctx, read_threads=engine.workers == 1))
         if engine.external and first:  # its workers compile (or load) the kernels themselves, all at once
-            warm = _warm_cluster(engine, first, ctx)
-        for unit, parts in engine.map(task, units):
+            warmed.append(_warm_cluster(engine, first, ctx))
+
+        def meanwhile() -> None:  # the units of this process read their rows while it warms up
+            with warming():
+                warm_up()
+
+        for unit, parts in engine.map(task, units, meanwhile=meanwhile if engine.here and first else None):
             done.append((unit, parts))
             bar.update(unit.rows)
+    warm = warmed[0] if warmed else None
     settled_at = time.perf_counter()
     written = {name: s.get("files") for _, parts in done for name, s in parts}
     manifest.record_written(out, written)

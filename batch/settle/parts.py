@@ -13,9 +13,12 @@ output comes out byte-identical.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import itertools
 import json
 import os
+import threading
 import time
 from collections.abc import Iterable, Iterator
 from typing import Any
@@ -38,6 +41,38 @@ from cardbatch.batch.settle.plan import Unit, footer_of
 from cardbatch.games import game as game_spec
 
 FAIL_ENV = "CARDBATCH_FAIL_PART"  # testing aid: a unit whose part name matches raises (crash drills)
+
+# Units in this process settle once it is set: the run's warm-up loads (or compiles) the kernels in
+# the command's thread while the worker threads read their units' rows (_read_while_warming).
+WARM = threading.Event()
+WARM.set()
+READ_AHEAD = 4  # tables a unit reads before the warm-up ends, at most (a cold cache compiles for a while)
+
+
+@contextlib.contextmanager
+def warming() -> Iterator[None]:
+    """The block is the run's warm-up: units of this process read their rows meanwhile and settle
+    after it (however it ends)."""
+    WARM.clear()
+    try:
+        yield
+    finally:
+        WARM.set()
+
+
+def _read_while_warming(tables: Iterator[pa.Table]) -> Iterator[pa.Table]:
+    """``tables``, of which as many as are read before the warm-up ends are read now (the warm-up
+    runs on one core: the other reads meanwhile)."""
+    if WARM.is_set():
+        return tables
+    ahead = []
+    for table in tables:
+        ahead.append(table)
+        if WARM.is_set() or len(ahead) == READ_AHEAD:
+            break
+    while not WARM.wait(0.05):
+        check_stop()
+    return itertools.chain(ahead, tables)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -221,7 +256,7 @@ def _run_unit(unit: Unit, ctx: UnitContext) -> list[tuple[str, dict[str, Any]]]:
     if os.environ.get(FAIL_ENV) in (unit.name, unit.drill_name):
         raise RuntimeError(f"injected failure in {unit.name} ({FAIL_ENV})")
     out = []
-    tables = unit_tables(unit, ctx.batch_rows, ctx.read_threads)
+    tables = _read_while_warming(unit_tables(unit, ctx.batch_rows, ctx.read_threads))
     for name, path in zip(names, done):
         if unit.ranges > 1:  # one range of a big row group a part: exactly one table
             range_tables: Iterable[pa.Table] = [next(tables)]
