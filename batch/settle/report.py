@@ -316,7 +316,7 @@ def _timings(s: dict[str, Any], src: Sources) -> str:
         ["step", "seconds"],
         [
             ["compile ahead (numba, cached after the first run)", t.get("compile_ahead_seconds", 0.0)],
-            ["settle the parts", t.get("settle_seconds", "")],
+            ["settle the parts (the warm-up runs while they read their first rows)", t.get("settle_seconds", "")],
             ["whole run, this report included", s.get("wall_seconds", "")],
         ],
         {1},
