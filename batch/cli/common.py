@@ -259,7 +259,13 @@ def add_run_options(
     g = p.add_argument_group("run")
     g.add_argument("--workers", type=positive_int, default=workers_default, help=workers_help)
     if engine:
-        g.add_argument("--engine", choices=ENGINES, default=ENGINES[0], help="a process pool, or Dask")
+        g.add_argument(
+            "--engine",
+            choices=ENGINES,
+            default=ENGINES[0],
+            help="this machine (settle, audit, fairness: threads of this process; the other commands: a pool of "
+            "worker processes), or Dask",
+        )
         g.add_argument("--scheduler", help="Dask scheduler address (default: a LocalCluster on this machine)")
     if batch_rows is not None:
         g.add_argument("--batch-rows", type=positive_int, default=1 << 16, help=batch_rows)
