@@ -21,6 +21,7 @@ import dataclasses
 import json
 import os
 import tempfile
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -144,6 +145,7 @@ def settle(
     """
     from cardbatch.batch.io.jobs import require_whole
     from cardbatch.batch.settle.job import settle_in_memory, status_of
+    from cardbatch.batch.settle.job import warnings as run_warnings
     from cardbatch.batch.settle.options import POT_FIELDS
 
     if "fairness" in rules:  # its verdict is a folder's (fairness.json, exit 4), not a table's
@@ -165,6 +167,8 @@ def settle(
     label = f"the table ({type(data).__module__.split('.')[0]}.{type(data).__name__})"
     with _threads(workers):
         results, errors, figures = settle_in_memory(source, label, options, batch_rows, workers)
+    for line in run_warnings(figures, options):  # what the command line says on stderr, said here
+        warnings.warn(line, UserWarning, stacklevel=2)
     return Settled(results, errors, figures, status_of(options, figures))
 
 

@@ -57,6 +57,11 @@ def repeated(paths: list[str]) -> dict[str, Any]:
         pf = storage.parquet_file(path)
         if "hand_id" in pf.schema_arrow.names:
             columns.append(pf.read(columns=["hand_id"]).column(0))
+    return repeated_in(columns)
+
+
+def repeated_in(columns: list[pa.ChunkedArray]) -> dict[str, Any]:
+    """:func:`repeated` over ``hand_id`` columns already read (a table's)."""
     if not columns:
         return dict(NONE)
     ids = pa.chunked_array([c for col in columns for c in col.chunks], columns[0].type) if _one_type(columns) else None

@@ -422,6 +422,15 @@ def settle_in_memory(
             sink.extend(part)
             done.append((unit, [(unit.name, counters)]))
     figures = summarise(done, inputs, opts, t0, time.perf_counter())
+    spans = [s.get("hand_ids") for _, parts in done for _, s in parts]
+    if hand_ids.apart(spans):
+        figures["repeated_hand_ids"] = dict(hand_ids.NONE)
+    elif isinstance(source, pa.Table):
+        figures["repeated_hand_ids"] = hand_ids.repeated_in(
+            [source.column("hand_id")] if "hand_id" in source.column_names else []
+        )
+    else:
+        figures["repeated_hand_ids"] = hand_ids.repeated([i["path"] for i in inputs])
     figures.update(
         {"engine": "in-process", "workers": engine.workers, "options": {**opts.as_dict(), "batch_rows": batch_rows}}
     )

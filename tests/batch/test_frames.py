@@ -249,3 +249,15 @@ def test_the_api_settles_a_mixed_frame_of_every_game():
     s = cardbatch.settle(mixed)
     assert s.summary["rows_read"] == 300 * len(tables) == s.results.num_rows + s.errors.num_rows
     assert set(s.summary["by_game"]) == {"holdem", *NEW, *own} and s.summary["rows_rejected"] == 0
+
+
+def test_the_api_says_what_the_command_line_says_beside_its_line():
+    """From a trial: ids that repeat and an option no row used were said by the command line only."""
+    hands = generate_hands("holdem", 200, seed=11).table
+    with pytest.warns(UserWarning) as said:
+        s = cardbatch.settle(pa.concat_tables([hands, hands]), rules="teen_patti")
+    lines = [str(w.message) for w in said]
+    assert any("appear more than once" in line for line in lines)
+    assert any("--rules teen_patti: no three-card rows were read" in line for line in lines)
+    assert s.summary["repeated_hand_ids"]["ids"] == 200 and s.summary["repeated_hand_ids"]["rows"] == 400
+    assert cardbatch.settle(hands).summary["repeated_hand_ids"]["ids"] == 0
