@@ -7,9 +7,9 @@ import builds its columns here. The values go to numpy once per column
 (lists flattened with their offsets, strings joined with theirs, a null as
 a cleared validity bit) and become Arrow buffers without a copy.
 
-Types: integers, booleans, strings, (fixed-size) lists of those, and
-dictionaries of strings; a cell may be None (null) unless the type is a
-fixed-size list. Elements inside a list are never null here.
+Types: integers, booleans, strings, (fixed-size) lists of those, lists of
+such lists, and dictionaries of strings; a cell may be None (null) unless the
+type is a fixed-size list. Elements inside a list are never null here.
 """
 
 from __future__ import annotations
@@ -70,7 +70,8 @@ def column(values: list[Any], kind: pa.DataType) -> pa.Array:
         child = _flat(list(chain.from_iterable(values)), kind.value_type)
         return pa.FixedSizeListArray.from_arrays(child, kind.list_size)
     if pa.types.is_list(kind):
-        child = _flat(list(chain.from_iterable(cells)), kind.value_type)
+        flat = list(chain.from_iterable(cells))
+        child = column(flat, kind.value_type) if pa.types.is_list(kind.value_type) else _flat(flat, kind.value_type)
         lengths = [0 if v is None else len(v) for v in values]
         return pa.Array.from_buffers(kind, n, [validity, _offsets(lengths)], null_count=nulls, children=[child])
     if pa.types.is_string(kind):
