@@ -67,6 +67,7 @@ HANDS_SCHEMA = pa.schema(
         ("stack", pa.list_(pa.int64())),
         ("source", pa.string()),
         ("source_hand", pa.string()),
+        ("discards", pa.list_(pa.list_(pa.uint8()))),
     ]
 )
 ERRORS_SCHEMA = pa.schema(
@@ -306,12 +307,11 @@ def _import_unit(unit: Unit, rows: dict[str, list[Any]], bad: dict[str, list[Any
                 bad[key].append(value)
             continue
         source_hand = fields.get("hand", name)
-        n = hand.seats
         for key, value in (
             ("hand_id", hand_id(rel, position)),
             ("game", hand.game),  # the registry's game of the variant (and of its hole cards)
             ("variant", hand.variant),
-            ("button", n - 1),
+            ("button", hand.button),  # the last seat; null in stud and razz
             ("board", hand.board),
             ("cards", hand.cards),
             ("contrib_street", hand.contrib_street),
@@ -322,6 +322,7 @@ def _import_unit(unit: Unit, rows: dict[str, list[Any]], bad: dict[str, list[Any
             ("stack", hand.stack),
             ("source", rel),
             ("source_hand", None if source_hand is None else str(source_hand)),
+            ("discards", hand.discards),  # a draw game's; null in the others
         ):
             rows[key].append(value)
 

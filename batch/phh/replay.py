@@ -1,4 +1,4 @@
-"""Replay one PHH hand of a flop game (Hold'em, Omaha, Omaha hi/lo, short deck) into the settle format's columns.
+"""Replay one PHH hand into the settle format's columns: here the flop games (Hold'em, Omaha, Omaha hi/lo, short deck).
 
 The replay follows the chips, not the strategy: who must act next, what each
 action puts in on which street, who folded, which cards were dealt or shown.
@@ -11,9 +11,11 @@ action puts in on which street, who folded, which cards were dealt or shown.
   number of hole cards a seat is the registry's game of the same family (the
   same evaluator, board, deck and high/low split) with that many (``PO`` dealt
   five is Omaha with five hole cards), or ``hole_cards`` when the family has
-  none. Only flop games are replayed (five board cards dealt 3-1-1, four
-  betting rounds); every other code (stud, razz, draw, badugi...) is
-  ``unsupported_variant``.
+  none. The flop games (five board cards dealt 3-1-1, four betting rounds)
+  are replayed here; the registry's games without a board (seven-card stud,
+  stud hi/lo, razz, the draw games and badugi: ``F7S``, ``F7S/8``, ``FR``,
+  ``N2L1D``, ``F2L3D``, ``FB``) by :mod:`.studdraw` on the same table and
+  forced bets; every other code is ``unsupported_variant``.
 - **Limits.** Fixed-limit, pot-limit and no-limit betting move chips the same
   way (a bet or raise puts the seat's bet *to* its amount), so one replay
   serves them all: the limit is in the variant code and never checked.
@@ -96,13 +98,35 @@ BY_HOLE_CARDS: dict[str, dict[int, Game]] = {
     }
     for code, spec in GAME_OF.items()
 }
-SUPPORTED = tuple(GAME_OF)
-MAX_SEATS = max(g.max_seats for games in BY_HOLE_CARDS.values() for g in games.values())
+
+
+def _own_cards_game(spec: Game) -> bool:
+    """A game without a board this replay can follow (:mod:`.studdraw`): seven-card stud's dealing
+    (three cards, then one a street, a betting round after each: the cards as dealt) or a draw game
+    (a betting round before the first draw and after each), chips settled in pots."""
+    if not (spec.has_hands and spec.settles == "pot" and spec.board_cards == 0 and spec.phh_variants):
+        return False
+    if spec.cards_as_dealt:
+        return not spec.button and spec.hole_cards == spec.betting_rounds + 2
+    return spec.button and spec.betting_rounds >= 2
+
+
+# variant code -> the game without a board it names (one game a code: its hole cards never vary)
+OWN_CARDS_OF: dict[str, Game] = {
+    code: spec for spec in REGISTRY.values() if _own_cards_game(spec) for code in spec.phh_variants
+}
+SUPPORTED = (*GAME_OF, *OWN_CARDS_OF)
+MAX_SEATS = max(
+    *(g.max_seats for games in BY_HOLE_CARDS.values() for g in games.values()),
+    *(g.max_seats for g in OWN_CARDS_OF.values()),
+)
 _MAX_HOLE = {code: max(games) for code, games in BY_HOLE_CARDS.items()}
 
 
 def _games_of(code: str) -> str:
     """``omaha (4 hole cards), omaha5 (5) or omaha6 (6)``: the games a code imports as, for messages."""
+    if code in OWN_CARDS_OF:
+        return OWN_CARDS_OF[code].name
     games = sorted(BY_HOLE_CARDS[code].values(), key=lambda g: g.hole_cards)
     if len(games) == 1:
         return games[0].name
@@ -132,16 +156,18 @@ class Hand:
     """One hand in the settle format's layout (seat lists in PHH player order)."""
 
     seats: int
-    contrib_street: list[int]  # STREETS x seats, street-major
+    contrib_street: list[int]  # betting rounds (STREETS in a flop game) x seats, street-major
     dead: list[int]
     folded: list[bool]
     cards: list[int]  # the game's hole cards per seat, 255 unknown
-    board: list[int]  # 5, 255 never dealt
+    board: list[int]  # 5, 255 never dealt (all 255 in a game without a board)
     payout: list[int] | None
     variant: str
     game: str  # the registry's name of the game the variant and hole cards make
     players: list[str] | None
     stack: list[int]  # starting stacks: what ``simulate --behaviour-from`` needs to see an all-in
+    button: int | None  # the last seat; None in stud and razz, dealt without a button
+    discards: list[list[int]] | None = None  # a draw game's: each seat's discarded cards, in order
 
 
 def _card_codes() -> dict[str, int]:
@@ -211,12 +237,12 @@ class _Table:
     """The betting state of one hand: stacks, this street's bets, contributions per street, and
     the queue of seats still to act in this round."""
 
-    def __init__(self, n: int, stacks: list[int]) -> None:
+    def __init__(self, n: int, stacks: list[int], streets: int = STREETS) -> None:
         self.n = n
         self.stack = stacks
         self.zeros = [0] * n
         self.bet = [0] * n  # this street's bets
-        self.contrib = [[0] * n for _ in range(STREETS)]
+        self.contrib = [[0] * n for _ in range(streets)]
         self.folded = [False] * n
         self.live = n  # seats not folded
         self.queue: deque[int] = deque()
@@ -270,11 +296,15 @@ class _Table:
         """End of a round: the top bettor's excess over the next largest bet goes back to it."""
         _return_excess(self.bet, self.stack, self.contrib[self.street])
 
-    def next_street(self) -> None:
+    def next_street(self, start: bool = True) -> None:
+        """The round ends (its uncalled bet back) and the next street's begins: its queue from
+        ``p1`` now, or (``start`` False) when the caller knows who opens it."""
         self.return_uncalled()
         self.street += 1
         self.bet[:] = self.zeros  # in place: the replay holds the list
-        self.start_round(0)
+        self.queue.clear()
+        if start:
+            self.start_round(0)
 
 
 def _return_excess(bets: list[int], stack: list[int], contrib: list[int]) -> None:
@@ -293,41 +323,16 @@ def replay(fields: dict[str, Any], factor: int = 1) -> Hand:
     """The :class:`Hand` of one PHH hand's fields, amounts times ``factor``; raises :class:`Rejected`."""
     variant = fields.get("variant")
     if not isinstance(variant, str) or variant not in GAME_OF:
+        if isinstance(variant, str) and variant in OWN_CARDS_OF:
+            from cardbatch.batch.phh import studdraw  # built on this module: imported once it is loaded
+
+            return studdraw.replay(fields, factor, variant, OWN_CARDS_OF[variant])
         raise Rejected("unsupported_variant", f"variant {variant!r} is not imported (import reads {imported()})")
     spec = GAME_OF[variant]
-    starting = fields.get("starting_stacks")
-    if not isinstance(starting, list) or not starting:
-        raise Rejected("malformed", "starting_stacks is missing or empty")
-    n = len(starting)
     most = max(g.max_seats for g in BY_HOLE_CARDS[variant].values())
-    if not 2 <= n <= most:
-        raise Rejected("seat_count", f"{n} players: {variant} ({_games_of(variant)}) takes 2..{most}")
+    n, stacks, blinds, actions, table, dead = forced_bets(fields, factor, variant, most, _games_of(variant))
     max_hole = _MAX_HOLE[variant]
-    stacks = _per_seat(fields, "starting_stacks", n, factor)
-    if sum(stacks) > _MAX64:  # every contribution and payout is at most the table's chips
-        raise Rejected("overflow", f"the starting stacks, {sum(stacks)} chips, do not fit a 64-bit integer")
-    antes = _per_seat(fields, "antes", n, factor, default=0)
-    blinds = _per_seat(fields, "blinds_or_straddles", n, factor)
-    actions = fields.get("actions")
-    if not isinstance(actions, list) or not all(isinstance(a, str) for a in actions):
-        raise Rejected("malformed", "actions must be a list of strings")
-    trimming = fields.get("ante_trimming_status", False)
-    if not isinstance(trimming, bool):
-        raise Rejected("malformed", "ante_trimming_status must be true or false")
-    if n == 2:  # heads-up: the button (p2) posts the small blind and p1 the big one
-        antes, blinds = antes[::-1], blinds[::-1]
-
-    table = _Table(n, list(stacks))
-    posted = [min(antes[s], stacks[s]) for s in range(n)]
-    dead = [0] * n if trimming else posted
-    for s in range(n):
-        table.stack[s] -= posted[s]
-        table.contrib[0][s] += posted[s]
-    if trimming:  # live antes: the top one's excess over the next is returned at once, like an uncalled bet
-        _return_excess(list(posted), table.stack, table.contrib[0])
-    for s in range(n):  # a blind is capped by the stack less the whole ante, trimmed or not (as pokerkit)
-        table.put(s, min(blinds[s], stacks[s] - posted[s]))
-    table.start_round((max(range(n), key=lambda s: (table.bet[s] if blinds[s] > 0 else 0, s)) + 1) % n)
+    table.start_round(first_after_blinds(table, blinds))
     actor = table.actor()
     # the loop reads the table's lists through locals (each keeps its identity all hand) and does
     # the common steps inline: method calls and the seat lookup were a third of a hand's replay
@@ -447,12 +452,65 @@ def replay(fields: dict[str, Any], factor: int = 1) -> Hand:
         folded=list(table.folded),
         cards=cards,
         board=(board + [UNKNOWN] * BOARD)[:BOARD],
-        payout=_recorded(fields, n, factor, stacks, table),
+        payout=recorded(fields, n, factor, stacks, table),
         variant=variant,
         game=spec.name,
-        players=[str(p) for p in fields["players"]] if isinstance(fields.get("players"), list) else None,
+        players=players(fields),
         stack=stacks,
+        button=n - 1,
     )
+
+
+def forced_bets(
+    fields: dict[str, Any],
+    factor: int,
+    variant: str,
+    most: int,
+    games: str,
+    blinds_field: bool = True,
+    streets: int = STREETS,
+) -> tuple[int, list[int], list[int], list[str], _Table, list[int]]:
+    """A hand's seats, starting stacks, blinds (as posted: heads-up swapped), actions, and its table
+    with the antes and blinds in (``blinds_field`` False: a game without blinds, whose field may be
+    absent), and the dead chips; raises :class:`Rejected` on a field that is missing or wrong."""
+    starting = fields.get("starting_stacks")
+    if not isinstance(starting, list) or not starting:
+        raise Rejected("malformed", "starting_stacks is missing or empty")
+    n = len(starting)
+    if not 2 <= n <= most:
+        raise Rejected("seat_count", f"{n} players: {variant} ({games}) takes 2..{most}")
+    stacks = _per_seat(fields, "starting_stacks", n, factor)
+    if sum(stacks) > _MAX64:  # every contribution and payout is at most the table's chips
+        raise Rejected("overflow", f"the starting stacks, {sum(stacks)} chips, do not fit a 64-bit integer")
+    antes = _per_seat(fields, "antes", n, factor, default=0)
+    blinds = _per_seat(fields, "blinds_or_straddles", n, factor, default=None if blinds_field else 0)
+    actions = fields.get("actions")
+    if not isinstance(actions, list) or not all(isinstance(a, str) for a in actions):
+        raise Rejected("malformed", "actions must be a list of strings")
+    trimming = fields.get("ante_trimming_status", False)
+    if not isinstance(trimming, bool):
+        raise Rejected("malformed", "ante_trimming_status must be true or false")
+    if n == 2:  # heads-up: the button (p2) posts the small blind and p1 the big one
+        antes, blinds = antes[::-1], blinds[::-1]
+
+    table = _Table(n, list(stacks), streets)
+    posted = [min(antes[s], stacks[s]) for s in range(n)]
+    dead = [0] * n if trimming else posted
+    for s in range(n):
+        table.stack[s] -= posted[s]
+        table.contrib[0][s] += posted[s]
+    if trimming:  # live antes: the top one's excess over the next is returned at once, like an uncalled bet
+        _return_excess(list(posted), table.stack, table.contrib[0])
+    for s in range(n):  # a blind is capped by the stack less the whole ante, trimmed or not (as pokerkit)
+        table.put(s, min(blinds[s], stacks[s] - posted[s]))
+    return n, stacks, blinds, actions, table, dead
+
+
+def first_after_blinds(table: _Table, blinds: list[int]) -> int:
+    """Who acts first in the first round of a game with blinds: the seat after the largest blind
+    or straddle (the later seat on a tie)."""
+    n = table.n
+    return (max(range(n), key=lambda s: (table.bet[s] if blinds[s] > 0 else 0, s)) + 1) % n
 
 
 def _game_by_hole_cards(variant: str, spec: Game, hole: list[list[int]], shown: list[list[int] | None]) -> Game:
@@ -470,6 +528,10 @@ def _game_by_hole_cards(variant: str, spec: Game, hole: list[list[int]], shown: 
     if game is None:
         raise Rejected("hole_cards", f"{count} hole cards a seat: {variant} is imported as {_games_of(variant)}")
     return game
+
+
+def players(fields: dict[str, Any]) -> list[str] | None:
+    return [str(p) for p in fields["players"]] if isinstance(fields.get("players"), list) else None
 
 
 def _card_text(code: int) -> str:
@@ -491,7 +553,7 @@ def _seat(label: str, n: int, index: int, raw: str) -> int:
     return seat
 
 
-def _recorded(fields: dict[str, Any], n: int, factor: int, starting: list[int], table: _Table) -> list[int] | None:
+def recorded(fields: dict[str, Any], n: int, factor: int, starting: list[int], table: _Table) -> list[int] | None:
     contrib = [sum(c) for c in zip(*table.contrib)]
     if "finishing_stacks" in fields:
         finishing = _per_seat(fields, "finishing_stacks", n, factor)
@@ -508,6 +570,7 @@ def _recorded(fields: dict[str, Any], n: int, factor: int, starting: list[int], 
 __all__ = [
     "BY_HOLE_CARDS",
     "GAME_OF",
+    "OWN_CARDS_OF",
     "SUPPORTED",
     "Hand",
     "Malformed",

@@ -28,10 +28,11 @@ PHHS_FILES, PHHS_HANDS = 5, 1_200  # each .phhs one task (two would pass TASK_HA
 
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory) -> Path:
-    """Five .phhs files of 1,200 hands (every sample hand, stud and draw ones set aside) and the
-    sample one-hand files in a folder: 6,042 hands, 5 tasks."""
+    """Five .phhs files of 1,200 hands (every sample hand, and one of a variant no game has, set
+    aside) and the sample one-hand files in a folder: 6,084 hands, 5 tasks."""
     folder = tmp_path_factory.mktemp("phh") / "in"
     texts = [p.read_text(encoding="utf-8") for p in SAMPLES]
+    texts.append(texts[0].replace("variant = 'NT'", "variant = 'XX'", 1))  # the errors file is not empty
     for f in range(PHHS_FILES):
         body = "".join(f"[{i + 1}]\n{texts[(f * PHHS_HANDS + i) % len(texts)]}\n" for i in range(PHHS_HANDS))
         (folder / f"big-{f}.phhs").parent.mkdir(parents=True, exist_ok=True)

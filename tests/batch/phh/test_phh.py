@@ -32,21 +32,18 @@ def quiet(workers: int = 1, **kw) -> ImportOptions:
 
 
 def test_real_hands_match_their_recorded_results(tmp_path):
-    """13 Pluribus hands and 26 WSOP Hold'em, Omaha and Omaha hi/lo hands settle to exactly what was
-    recorded; the WSOP stud and draw hands are set aside as other variants, and the short-deck hand,
-    which records no result, is imported and settled (test_phh_games.py checks it and the Omaha
-    hands more closely)."""
+    """13 Pluribus hands and 70 WSOP hands (Hold'em, Omaha, Omaha hi/lo, stud, stud hi/lo, razz,
+    deuce-to-seven single and triple draw) settle to exactly what was recorded, and the short-deck
+    hand, which records no result, is imported and settled (test_phh_games.py and
+    test_phh_studdraw.py check the other games more closely)."""
     out = tmp_path / "hands.parquet"
     s = run_import([str(SAMPLE)], str(out), quiet())
-    assert (s["hands_read"], s["hands_imported"]) == (42, 40)
-    assert s["rejected_by_reason"] == {"unsupported_variant": 2}
-    errors = pq.read_table(errors_path(str(out)))
-    assert sorted(errors.column("source").to_pylist()) == ["wsop/43.phh", "wsop/5.phh"]
-    assert all("variant = " in t for t in errors.column("text").to_pylist())
+    assert (s["hands_read"], s["hands_imported"], s["rejected_by_reason"]) == (84, 84, {})
+    assert pq.read_table(errors_path(str(out))).num_rows == 0
     hands = pq.read_table(out)
     assert pq.read_metadata(out).metadata[b"cardbatch.chip_factor"] == b"1"
     assert hands.column("hand_id").to_pylist() == [hand_id(r, 0) for r in hands.column("source").to_pylist()]
-    assert len(set(hands.column("hand_id").to_pylist())) == 40
+    assert len(set(hands.column("hand_id").to_pylist())) == 84
     results, errs, counters = settle_table(hands, SettleOptions.of(audit=True))
     assert errs.num_rows == 0
     assert counters["mismatches"] == 0
@@ -121,7 +118,8 @@ def test_chip_factor_found_given_and_refused(tmp_path):
         (lambda t: re.sub(r"'d db 3d'.*?\]\n", "'d db 3d', 'p1 cc']\n", t, flags=re.S), "incomplete"),  # p2 to act
         (lambda t: re.sub(r"'d db 3d'.*?\]\n", "'d db 3d', 'p1 cc', 'p2 cc']\n", t, flags=re.S), "incomplete"),
         (lambda t: t.replace("'d dh p1 AsAd'", "'d dh p1 AsXd'"), "bad_card"),
-        (lambda t: t.replace("variant = 'NT'", "variant = 'F7S'"), "unsupported_variant"),
+        (lambda t: t.replace("variant = 'NT'", "variant = 'PO/8'"), "unsupported_variant"),
+        (lambda t: t.replace("variant = 'NT'", "variant = 'N2L1D'"), "illegal_action"),  # a board in a draw game
         (lambda t: t.replace("variant = 'NT'", "variant = 'PO'"), "hole_cards"),  # Omaha deals four
         (lambda t: t.replace("starting_stacks = [100, 100]", "starting_stacks = [100]"), "seat_count"),
         (lambda t: t.replace("actions = [", "actions = "), "malformed"),

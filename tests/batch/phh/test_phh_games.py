@@ -1,6 +1,7 @@
 """PHH import of the registry's flop games beyond Hold'em: pot-limit Omaha (``PO``), Omaha hi/lo
 (``FO/8``) and short deck (``NS``), on real hands with recorded results, hands written here, and the
-variants that stay set aside."""
+variants that stay set aside; and the whole WSOP corpus (its stud and draw hands too) through the
+real ``import`` and ``audit`` commands (test_phh_studdraw.py tests those games' replay)."""
 
 from __future__ import annotations
 
@@ -62,13 +63,21 @@ def _settled_stacks(hands, opts: SettleOptions | None = None) -> dict[str, list[
 def test_the_variants_are_the_registry_games():
     """Each code the registry lists for a game with a board becomes its game; the games with five or
     six hole cards have no code of their own and are reached through their family's. The stud and
-    draw games' codes are listed too, and not replayed yet (their hands are ``unsupported_variant``)."""
+    draw games' codes are the games without a board (one game a code)."""
     assert {code: g.name for code, g in replay.GAME_OF.items()} == {
         code: g.name for g in REGISTRY.values() if g.board_cards for code in g.phh_variants
     }
-    unplayed = {code for g in REGISTRY.values() if not g.board_cards for code in g.phh_variants}
-    assert unplayed == {"F7S", "F7S/8", "FR", "N2L1D", "F2L3D", "FB"} and not unplayed & set(replay.SUPPORTED)
-    assert set(replay.SUPPORTED) == {"NT", "FT", "PO", "FO/8", "NS"}
+    own = {code: g.name for g in REGISTRY.values() if not g.board_cards for code in g.phh_variants}
+    assert own == {
+        "F7S": "stud",
+        "F7S/8": "stud_hilo",
+        "FR": "razz",
+        "N2L1D": "draw27_single",
+        "F2L3D": "draw27_triple",
+        "FB": "badugi",
+    }
+    assert {code: g.name for code, g in replay.OWN_CARDS_OF.items()} == own
+    assert set(replay.SUPPORTED) == {"NT", "FT", "PO", "FO/8", "NS", *own}
     family = {code: sorted((k, g.name) for k, g in games.items()) for code, games in replay.BY_HOLE_CARDS.items()}
     assert family["PO"] == [(4, "omaha"), (5, "omaha5"), (6, "omaha6")]
     assert family["FO/8"] == [(4, "omaha_hilo"), (5, "omaha5_hilo")]
@@ -80,14 +89,12 @@ def test_the_variants_are_the_registry_games():
 
 def test_wsop_omaha_and_hilo_hands_import_and_audit_exactly(tmp_path):
     """All 7 pot-limit Omaha and 14 Omaha hi/lo hands of the corpus import (none set aside) and
-    settle to their recorded finishing stacks; the stud and draw hands stay set aside."""
+    settle to their recorded finishing stacks."""
     variants = {p.name: _fields(p)["variant"] for p in WSOP.glob("*.phh")}
     by_variant = {v: sorted(n for n, w in variants.items() if w == v) for v in set(variants.values())}
     assert (len(by_variant["PO"]), len(by_variant["FO/8"])) == (7, 14)
     s, hands, errors = _import(tmp_path, WSOP)
-    assert (s["hands_read"], s["hands_imported"]) == (28, 26)
-    assert s["rejected_by_reason"] == {"unsupported_variant": 2}
-    assert sorted(errors.column("source").to_pylist()) == ["43.phh", "5.phh"]  # N2L1D, F7S
+    assert (s["hands_read"], s["hands_imported"], s["rejected_by_reason"]) == (70, 70, {})
     omaha = hands.filter(pa.array([v in ("PO", "FO/8") for v in hands.column("variant").to_pylist()]))
     assert sorted(omaha.column("source").to_pylist()) == sorted(by_variant["PO"] + by_variant["FO/8"])
     games = dict(zip(omaha.column("source").to_pylist(), omaha.column("game").to_pylist()))
@@ -116,17 +123,37 @@ def test_wsop_omaha_and_hilo_hands_import_and_audit_exactly(tmp_path):
 
 
 def test_the_command_line_imports_and_audits_the_corpus(tmp_path):
-    """The real commands, as a user runs them: ``import`` then ``audit`` finds no mismatch."""
+    """The real commands, as a user runs them, on the 70 WSOP hands: ``import`` takes every one (the
+    44 stud, stud hi/lo, razz and deuce-to-seven draw hands with the Hold'em and Omaha ones) and
+    ``audit`` finds no mismatch; and the stacks the audit's own payouts leave (starting stack, less
+    the chips put in, plus the payout) are each file's recorded finishing stacks."""
     out = tmp_path / "wsop.parquet"
-    res = cli("import", str(WSOP), "--out", str(out))
+    res = cli("import", str(WSOP), "--out", str(out), env={})  # each command a process of its own
     assert res.returncode == 0, res.stderr
     summary = json.loads(res.stdout)
-    assert (summary["hands_imported"], summary["rejected_by_reason"]) == (26, {"unsupported_variant": 2})
-    res = cli("audit", str(out), "--out", str(tmp_path / "audit"))
+    assert (summary["hands_imported"], summary["rejected_by_reason"]) == (70, {})
+    res = cli("audit", str(out), "--out", str(tmp_path / "audit"), env={})
     assert res.returncode == 0, res.stderr  # 3 would be a mismatch
     audit = json.loads(res.stdout)
     assert audit["mismatches"] == 0 and audit["rows_rejected"] == 0
-    assert {g: c["rows_settled"] for g, c in audit["by_game"].items()} == {"holdem": 5, "omaha": 7, "omaha_hilo": 14}
+    assert {g: c["rows_settled"] for g, c in audit["by_game"].items()} == {
+        "holdem": 5,
+        "omaha": 7,
+        "omaha_hilo": 14,
+        "stud": 13,
+        "stud_hilo": 7,
+        "razz": 10,
+        "draw27_single": 7,
+        "draw27_triple": 7,
+    }
+    results = pq.read_table(tmp_path / "audit" / "results", columns=["hand_id", "payout", "mismatch"])
+    assert results.num_rows == 70 and not any(results.column("mismatch").to_pylist())
+    paid = dict(zip(results.column("hand_id").to_pylist(), results.column("payout").to_pylist()))
+    hands = pq.read_table(out).to_pylist()
+    recorded = {p.name: _fields(p)["finishing_stacks"] for p in WSOP.glob("*.phh")}
+    for h in hands:
+        put_in = np.array(h["contrib_street"]).reshape(-1, len(h["stack"])).sum(axis=0)
+        assert (np.array(h["stack"]) - put_in + paid[h["hand_id"]]).tolist() == recorded[h["source"]], h["source"]
 
 
 # what stays set aside, and what is refused ---------------------------------------------------------
@@ -143,10 +170,10 @@ finishing_stacks = [112, 88, 100]
 """
 
 
-@pytest.mark.parametrize("code", ["F7S", "F7S/8", "FR", "N2L1D", "F2L3D", "FB", "PO/8", "XX"])
-def test_stud_draw_and_unknown_variants_stay_set_aside(code):
-    """Stud, razz, draw and badugi (their games' codes, not replayed yet) and any code no registry game
-    lists: set aside by name, the message saying which variants are read as which games."""
+@pytest.mark.parametrize("code", ["PO/8", "NB", "XX"])
+def test_unknown_variants_stay_set_aside(code):
+    """A code no registry game lists: set aside by name, the message saying which variants are read
+    as which games (the stud and draw games' codes among them)."""
     text = PO_HAND.format(p1="AsAdJh8c", p2="KsKdQsQd", p3="????????").replace("'PO'", repr(code))
     with pytest.raises(replay.Rejected) as exc:
         replay.replay(notation.parse(text))
@@ -154,15 +181,36 @@ def test_stud_draw_and_unknown_variants_stay_set_aside(code):
     message = str(exc.value)
     assert repr(code) in message
     assert all(c in message and spec.name in message for c, spec in replay.GAME_OF.items())
+    assert all(f"{c} as {spec.name}" in message for c, spec in replay.OWN_CARDS_OF.items())
     assert "omaha5" in message and "omaha6" in message  # the family's games too
 
 
-def test_the_corpus_stud_and_draw_hands_say_why(tmp_path):
-    _, _, errors = _import(tmp_path, WSOP / "5.phh", WSOP / "43.phh")
-    assert errors.column("reason").to_pylist() == ["unsupported_variant"] * 2
-    messages = dict(zip(errors.column("source").to_pylist(), errors.column("message").to_pylist()))
-    assert "'F7S'" in messages["5.phh"] and "'N2L1D'" in messages["43.phh"]
-    assert all("FO/8 as omaha_hilo" in m and "NS as shortdeck" in m for m in messages.values())
+def test_the_corpus_stud_and_draw_hands_that_were_set_aside_import():
+    """The two hands once set aside as other variants: 5.phh (seven-card stud: p5's three of spades,
+    the lowest up card, brings in; p4 completes; on fifth street p5 bets and p4 folds) and 43.phh
+    (deuce-to-seven single draw, a dead big-blind ante: p1 raises before the draw, p2 folds)."""
+    stud = replay.replay(_fields(WSOP / "5.phh"))
+    assert (stud.game, stud.variant, stud.button, stud.seats) == ("stud", "F7S", None, 5)
+    assert stud.contrib_street == [
+        *[50000, 50000, 50000, 250000, 250000],  # third street: the antes, the bring-in completed and called
+        *[0, 0, 0, 0, 0],  # fourth: checked
+        *[0, 0, 0, 0, 0],  # fifth: p5's bet of 400,000 uncalled, handed back
+        *[0] * 10,
+    ]
+    assert stud.dead == [0] * 5 and stud.folded == [True, True, True, True, False]
+    assert stud.payout == [0, 0, 0, 0, 650000]
+    # the cards as dealt, 255 for the streets a seat never saw
+    assert stud.cards[:7] == replay.parse_cards("Td3c4d") + [255] * 4
+    p4, p5 = replay.parse_cards("8c5sQc6dAh"), replay.parse_cards("Kc8s3s9sAd")
+    assert stud.cards[21:] == p4 + [255] * 2 + p5 + [255] * 2
+    assert stud.board == [255] * 5 and stud.discards is None
+    draw = replay.replay(_fields(WSOP / "43.phh"))
+    assert (draw.game, draw.variant, draw.button, draw.seats) == ("draw27_single", "N2L1D", 4, 5)
+    # p1's raise to 1,000,000 is called by nobody: all but the big blind's 150,000 goes back (p2's
+    # 375,000: its dead ante of 225,000 and its blind)
+    assert draw.contrib_street == [150000, 375000, 0, 0, 0] + [0] * 5
+    assert draw.dead == [0, 225000, 0, 0, 0] and draw.payout == [525000, 0, 0, 0, 0]
+    assert draw.cards[:5] == replay.parse_cards("KdJhTc6s3c") and draw.discards == [[]] * 5
 
 
 @pytest.mark.parametrize(
