@@ -59,7 +59,7 @@ class Game:
     ``lowest_rank``: the deck's lowest rank (0 = two; the short deck's 4 = six): its cards are the
     codes from ``4 * lowest_rank``; ``straight_order_option``: which of trips and a straight ranks
     higher is a table rule (``trips_beat_straight``); ``phh_variants``: the game's PHH variant codes,
-    as pokerkit names them (``import`` replays those of the games with a board); ``simulated``:
+    as pokerkit names them (``import`` replays them); ``simulated``:
     ``simulate`` plays it; ``one_pass``: the one-pass settle kernel (:mod:`cardbatch.kernels.onepass`:
     two hole cards, a five-card board, valued by its evaluator's ``value_tables``, pots under the
     standard policy) settles it.

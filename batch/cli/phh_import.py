@@ -20,10 +20,10 @@ from cardbatch.games import REGISTRY
 
 
 def _variants() -> str:
-    """``NT and FT (Hold'em), PO (Omaha), ...``: the PHH codes the registry's games with a board are read
-    from (the command line loads the registry anyway; the replay module is left for the run). The
-    stud and draw games' codes are the registry's too, but their hands are not replayed yet."""
-    read = (g for g in REGISTRY.values() if g.phh_variants and g.board_cards)
+    """``NT and FT (Hold'em), PO (Omaha), ...``: the PHH codes the registry's games are read from
+    (the command line loads the registry anyway; the replay module, which reads every one of them,
+    is left for the run)."""
+    read = (g for g in REGISTRY.values() if g.phh_variants)
     return ", ".join(f"{' and '.join(g.phh_variants)} ({g.title})" for g in read)
 
 
@@ -34,8 +34,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "turn PHH hand histories (.phh, .phhs) into a Parquet file to settle or audit",
         f"Replay every hand of the inputs whose variant is one of {_variants()} into the settle "
         "format (the game column, per-street contributions, dead antes, folds, cards, the recorded "
-        "payout); a hand dealing more hole cards a seat is the game of its kind that holds that many. "
-        "Other variants (stud, razz, draw) and malformed hands go to OUT's .errors.parquet with a "
+        "payout); a hand dealing more hole cards a seat is the game of its kind that holds that many; a "
+        "stud seat's cards are the seven it was dealt, a draw game's the hand it ended with (what it threw "
+        "away in a discards column). "
+        "Other variants and malformed hands go to OUT's .errors.parquet with a "
         "reason. Amounts become integer chips by one factor per run (--chip-factor, or the smallest that "
         "makes every amount whole). Inputs and --out may be s3:// URIs; a rerun after an interrupted run reuses "
         "the hands it finished.",
