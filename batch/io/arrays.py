@@ -98,3 +98,12 @@ def scalar_of(value: str | int | bool, type: pa.DataType) -> pa.Scalar:
     if type in _TYPES.values():
         return arrow_of(np.array([value], type.to_pandas_dtype()))[0]
     return pa.scalar(value, type)
+
+
+def repeated_text(value: str, n: int, dictionary: bool = False) -> pa.Array:
+    """``value`` ``n`` times as a string column (``dictionary``: dictionary-encoded), without a Python
+    list of ``n`` strings (and without ``pa.array``, which imports pandas)."""
+    from cardbatch.batch.io.pycolumns import column
+
+    one = pa.DictionaryArray.from_arrays(arrow_of(np.zeros(n, np.int32)), column([value], pa.string()))
+    return one if dictionary else one.cast(pa.string())

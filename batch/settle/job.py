@@ -24,6 +24,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from cardbatch.batch.io import engines, owned, storage
+from cardbatch.batch.io.arrays import repeated_text
 from cardbatch.batch.io.errors import InputError
 from cardbatch.batch.io.exits import EXIT_OK
 from cardbatch.batch.io.inputs import is_output_manifest, parquet_inputs
@@ -447,7 +448,8 @@ def _gathered(by_game: dict[str, list[pa.Table]], schema: pa.Schema) -> pa.Table
     tables = []
     for game in sorted(by_game):
         t = pa.concat_tables(by_game[game], promote_options="permissive")
-        tables.append(t.append_column("game", pa.array([game] * t.num_rows, pa.string())))
+        tables.append(t.append_column("game", repeated_text(game, t.num_rows)))
     if not tables:
-        return schema.empty_table().append_column("game", pa.array([], pa.string()))
+        empty = pa.Table.from_arrays([pa.nulls(0, f.type) for f in schema], schema=schema)  # empty_table imports pandas
+        return empty.append_column("game", pa.nulls(0, pa.string()))
     return pa.concat_tables(tables, promote_options="permissive")

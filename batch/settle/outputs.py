@@ -33,7 +33,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from cardbatch.batch.io.arrays import numpy_of, scalar_of
+from cardbatch.batch.io.arrays import numpy_of, repeated_text, scalar_of
 from cardbatch.batch.io.columns import is_text
 
 _I64 = pa.int64()
@@ -128,7 +128,7 @@ def with_folder_game(table: pa.Table, path: str) -> pa.Table:
         return table
     if "game" in table.column_names:  # a null cell takes the folder's game (docs: column, then folder)
         return fill_game(table, game)
-    return table.append_column("game", pa.array([game] * table.num_rows, pa.string()).dictionary_encode())
+    return table.append_column("game", repeated_text(game, table.num_rows, dictionary=True))
 
 
 def fill_game(table: pa.Table, game: str) -> pa.Table:
@@ -187,7 +187,7 @@ def canonical(col: pa.ChunkedArray | pa.Array) -> pa.Array:
 
 def _with_keys(table: pa.Table, keys: tuple[tuple[str, str], ...]) -> pa.Table:
     for name, value in keys:
-        column = pa.array([value] * table.num_rows, pa.string())
+        column = repeated_text(value, table.num_rows)
         if name in table.column_names:  # the input had a column of the key's name: the path wins
             table = table.set_column(table.column_names.index(name), name, column)
         else:
