@@ -86,3 +86,15 @@ def test_a_settle_process_never_imports_pandas(tmp_path):
     # a real process: what is tested is what a fresh process imports
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert res.returncode == 0, res.stderr
+
+
+def test_the_api_on_a_path_never_imports_pandas():
+    code = (
+        "import sys, cardbatch\n"
+        f"s = cardbatch.settle({SAMPLES!r})\n"
+        "assert s.results.num_rows and s.errors.num_rows\n"
+        "assert 'pandas' not in sys.modules, 'pandas was imported'\n"
+    )
+    # a real process: what is tested is what a fresh process imports
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
