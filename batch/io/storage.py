@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import os
 import posixpath
-import sys
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, TypeAlias
 
@@ -208,20 +207,18 @@ def parquet_file(path: str, **kwargs: Any) -> pq.ParquetFile:
     return pq.ParquetFile(filesystem.open_input_file(p), **kwargs)
 
 
-def parquet_writer(path: str, schema: pa.Schema, own: bool = True, **kwargs: Any) -> Writer:
-    """A Parquet writer of ``schema`` at ``path`` (local or a URI): cardbatch's own
-    (:mod:`.parquet_write`: the same schema and values read back, at under two fifths of pyarrow's
-    cost) for the options of :data:`WRITE_OPTIONS` and the column types it writes, in a process
-    that has loaded numba; else pyarrow's, with ``kwargs``. A process without numba (``cardbatch
-    import``) would pay a quarter of a second to import it, and as much to load the writer's
-    kernels, for tables pyarrow writes in milliseconds. ``own=False``: pyarrow's (a small run: the
-    writer's kernels take 0.13 s to load, and 4.5 s to compile into an empty cache, for rows pyarrow
-    writes at 0.6 µs each)."""
+def parquet_writer(path: str, schema: pa.Schema, own: bool = False, **kwargs: Any) -> Writer:
+    """A Parquet writer of ``schema`` at ``path`` (local or a URI): pyarrow's, with ``kwargs``;
+    ``own``: cardbatch's own (:mod:`.parquet_write`: the same schema and values read back, at under
+    two fifths of pyarrow's cost) where the options are :data:`WRITE_OPTIONS` and it writes the
+    column types. Asked for by name, by the jobs whose writing it speeds up (a settle run bigger
+    than a batch): loading its kernels costs 0.13 s (compiling them into an empty cache 4.5 s), and
+    a file's bytes must not depend on what else the process happened to load."""
     filesystem, p = resolve(path)
     if isinstance(filesystem, fs.LocalFileSystem):
         os.makedirs(os.path.dirname(p), exist_ok=True)
         fresh(p)
-    if own and kwargs == WRITE_OPTIONS and "numba" in sys.modules:
+    if own and kwargs == WRITE_OPTIONS:
         from cardbatch.batch.io import parquet_write
 
         if parquet_write.supports(schema):
@@ -309,7 +306,7 @@ class PublishedParquet:
         schema: pa.Schema | None = None,
         seal: dict[bytes, bytes] | None = None,
         row_group: int | None = None,
-        own: bool = True,
+        own: bool = False,
         **options: Any,
     ) -> None:
         self.path = path

@@ -169,15 +169,16 @@ class FolderSink:
 Sink = MemorySink | FolderSink
 
 
-def part_writer(path: str, own: bool = True) -> storage.PublishedParquet:
+def part_writer(path: str, own: bool) -> storage.PublishedParquet:
     """One output file, written a table at a time, whole or absent, with the options of every file
     we write (:data:`~cardbatch.batch.io.storage.WRITE_OPTIONS`). Every table of a part has its
-    folder's fixed schema (:mod:`.outputs`), so a part never needs widening. ``own=False``: through
-    pyarrow's writer (a small run: see :func:`~cardbatch.batch.io.storage.parquet_writer`)."""
+    folder's fixed schema (:mod:`.outputs`), so a part never needs widening. ``own``: through
+    cardbatch's own writer (a run bigger than a batch), else pyarrow's (see
+    :func:`~cardbatch.batch.io.storage.parquet_writer`)."""
     return storage.PublishedParquet(path, own=own)
 
 
-def write_part(table: pa.Table, path: str, own: bool = True) -> None:
+def write_part(table: pa.Table, path: str, own: bool) -> None:
     """A whole file at once, through :func:`part_writer` (whole or absent, a full disk included)."""
     part = part_writer(path, own)
     try:
