@@ -7,6 +7,7 @@ A table with a ``game`` column is split by it (rows of a game we do not know are
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -47,8 +48,10 @@ def settle_by_game(
 
     if "game" not in table.column_names:
         game = infer_game(table.column_names, opts)
-        r, e, c = one(table, game, inferred=opts.game is None)
-        return {game: r}, {game: e}, c
+        if opts.game is not None:
+            r, e, c = one(table, game)
+            return {game: r}, {game: e}, c
+        return _told(table, game, opts, one)
     if opts.game is not None:  # a null cell: --game names it (a folder's came first)
         table = fill_game(table, opts.game)
     games = table.column("game")
@@ -90,6 +93,43 @@ def settle_by_game(
     if unknown:
         errors[UNKNOWN_GAME] = pa.concat_tables(unknown, promote_options="permissive")
     return results, errors, merge_counters(counters)
+
+
+def _told(
+    table: pa.Table,
+    game: str,
+    opts: SettleOptions,
+    one: Callable[..., tuple[pa.Table, pa.Table, dict[str, Any]]],
+) -> tuple[dict[str, pa.Table], dict[str, pa.Table], dict[str, Any]]:
+    """A table whose game is told from its columns: rows whose cards are another game's count (stud's
+    7 a seat beside Zha Jin Hua's 3...) are set aside first as ``game_not_given``, under ``unknown``
+    as rows of a game not known are, whatever columns the told game would ask for (a stud file has no
+    button); the rest are settled as ``game``, whose columns are then checked."""
+    from cardbatch.batch.io.lists import elements_of, exact_sum, int_list_parts
+    from cardbatch.batch.settle.cardcols import not_told_rows
+    from cardbatch.batch.settle.rejects import CODE, error_rows
+
+    aside = not_told_rows(table, game_spec(game))
+    if not aside.any():
+        check_columns("", table.schema, game)
+        r, e, c = one(table, game, inferred=True)
+        return {game: r}, {game: e}, c
+    rows = np.flatnonzero(aside)
+    n = int(rows.size)
+    chips = "contrib_street" if "contrib_street" in table.column_names else "contrib"
+    values, starts, lengths, _ = int_list_parts(table.column(chips), chips)
+    c = Counters(
+        n, 0, n, {"game_not_given": n}, 0, 0, 0, exact_sum(values[elements_of(starts, lengths, rows)]), mismatches=0
+    ).as_dict()
+    c["by_game"] = {UNKNOWN_GAME: dict(c)}
+    errors = {UNKNOWN_GAME: error_rows(table, rows, np.full(n, CODE["game_not_given"], np.int16))}
+    if n == table.num_rows:
+        return {}, errors, c
+    rest = table.take(arrow_of(np.flatnonzero(~aside)))
+    check_columns("", rest.schema, game)
+    r, e, c2 = one(rest, game, inferred=True)
+    errors[game] = e
+    return {game: r}, errors, merge_counters([c2, c])
 
 
 def settle_table(table: pa.Table, opts: SettleOptions) -> tuple[pa.Table, pa.Table, dict[str, Any]]:

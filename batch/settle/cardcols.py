@@ -10,9 +10,9 @@ import pyarrow.compute as pc
 
 from cardbatch.batch.io.arrays import arrow_of, numpy_of, scalar_of
 from cardbatch.batch.io.columns import is_text
-from cardbatch.batch.io.lists import combined, list_layout, list_parts, scatter
+from cardbatch.batch.io.lists import combined, list_layout, list_parts, missing_rows, scatter
 from cardbatch.batch.settle.cardtext import parse_column
-from cardbatch.games import REGISTRY
+from cardbatch.games import REGISTRY, Game
 from cardbatch.kernels import cards as kcards
 
 
@@ -112,4 +112,27 @@ def cards_given_mask(
     others = {g.hole_cards for g in REGISTRY.values() if g.has_hands and g.board_cards == board_cards}
     for other in others - {per}:
         out |= (seats > 0) & (given == seats * other)
+    return out
+
+
+def not_told_rows(table: pa.Table, spec: Game) -> np.ndarray:
+    """``bool[T]``: the rows :func:`cards_given_mask` names for ``spec``, the game told from the
+    columns, read from the lists' lengths alone (nothing parsed): they are set aside before the
+    settle (``game_not_given``, filed under ``game=unknown``). A row with a missing value is left
+    to the settle, which names that first."""
+    T = table.num_rows
+    if not spec.has_hands or "cards" not in table.column_names or "folded" not in table.column_names:
+        return np.zeros(T, np.bool_)
+    arr = combined(table.column("cards"))
+    if pa.types.is_dictionary(arr.type):
+        arr = arr.dictionary_decode()
+    counted = np.zeros(T, np.int64)
+    if not (pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type)) and not is_text(arr.type.value_type):
+        counted = list_parts(arr)[2].astype(np.int64)
+    seats = list_parts(table.column("folded"))[2].astype(np.int64)
+    out = cards_given_mask(arr, counted, seats, spec.hole_cards, spec.board_cards)
+    chips = "contrib_street" if "contrib_street" in table.column_names else "contrib"
+    for name in (*spec.required, chips):
+        if name in table.column_names:
+            out &= ~missing_rows(table.column(name))
     return out

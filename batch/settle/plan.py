@@ -161,7 +161,12 @@ def check_schema(path: str, schema: pa.Schema, opts: SettleOptions) -> None:
         if named in REGISTRY:
             check_columns(path, schema, named)
         return
-    check_columns(path, schema, infer_game(schema.names, opts))
+    game = infer_game(schema.names, opts)
+    if opts.game is None and "button" not in schema.names and game_spec(game).button:
+        # told from the columns: rows of another game's card count (stud's 7 a seat, dealt without a
+        # button) are set aside as game_not_given, button or not; the rest ask for it when read
+        schema = schema.append(pa.field("button", pa.int64()))
+    check_columns(path, schema, game)
 
 
 # A cap on a group of small files: with cuts drawn at a file's chance rows / (batch_rows / 2) past

@@ -148,6 +148,38 @@ def test_a_board_less_row_of_another_games_count_is_never_guessed():
         assert errors.num_rows == 0 and results.num_rows == 1
 
 
+def test_a_stud_file_with_neither_game_nor_button_is_set_aside_under_unknown(tmp_path):
+    """From a trial: a stud file without a game column (and, dealt without one, no button) stopped
+    the run (``missing column(s) button for game zjh``), and with a button its rows went to
+    ``game=zjh``: they are ``game_not_given`` under ``game=unknown``, columns kept, the run done. Zha
+    Jin Hua rows beside them still ask for their button."""
+    stud = generate_hands("stud", 60, seed=3, bad_rate=0.0).table.drop_columns(["game"])
+    path = tmp_path / "stud.parquet"
+    pq.write_table(stud, path)
+    done = cli("settle", str(path), "--out", str(tmp_path / "o"), "--workers", "1", "-q")
+    assert done.returncode == 0, done.stderr
+    assert not (tmp_path / "o" / "results").exists() or not any((tmp_path / "o" / "results").iterdir())
+    errors = pq.read_table(tmp_path / "o" / "errors" / "game=unknown")
+    assert errors.column("reason").to_pylist() == ["game_not_given"] * 60
+    assert errors.column("cards").to_pylist() == stud.column("cards").to_pylist()
+    summary = json.loads((tmp_path / "o" / "summary.json").read_text())
+    assert list(summary["by_game"]) == ["unknown"] and summary["rows_rejected"] == 60
+    r, e, c = settle_table(stud, SettleOptions())
+    assert r.num_rows == 0 and c["rejected_by_reason"] == {"game_not_given": 60}
+    zjh = generate_hands("zjh", 40, seed=4, bad_rate=0.0).table.drop_columns(["game"])
+    both = pa.concat_tables(
+        [zjh, stud.append_column("button", pa.array([0] * 60, zjh.schema.field("button").type))],
+        promote_options="permissive",
+    )
+    r, e, c = settle_table(both, SettleOptions())
+    assert r.num_rows == 40 and c["by_game"]["unknown"]["rows_rejected"] == 60
+    assert c["by_game"]["zjh"]["rows_read"] == 40
+    with pytest.raises(InputError, match="button"):
+        settle_table(
+            pa.concat_tables([zjh.drop_columns(["button"]), stud], promote_options="permissive"), SettleOptions()
+        )
+
+
 def test_stud_hilo_has_no_per_street_rule():
     with pytest.raises(ValueError, match="splits pots high/low"):
         SettleOptions.of(game="stud_hilo", policy="presence")
