@@ -94,8 +94,13 @@ def evaluate(cards: ArrayLike, out: np.ndarray | None = None) -> np.ndarray:
     >>> v = evaluate(parse(["7s5d4h3c2s", "As5d4h3c2s", "6s5d4h3c2s", "7s5s4s3s2s", "2s2d7h4c3s"]))
     >>> [hex(x) for x in v]
     ['0x75432', '0xe5432', '0x465432', '0x575432', '0x122743']
-    >>> [describe(x) for x in v]
-    ['7-5-4-3-2', 'A-5-4-3-2', 'straight, 6-5-4-3-2', 'flush, 7-5-4-3-2', 'pair of twos, 7-4-3']
+    >>> for x in v:
+    ...     print(describe(x))
+    7-5-4-3-2
+    A-5-4-3-2
+    straight, six high
+    flush, seven-five-four-three-two
+    pair of twos, seven-four-three kickers
     """
     arr = check_card_array(cards, HAND_SIZES, "evaluate")
     out = check_out(out, arr.shape[0], np.uint32)
@@ -163,10 +168,10 @@ def score_of(values: ArrayLike) -> np.ndarray:
 
 def describe(value: int) -> str:
     """A readable name of one deuce-to-seven value: the cards of a hand without a pair, highest first
-    (``"7-5-4-3-2"``), else the hand's category and cards (``"straight, 6-5-4-3-2"``).
+    (``"7-5-4-3-2"``), else the hand's category worded as Hold'em's (``"straight, six high"``).
 
     >>> describe(0x1DD432), describe(0x6EEE22), describe(0x8EDCBA)
-    ('pair of kings, 4-3-2', 'full house, aces full of twos', 'straight flush, A-K-Q-J-T')
+    ('pair of kings, four-three-two kickers', 'full house, aces full of twos', 'royal flush')
     """
     arr, _ = _check_values(np.array([value]).astype(np.int64), "describe")
     return describe_value(int(arr[0]))

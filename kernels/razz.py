@@ -177,7 +177,7 @@ def evaluate(cards: ArrayLike, out: np.ndarray | None = None) -> np.ndarray:
     >>> [hex(x) for x in v]
     ['0x54321', '0x75432', '0x23322d', '0x622299']
     >>> [describe(x) for x in v]
-    ['5-4-3-2-A', '7-5-4-3-2', 'two pair, threes and twos, K', 'full house, twos full of nines']
+    ['5-4-3-2-A', '7-5-4-3-2', 'two pair, threes and twos, king kicker', 'full house, twos full of nines']
     """
     arr = check_card_array(cards, HAND_SIZES, "evaluate")
     out = check_out(out, arr.shape[0], np.uint32)
@@ -250,63 +250,49 @@ def score_of(values: ArrayLike) -> np.ndarray:
 
 
 _CHAR = dict(enumerate("?A23456789TJQKA"))
-_PLURAL = {
-    d: w
-    for d, w in enumerate(
-        (
-            "?",
-            "aces",
-            "twos",
-            "threes",
-            "fours",
-            "fives",
-            "sixes",
-            "sevens",
-            "eights",
-            "nines",
-            "tens",
-            "jacks",
-            "queens",
-            "kings",
-            "aces",
-        )
-    )
-}
+_WORD = dict(enumerate("? ace two three four five six seven eight nine ten jack queen king ace".split()))
+_PLURAL = {d: ("sixes" if w == "six" else w + "s") for d, w in _WORD.items()}
 
 
 def describe_value(value: int) -> str:
     """A readable name of a value laid out as this module's (Hold'em's category code in the bits from
-    20 up, the five digits grouped): deuce-to-seven's values read the same way, straights and
-    flushes included."""
+    20 up, the five digits grouped), worded as Hold'em's :func:`~cardbatch.kernels.holdem.describe`
+    (groups, then their kickers): deuce-to-seven's values read the same way, straights and flushes
+    included. A hand without a pair is named by its cards, highest first, as a low is."""
     v = int(value)
     category = v >> 20
     d = [(v >> s) & 15 for s in (16, 12, 8, 4, 0)]
-    cards = lambda ds: "-".join(_CHAR[x] for x in ds)
+    words = lambda ds: "-".join(_WORD[x] for x in ds)
+    kickers = lambda ds: f"{words(ds)} kicker" + ("s" if len(ds) > 1 else "")
     if category == _ht.STRAIGHT_FLUSH:
-        return f"straight flush, {cards(d)}"
+        return "royal flush" if d[0] == 14 and d[1] == 13 else f"straight flush, {_WORD[d[0]]} high"
     if category == QUADS:
-        return f"four of a kind, {_PLURAL[d[0]]}, {cards(d[4:])}"
+        return f"four of a kind, {_PLURAL[d[0]]}, {kickers(d[4:])}"
     if category == FULL_HOUSE:
         return f"full house, {_PLURAL[d[0]]} full of {_PLURAL[d[3]]}"
     if category == _ht.FLUSH:
-        return f"flush, {cards(d)}"
+        return f"flush, {words(d)}"
     if category == _ht.STRAIGHT:
-        return f"straight, {cards(d)}"
+        return f"straight, {_WORD[d[0]]} high"
     if category == TRIPS:
-        return f"three of a kind, {_PLURAL[d[0]]}, {cards(d[3:])}"
+        return f"three of a kind, {_PLURAL[d[0]]}, {kickers(d[3:])}"
     if category == TWO_PAIR:
-        return f"two pair, {_PLURAL[d[0]]} and {_PLURAL[d[2]]}, {cards(d[4:])}"
+        return f"two pair, {_PLURAL[d[0]]} and {_PLURAL[d[2]]}, {kickers(d[4:])}"
     if category == PAIR:
-        return f"pair of {_PLURAL[d[0]]}, {cards(d[2:])}"
-    return cards(d)
+        return f"pair of {_PLURAL[d[0]]}, {kickers(d[2:])}"
+    return "-".join(_CHAR[x] for x in d)
 
 
 def describe(value: int) -> str:
     """A readable name of one ace-to-five value: the cards of a hand without a pair, highest first
-    (``"7-5-4-3-2"``, ``"5-4-3-2-A"``), else the hand's groups (``"pair of kings, 4-3-2"``).
+    (``"7-5-4-3-2"``, ``"5-4-3-2-A"``), else the hand's groups and kickers, worded as Hold'em's
+    (``"pair of kings, four-three-two kickers"``).
 
-    >>> describe(0x1DD432), describe(0x399931), describe(0x711112)
-    ('pair of kings, 4-3-2', 'three of a kind, nines, 3-A', 'four of a kind, aces, 2')
+    >>> for value in (0x1DD432, 0x399931, 0x711112):
+    ...     print(describe(value))
+    pair of kings, four-three-two kickers
+    three of a kind, nines, three-ace kickers
+    four of a kind, aces, two kicker
     """
     arr, _ = _check_values(np.array([value]).astype(np.int64), "describe")
     return describe_value(int(arr[0]))

@@ -211,14 +211,18 @@ def test_whole_tables_are_the_hands_where_the_mask_says(rng):
         ("As2s3s4s5s6s7s", 0x54321, "5-4-3-2-A"),  # straights and flushes do not count
         ("KsQdJhTc9s8d8h", 0xCBA98, "Q-J-T-9-8"),  # any hand without a pair beats every pair
         ("As2d3h4cKsKdKh", 0xD4321, "K-4-3-2-A"),
-        ("2s3d4hKcKsKdKh", 0x1DD432, "pair of kings, 4-3-2"),
-        ("AsAd2h2c3s3dKh", 0x111D32, "pair of aces, K-3-2"),  # one pair beats the two pairs it holds
-        ("KsKdKh2c2s3d3h", 0x23322D, "two pair, threes and twos, K"),
-        ("9s9d9hAc3sKdKh", 0x199D31, "pair of nines, K-3-A"),
-        ("9s9d9h3sAd", 0x399931, "three of a kind, nines, 3-A"),  # seven cards never make less than two pair
+        ("2s3d4hKcKsKdKh", 0x1DD432, "pair of kings, four-three-two kickers"),
+        ("AsAd2h2c3s3dKh", 0x111D32, "pair of aces, king-three-two kickers"),  # one pair beats the two pairs it holds
+        ("KsKdKh2c2s3d3h", 0x23322D, "two pair, threes and twos, king kicker"),
+        ("9s9d9hAc3sKdKh", 0x199D31, "pair of nines, king-three-ace kickers"),
+        (
+            "9s9d9h3sAd",
+            0x399931,
+            "three of a kind, nines, three-ace kickers",
+        ),  # seven cards never make less than two pair
         ("2s2d2h2c9s9d9h", 0x622299, "full house, twos full of nines"),
         ("AsAdAhAcKsKdKh", 0x6111DD, "full house, aces full of kings"),
-        ("KsKdKhKcQs", 0x7DDDDC, "four of a kind, kings, Q"),
+        ("KsKdKhKcQs", 0x7DDDDC, "four of a kind, kings, queen kicker"),
     ],
 )
 def test_hand_written_values(text, value, name):
