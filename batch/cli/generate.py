@@ -114,9 +114,10 @@ def _max_seats(game: str, given: int | None) -> int:
     if not spec.has_hands:
         raise UsageError(f"--seats: game {game} always seats {spec.max_seats}")
     if given > spec.dealt_seats:
+        burns = " (with its burn cards)" if spec.board_cards else ""  # a game without a board burns none
         print(
-            f"cardbatch generate: --seats {given}: one {game} deck deals at most {spec.dealt_seats} seats "
-            f"(with its burn cards), so tables seat 2..{spec.dealt_seats}",
+            f"cardbatch generate: --seats {given}: one {game} deck deals at most {spec.dealt_seats} seats"
+            f"{burns}, so tables seat 2..{spec.dealt_seats}",
             file=sys.stderr,
         )
     return given

@@ -76,6 +76,10 @@ def test_seats_above_what_a_deck_deals_is_said(tmp_path):
     assert max(seats) <= 7
     quiet = cli("generate", "--game", "omaha6", "--hands", "30", "--out", str(tmp_path / "d.parquet"))
     assert quiet.returncode == 0 and "--seats" not in quiet.stderr  # the default says nothing
+    # stud is dealt without burn cards (generate.md): the line does not say it has some
+    stud = cli("generate", "--game", "stud", "--hands", "20", "--seats", "9", "--out", str(tmp_path / "s.parquet"))
+    assert stud.returncode == 0 and "burn" not in stud.stderr
+    assert "one stud deck deals at most 7 seats, so tables seat 2..7" in stud.stderr
 
 
 def test_the_summary_shows_the_bias_used(tmp_path):
