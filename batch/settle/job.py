@@ -105,6 +105,11 @@ def unused_options(figures: dict[str, Any], opts: SettleOptions) -> list[str]:
     ):
         if given and not used:
             found.append(f"{flag}: no {which} rows were read, so it changed nothing")
+    if opts.no_flop_no_drop and not any(g.board_cards for g in specs):  # a hand without a board has no flop
+        found.append(
+            "--no-flop-no-drop: no rows of a game with a flop were read (stud, razz, the draw games and "
+            "Zha Jin Hua have none: their rake is taken as without it), so it changed nothing"
+        )
     return found
 
 

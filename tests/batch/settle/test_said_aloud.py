@@ -200,6 +200,19 @@ def test_an_option_for_a_game_no_row_was_of_is_said(tmp_path):
     assert "warning" not in r.stderr
 
 
+def test_no_flop_no_drop_on_games_without_a_board_is_said(tmp_path):
+    """From the trial of the new games: --no-flop-no-drop on stud (no board, no flop) did nothing in
+    silence; on Hold'em rows it is used, and nothing is said."""
+    from cardbatch.batch.generate import generate_hands
+
+    pq.write_table(generate_hands("stud", 40, seed=5, bad_rate=0.0).table, tmp_path / "stud.parquet")
+    rake = ("--rake-pct", "0.05", "--no-flop-no-drop", "-q")
+    r = cli("settle", tmp_path / "stud.parquet", "--out", tmp_path / "o", *rake)
+    assert r.returncode == 0 and "warning: --no-flop-no-drop: no rows of a game with a flop" in r.stderr
+    r = cli("settle", HOLDEM, "--out", tmp_path / "h", *rake)
+    assert r.returncode == 0 and "warning" not in r.stderr
+
+
 def test_rank_decks_and_simulate_say_which_options_they_did_not_use(tmp_path):
     """Found by the independent trial: options these commands cannot use were accepted in silence."""
     r = cli("rank-decks", "--decks", "20", "--out", tmp_path / "a.parquet", "-q")
