@@ -152,9 +152,18 @@ class Fairness(Analysis):
         found = not_placed_warnings(figures, "the all-in tests")
         from cardbatch.games import REGISTRY
 
+        not_placed = (figures.get("equity") or {}).get("not_placed") or {}
+        no_board = {k.removeprefix("game_"): n for k, n in not_placed.items() if k.startswith("game_")}
+        if no_board:  # rows no all-in test can use, by design: said as the walk's other causes are
+            which = ", ".join(f"{g} {n:,}" for g, n in sorted(no_board.items()))
+            found.append(
+                f"the all-in tests: {sum(no_board.values()):,} of {figures.get('rows_settled', 0):,} settled rows "
+                f"have no equity ({which}: a game with no board to come, whose all-ins are not walked)"
+            )
         for tests in (figures.get("fairness") or {}).get("not_run") or []:
             spec = REGISTRY.get(tests.split(":", 1)[0].split(" (", 1)[0])  # "GAME: ..." or "GAME (SCOPE): ..."
             if spec is not None and not spec.cards_as_dealt:  # a draw game's hands: no card test by design
+                found.append(f"fairness: {tests} not tested: {DRAWN}, so its cards are not dealt at random")
                 continue
             found.append(
                 f"fairness: {tests} not tested: the log does not record every seat's cards (see fairness.html)"
@@ -198,12 +207,21 @@ def write_fairness(out: str, total: dict[str, Any], rules: str, options: Fairnes
     }
 
 
+DRAWN = "a draw game's recorded hand is partly its player's choice, the cards it kept"
+
+
 def fairness_line(s: Mapping[str, Any], out: str) -> str:
     """What a fairness run found, in one line."""
     f = s.get("fairness") or {}
     verdict = "nothing rejected" if not f.get("rejected") else f"{f['rejected']} REJECTED"
     if not f.get("tests"):
-        verdict = "no test could run (too few rows, all-ins or recorded cards): nothing was judged"
+        from cardbatch.games import REGISTRY
+
+        games = [g for g, c in (s.get("by_game") or {}).items() if c.get("rows_settled")]
+        why = "too few rows, all-ins or recorded cards"
+        if games and all(g in REGISTRY and not REGISTRY[g].cards_as_dealt for g in games):
+            why = f"{DRAWN}: no card test by design, and no all-in is walked"
+        verdict = f"no test could run ({why}): nothing was judged"
     return (
         f"cardbatch fairness: {s['rows_read']:,} rows, {s['rows_settled']:,} settled; {f.get('tests', 0)} tests at "
         f"level {f.get('level')} (Holm): {verdict}; {s['wall_seconds']:.1f} s; "

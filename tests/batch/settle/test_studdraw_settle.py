@@ -202,7 +202,14 @@ def test_equity_and_fairness_of_games_without_a_board(tmp_path):
     verdict = json.loads((tmp_path / "fair" / "fairness.json").read_text())
     assert {t["game"] for t in verdict["tests"]} == {"stud"}
     assert len(verdict["tests"]) + verdict["skipped"] == 7 * 7 and len(verdict["tests"]) >= 6 * 7  # a slot a card
-    assert "player's choice" in verdict["not_run"][0]["reason"] and "not tested" not in res.stderr
+    assert "player's choice" in verdict["not_run"][0]["reason"]
+    # said even with -q (from the trial: a draw-only run said nothing, its line named the wrong reason)
+    assert "warning: fairness: draw27_triple: cards not tested: a draw game's recorded hand" in res.stderr
+    assert "have no equity (draw27_triple 1,500, stud 1,500: a game with no board to come" in res.stderr
+    quiet = cli("fairness", str(draw_file), "--out", str(tmp_path / "draw"), "-q")
+    assert quiet.returncode == 0 and "cards not tested: a draw game's recorded hand" in quiet.stderr
+    said = cli("fairness", str(draw_file), "--out", str(tmp_path / "draw2")).stderr
+    assert "no test could run (a draw game's recorded hand is partly its player's choice" in said, said
 
     s = cardbatch.settle(str(stud_file), equity=True)
     assert s.results.num_rows == 1500 and s.results.column("equity").null_count == 1500
