@@ -258,8 +258,18 @@ def fit(table: pa.Table, game: str, rules: str, base: int, source: str) -> tuple
     """Fit the model to recorded hands of ``game`` (rows of other games and rows that cannot be read
     whole are left out and counted, see :func:`_read_log`); returns the model and what the fit saw."""
     table = lists.without_views(table)  # a Polars frame's string and list views, read as plain ones
+    rows_read = table.num_rows
+    others: dict[str, int] = {}
     if "game" in table.column_names:
-        table = table.filter(pc.equal(pc.cast(table.column("game"), pa.string()), game))
+        names = pc.cast(table.column("game"), pa.string())
+        counts = pc.value_counts(pc.fill_null(names, "(null)")).to_pylist()
+        others = {str(c["values"]): int(c["counts"]) for c in counts if c["values"] != game}
+        table = table.filter(pc.fill_null(pc.equal(names, game), False))
+        if not table.num_rows:
+            held = ", ".join(f"{g} {n:,}" for g, n in sorted(others.items()))
+            raise UsageError(
+                f"--behaviour-from: the log holds no hand of the room's game, {game} ({rows_read:,} rows: {held})"
+            )
     needed = ["folded", "cards", "contrib_street" if "contrib_street" in table.column_names else "contrib"]
     needed += ["board"] if game_spec(game).board_cards else []
     missing = [c for c in needed if c not in table.column_names]
@@ -321,7 +331,8 @@ def fit(table: pa.Table, game: str, rules: str, base: int, source: str) -> tuple
     model = Behaviour(tuple((seat_counts / seat_counts.sum()).tolist()), fold, allin, bets, source)
     seen_info = {
         "hands": int(N),
-        "rows_left_out": int(rows_in - N),
+        "rows_left_out": int(rows_read - N),  # every row not fitted: another game's, or not read whole
+        "rows_of_other_games": sum(others.values()),
         "base": base,
         "seats_with_known_cards": round(float((log.values >= 0).sum() / log.present.sum()), 4),
         "fold_decisions": fold_d[:, QUARTILES].astype(int).tolist(),
@@ -330,6 +341,11 @@ def fit(table: pa.Table, game: str, rules: str, base: int, source: str) -> tuple
         + (
             [f"{clipped} bets above {MAX_BET_UNITS} base units counted as {MAX_BET_UNITS}: is --base the big blind?"]
             if clipped
+            else []
+        )
+        + (
+            [f"rows of other games left out: {', '.join(f'{g} {n:,}' for g, n in sorted(others.items()))}"]
+            if others
             else []
         ),
     }

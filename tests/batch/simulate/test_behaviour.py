@@ -119,12 +119,25 @@ def test_rows_of_other_games_and_null_cells_are_left_out_and_counted(tmp_path):
     short = t.set_column(t.schema.get_field_index("contrib"), "contrib", pa.array(contrib, pa.list_(pa.int64())))
     _, seen = bh.fit(short, "zjh", room.rules, room.base, "x")
     assert seen["rows_left_out"] == 2 and seen["hands"] == t.num_rows - 2
-    with pytest.raises(ValueError, match="no column 'board'"):  # a three-card log is no Hold'em log
+    with pytest.raises(ValueError, match="no hand of the room's game, holdem"):  # a three-card log is no Hold'em log
         bh.fit(t, "holdem", room.rules, room.base, "x")
+    with pytest.raises(ValueError, match="no column 'board'"):  # nor is it without its game column
+        bh.fit(t.drop_columns(["game"]), "holdem", room.rules, room.base, "x")
     with pytest.raises(ValueError, match="no complete zjh hand"):
         bh.fit(t.slice(0, 1), "zjh", room.rules, room.base, "x")
     with pytest.raises(ValueError, match="no column 'folded'"):
         bh.fit(t.drop_columns(["folded"]), "zjh", room.rules, room.base, "x")
+    # from the trial of the new games: a log of another game is said as such (it was "no column
+    # 'board'"), and a mixed log's rows of other games count among those left out
+    from cardbatch.batch.generate import generate_hands
+
+    stud = generate_hands("stud", 50, seed=1, bad_rate=0.0).table
+    with pytest.raises(ValueError, match="no hand of the room's game, holdem .50 rows: stud 50"):
+        bh.fit(stud, "holdem", room.rules, room.base, "x")
+    mixed = pa.concat_tables([t, stud], promote_options="permissive")
+    _, seen = bh.fit(mixed, "zjh", room.rules, room.base, "x")
+    assert seen["rows_left_out"] == 1 + 50 and seen["hands"] == t.num_rows - 1 and seen["rows_of_other_games"] == 50
+    assert "rows of other games left out: stud 50" in seen["notes"]
 
 
 def test_the_flags_model_doubles_folds_for_the_weaker_half():
