@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import sys
+import threading
 from collections.abc import Iterator
 from typing import Any
 
@@ -25,9 +26,11 @@ def announced(what: str, quiet: bool = False) -> Iterator[None]:
         return
     from numba.core import event as ev
 
+    owner = threading.get_ident()  # numba's listeners are the process's: hear this thread's compiling only
+
     class _Say(ev.Listener):
         def on_start(self, event: Any) -> None:
-            if what not in _SAID:
+            if threading.get_ident() == owner and what not in _SAID:
                 _SAID.add(what)
                 print(
                     f"{what}: compiling the kernels this input needs (once; numba's cache keeps them for later runs)",

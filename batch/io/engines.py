@@ -10,6 +10,9 @@ keeps its own progress in its own unit (rows, hands, decks, tables).
 - ``InProcess``: the units run here, one after the other: one worker asked
   for, one unit, or a small run (starting workers, each importing and
   loading its kernels, costs more than it saves).
+- ``ThreadPool``: threads of this process, for units that release the GIL
+  (settle's: Arrow's reading and writing and numba's kernels), which start at
+  once and share the kernels this process has loaded.
 - ``ProcessPool``: fresh (spawned) processes of this machine, each with its
   share of the cores as numba and Arrow threads.
 - ``DaskCluster``: the cluster at ``--scheduler``, or a ``LocalCluster`` of
@@ -94,8 +97,8 @@ class InProcess(Engine):
             yield u, task(u)
 
 
-class ProcessPool(Engine):
-    """Spawned processes of this machine, started by :func:`start` and killed when it ends."""
+class _Pool(Engine):
+    """The units handed to an executor's workers (processes or threads), at most a few waiting each."""
 
     def __init__(self, pool: cf.Executor, workers: int) -> None:
         super().__init__(workers)
@@ -132,9 +135,14 @@ class ProcessPool(Engine):
 _END: Any = object()
 
 
-class ThreadPool(ProcessPool):
+class ProcessPool(_Pool):
+    """Spawned processes of this machine, started by :func:`start` and killed when it ends."""
+
+
+class ThreadPool(_Pool):
     """Threads of this process, for units whose work releases the GIL (Arrow's reading and writing,
-    numba's kernels): they start at once and share the kernels this process has loaded."""
+    numba's kernels): they start at once and share the kernels this process has loaded; stopped at
+    their next part when the run stops (:func:`~.lifecycle.check_stop`)."""
 
     here = True
 
@@ -219,7 +227,8 @@ def start(
     """The engine ``run`` asks for, ready for ``units`` units, stopped when the block ends.
     ``numba``: the units call numba kernels (each worker gets its share of the cores as numba and
     Arrow threads; without, numba is never imported there); ``small``: a run over in less time than
-    workers take to start (see :func:`local_workers`)."""
+    workers take to start (see :func:`local_workers`); ``threads``: the units release the GIL, so
+    local workers are threads of this process (:class:`ThreadPool`) instead of spawned processes."""
     if run.engine == "dask":
         with _dask(run, numba) as engine:
             yield engine

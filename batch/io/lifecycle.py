@@ -134,6 +134,12 @@ class Stopped(BaseException):
 _STOPPING = threading.Event()
 
 
+def request_stop() -> None:
+    """The run is stopping: units of this process's threads raise :class:`Stopped` at their next
+    :func:`check_stop` (set before anything lets them go on, so none starts a part)."""
+    _STOPPING.set()
+
+
 def check_stop() -> None:
     """In a unit, between parts: raise :class:`Stopped` once the run stops (a worker thread cannot
     be killed; it ends at its next part, leaving the finished ones)."""

@@ -35,7 +35,7 @@ from cardbatch.batch.settle.by_game import settle_by_game, settle_table
 from cardbatch.batch.settle.counters import INPUT_COUNTERS, merge_counters
 from cardbatch.batch.settle.options import SettleJob, SettleOptions
 from cardbatch.batch.settle.outputs import ERROR_SCHEMA, result_schema
-from cardbatch.batch.settle.parts import MemorySink, UnitContext, run_unit, settle_into, unit_tables, warming
+from cardbatch.batch.settle.parts import MemorySink, UnitContext, run_unit, settle_into, unit_tables, warm_gate
 from cardbatch.batch.settle.plan import Unit, plan, plan_table
 from cardbatch.constants import Mode
 
@@ -245,13 +245,11 @@ def _run_locked(planned: RunPlan, ctx: UnitContext, run_opts: RunOptions, mode: 
         if engine.external and first:  # its workers compile (or load) the kernels themselves, all at once
             warmed.append(_warm_cluster(engine, first, ctx))
 
-        def meanwhile() -> None:  # the units of this process read their rows while it warms up
-            with warming():
-                warm_up()
-
-        for unit, parts in engine.map(task, units, meanwhile=meanwhile if engine.here and first else None):
-            done.append((unit, parts))
-            bar.update(unit.rows)
+        gated = engine.here and bool(first)  # the units of this process read their rows while it warms up
+        with warm_gate(gated) as open_after:
+            for unit, parts in engine.map(task, units, meanwhile=(lambda: open_after(warm_up)) if gated else None):
+                done.append((unit, parts))
+                bar.update(unit.rows)
     warm = warmed[0] if warmed else None
     settled_at = time.perf_counter()
     written = {name: s.get("files") for _, parts in done for name, s in parts}

@@ -20,7 +20,7 @@ import json
 import os
 import threading
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import numpy as np
@@ -31,7 +31,7 @@ import pyarrow.parquet as pq
 from cardbatch.batch.io import storage
 from cardbatch.batch.io.arrays import arrow_of, numpy_of, scalar_of
 from cardbatch.batch.io.errors import InputError
-from cardbatch.batch.io.lifecycle import check_stop
+from cardbatch.batch.io.lifecycle import check_stop, request_stop
 from cardbatch.batch.settle import hand_ids
 from cardbatch.batch.settle.by_game import settle_by_game
 from cardbatch.batch.settle.counters import INPUT_COUNTERS, merge_counters
@@ -50,12 +50,24 @@ READ_AHEAD = 4  # tables a unit reads before the warm-up ends, at most (a cold c
 
 
 @contextlib.contextmanager
-def warming() -> Iterator[None]:
-    """The block is the run's warm-up: units of this process read their rows meanwhile and settle
-    after it (however it ends)."""
-    WARM.clear()
+def warm_gate(closed: bool) -> Iterator[Callable[[Callable[[], object]], None]]:
+    """Inside (``closed``), units of this process read their rows but settle only once the warm-up
+    given to the yielded function has run: the gate closes before any unit is handed out and opens
+    however the block ends; a warm-up that fails (Ctrl-C, SIGTERM) stops the units first."""
+    if closed:
+        WARM.clear()
+
+    def open_after(warm_up: Callable[[], object]) -> None:
+        try:
+            warm_up()
+        except BaseException:  # the units must not go on (a cold cache would compile in every thread)
+            request_stop()
+            raise
+        finally:
+            WARM.set()
+
     try:
-        yield
+        yield open_after
     finally:
         WARM.set()
 
@@ -72,6 +84,7 @@ def _read_while_warming(tables: Iterator[pa.Table]) -> Iterator[pa.Table]:
             break
     while not WARM.wait(0.05):
         check_stop()
+    check_stop()
     return itertools.chain(ahead, tables)
 
 
