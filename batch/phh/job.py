@@ -48,7 +48,7 @@ from cardbatch.batch.io import engines, owned, pycolumns, staged, storage
 from cardbatch.batch.io.errors import InputError
 from cardbatch.batch.io.inputs import local_files, visible
 from cardbatch.batch.io.jobs import FILE_MODES, FileMode, RunOptions, Summary, input_paths
-from cardbatch.batch.phh import notation, replay
+from cardbatch.batch.phh import hands, notation, replay
 
 SUFFIXES = (".phh", ".phhs")
 HANDS_SCHEMA = pa.schema(
@@ -290,7 +290,7 @@ def _import_unit(unit: Unit, rows: dict[str, list[Any]], bad: dict[str, list[Any
         fields: dict[str, Any] = {}
         try:
             fields = notation.parse(section)
-            hand = replay.replay(fields, factor)
+            hand = hands.replay(fields, factor)
         except (notation.Malformed, replay.Rejected) as exc:
             source_hand = fields.get("hand", name)
             for key, value in zip(

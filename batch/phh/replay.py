@@ -199,7 +199,7 @@ def parse_cards(text: str) -> list[int]:
         raise Rejected("bad_card", f"{exc.args[0]!r} is not a card") from None
 
 
-def _chips(value: Any, factor: int, name: str) -> int:
+def chips_of(value: Any, factor: int, name: str) -> int:
     """An amount in chips: ``value * factor`` exactly, or ``fractional_chips``."""
     # the common case, without Fraction (isascii: str.isdigit also takes "²", which int() refuses)
     if type(value) is int or type(value) is str and value.isascii() and value.isdigit():
@@ -225,12 +225,12 @@ def _per_seat(fields: dict[str, Any], name: str, n: int, factor: int, default: i
     if value is None:
         raise Rejected("malformed", f"the field {name!r} is missing")
     if not isinstance(value, list):
-        return [_chips(value, factor, name)] * n
+        return [chips_of(value, factor, name)] * n
     if len(value) != n:
         raise Rejected("seat_count", f"{name} has {len(value)} entries for {n} players")
-    if all(type(v) is int for v in value):  # what the notation's fast path gives: _chips' first case
+    if all(type(v) is int for v in value):  # what the notation's fast path gives: chips_of' first case
         return [v * factor for v in value]
-    return [_chips(v, factor, name) for v in value]
+    return [chips_of(v, factor, name) for v in value]
 
 
 class _Table:
@@ -320,13 +320,10 @@ def _return_excess(bets: list[int], stack: list[int], contrib: list[int]) -> Non
 
 
 def replay(fields: dict[str, Any], factor: int = 1) -> Hand:
-    """The :class:`Hand` of one PHH hand's fields, amounts times ``factor``; raises :class:`Rejected`."""
+    """The :class:`Hand` of one PHH hand of a game with a board, amounts times ``factor``; raises
+    :class:`Rejected` (:func:`cardbatch.batch.phh.hands.replay` takes every variant)."""
     variant = fields.get("variant")
-    if not isinstance(variant, str) or variant not in GAME_OF:
-        if isinstance(variant, str) and variant in OWN_CARDS_OF:
-            from cardbatch.batch.phh import studdraw  # built on this module: imported once it is loaded
-
-            return studdraw.replay(fields, factor, variant, OWN_CARDS_OF[variant])
+    if not isinstance(variant, str) or variant not in GAME_OF:  # the games without a board: hands.replay
         raise Rejected("unsupported_variant", f"variant {variant!r} is not imported (import reads {imported()})")
     spec = GAME_OF[variant]
     most = max(g.max_seats for g in BY_HOLE_CARDS[variant].values())
@@ -350,60 +347,61 @@ def replay(fields: dict[str, Any], factor: int = 1) -> Hand:
         label = words[0]
         if label == "d":
             if len(words) == 4 and words[1] == "dh":
-                seat = _seat(words[2], n, index, raw)
+                seat = seat_of(words[2], n, index, raw)
                 hole[seat].extend(parse_cards(words[3]))
                 if len(hole[seat]) > max_hole:
                     raise Rejected(
-                        "hole_cards", f"{_at(index, raw)}: more than {max_hole} hole cards for {words[2]} in {variant}"
+                        "hole_cards",
+                        f"{loc(index, raw)}: more than {max_hole} hole cards for {words[2]} in {variant}",
                     )
             elif len(words) == 3 and words[1] == "db":
                 if actor is not None or ended:
-                    raise Rejected("illegal_action", f"{_at(index, raw)}: the board is dealt while a bet is open")
+                    raise Rejected("illegal_action", f"{loc(index, raw)}: the board is dealt while a bet is open")
                 dealt = parse_cards(words[2])
                 if len(dealt) != (3 if not board else 1) or table.street >= STREETS - 1:
-                    raise Rejected("illegal_action", f"{_at(index, raw)}: {len(dealt)} board cards after {len(board)}")
+                    raise Rejected("illegal_action", f"{loc(index, raw)}: {len(dealt)} board cards after {len(board)}")
                 board.extend(dealt)
                 table.next_street()
                 street_contrib = table.contrib[table.street]
                 actor = table.actor()
             else:
-                raise Rejected("illegal_action", f"{_at(index, raw)}: not a dealing action of a flop game")
+                raise Rejected("illegal_action", f"{loc(index, raw)}: not a dealing action of a flop game")
             continue
         seat = _LABELS.get(label, n)
         if seat >= n:
-            _seat(label, n, index, raw)  # raises
+            seat_of(label, n, index, raw)  # raises
         verb = words[1] if len(words) > 1 else ""
         if verb == "sm":
             if len(words) > 3 or folded[seat]:
-                raise Rejected("illegal_action", f"{_at(index, raw)}: a folded seat cannot show")
+                raise Rejected("illegal_action", f"{loc(index, raw)}: a folded seat cannot show")
             if len(words) == 2:
                 table.fold(seat)  # a muck
             elif words[2] != "-":
                 shown[seat] = parse_cards(words[2])  # as many as the seat holds: checked at the end
             continue
         if verb not in ("f", "cc", "cbr"):
-            raise Rejected("illegal_action", f"{_at(index, raw)}: {verb!r} is not a betting action of a flop game")
+            raise Rejected("illegal_action", f"{loc(index, raw)}: {verb!r} is not a betting action of a flop game")
         if seat != actor:
             expected = "nobody" if actor is None else f"p{actor + 1}"
-            raise Rejected("illegal_action", f"{_at(index, raw)}: out of turn ({expected} was to act)")
+            raise Rejected("illegal_action", f"{loc(index, raw)}: out of turn ({expected} was to act)")
         if verb == "cbr":
             if len(words) != 3:
-                raise Rejected("illegal_action", f"{_at(index, raw)}: a bet or raise takes one amount")
+                raise Rejected("illegal_action", f"{loc(index, raw)}: a bet or raise takes one amount")
             top = max(bet)
             amount = words[2]
-            if amount.isascii() and amount.isdigit():  # the common case, without _chips' checks
+            if amount.isascii() and amount.isdigit():  # the common case, without chips_of' checks
                 to = int(amount) * factor
             else:
-                to = _chips(amount, factor, _at(index, raw))
+                to = chips_of(amount, factor, loc(index, raw))
             add = to - bet[seat]
             if add > stack[seat]:
-                raise Rejected("illegal_action", f"{_at(index, raw)}: raises to {to}, more than the seat has")
+                raise Rejected("illegal_action", f"{loc(index, raw)}: raises to {to}, more than the seat has")
             if to <= top and add < stack[seat]:
-                raise Rejected("illegal_action", f"{_at(index, raw)}: a raise to {to} does not raise {top}")
+                raise Rejected("illegal_action", f"{loc(index, raw)}: a raise to {to} does not raise {top}")
             table.acted(seat, True)
         elif len(words) != 2:
             what = "a fold" if verb == "f" else "a check or call"
-            raise Rejected("illegal_action", f"{_at(index, raw)}: {what} takes no amount")
+            raise Rejected("illegal_action", f"{loc(index, raw)}: {what} takes no amount")
         else:
             queue.popleft()
             if verb == "f":
@@ -443,7 +441,7 @@ def replay(fields: dict[str, Any], factor: int = 1) -> Hand:
         below = 4 * spec.lowest_rank
         outside = [c for c in (*cards, *board) if c < below]
         if outside:
-            raise Rejected("bad_card", f"{_card_text(outside[0])} is not in the {spec.name} deck")
+            raise Rejected("bad_card", f"{text_of_cards(outside[0])} is not in the {spec.name} deck")
     contrib_street = [v for street in table.contrib for v in street]
     return Hand(
         seats=n,
@@ -534,11 +532,11 @@ def players(fields: dict[str, Any]) -> list[str] | None:
     return [str(p) for p in fields["players"]] if isinstance(fields.get("players"), list) else None
 
 
-def _card_text(code: int) -> str:
+def text_of_cards(code: int) -> str:
     return RANKS[code // 4] + SUITS[code % 4]
 
 
-def _at(index: int, raw: str) -> str:
+def loc(index: int, raw: str) -> str:
     """``action K ('text')``, for messages (built only when one is raised)."""
     return f"action {index + 1} ({raw!r})"
 
@@ -546,10 +544,10 @@ def _at(index: int, raw: str) -> str:
 _LABELS = {f"p{i + 1}": i for i in range(MAX_SEATS)}
 
 
-def _seat(label: str, n: int, index: int, raw: str) -> int:
+def seat_of(label: str, n: int, index: int, raw: str) -> int:
     seat = _LABELS.get(label, n)
     if seat >= n:
-        raise Rejected("illegal_action", f"{_at(index, raw)}: {label!r} is not one of p1..p{n}")
+        raise Rejected("illegal_action", f"{loc(index, raw)}: {label!r} is not one of p1..p{n}")
     return seat
 
 

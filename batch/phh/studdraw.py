@@ -46,15 +46,15 @@ from cardbatch.batch.phh.replay import (
     UNKNOWN,
     Hand,
     Rejected,
-    _at,
-    _card_text,
-    _chips,
-    _seat,
+    chips_of,
     first_after_blinds,
     forced_bets,
+    loc,
     parse_cards,
     players,
     recorded,
+    seat_of,
+    text_of_cards,
 )
 from cardbatch.games import Game
 
@@ -109,7 +109,7 @@ def replay(fields: dict[str, Any], factor: int, variant: str, spec: Game) -> Han
         fields, factor, variant, spec.max_seats, spec.name, blinds_field=not stud, streets=rounds
     )
     stack, bet, folded, queue = table.stack, table.bet, table.folded, table.queue
-    bring = _chips(fields.get("bring_in", 0), factor, "bring_in") if stud else 0
+    bring = chips_of(fields.get("bring_in", 0), factor, "bring_in") if stud else 0
     hole: list[list[int]] = [[] for _ in range(n)]
     discards: list[list[int]] = [[] for _ in range(n)]
     owed = [0] * n  # cards a seat discarded and has not been dealt again yet
@@ -151,11 +151,11 @@ def replay(fields: dict[str, Any], factor: int, variant: str, spec: Game) -> Han
         round begins and ends here)."""
         nonlocal actor
         if not started:
-            actor = begin(None, _at(index, raw))
+            actor = begin(None, loc(index, raw))
         if actor is not None:
-            raise Rejected("illegal_action", f"{_at(index, raw)}: {what} while p{actor + 1} is to act")
+            raise Rejected("illegal_action", f"{loc(index, raw)}: {what} while p{actor + 1} is to act")
         if table.street + 1 >= rounds:
-            raise Rejected("illegal_action", f"{_at(index, raw)}: {what} after the last betting round")
+            raise Rejected("illegal_action", f"{loc(index, raw)}: {what} after the last betting round")
 
     for index, raw in enumerate(actions):
         words = (raw.split("#", 1)[0] if "#" in raw else raw).split()
@@ -164,38 +164,38 @@ def replay(fields: dict[str, Any], factor: int, variant: str, spec: Game) -> Han
         label = words[0]
         if label == "d":
             if len(words) != 4 or words[1] != "dh":
-                raise Rejected("illegal_action", f"{_at(index, raw)}: not a dealing action of {spec.name}")
-            seat = _seat(words[2], n, index, raw)
+                raise Rejected("illegal_action", f"{loc(index, raw)}: not a dealing action of {spec.name}")
+            seat = seat_of(words[2], n, index, raw)
             dealt = parse_cards(words[3])
             if folded[seat] or ended:
-                raise Rejected("illegal_action", f"{_at(index, raw)}: cards dealt to a seat out of the hand")
+                raise Rejected("illegal_action", f"{loc(index, raw)}: cards dealt to a seat out of the hand")
             held = len(hole[seat]) + len(dealt)
             if stud:
                 if held > k:
-                    raise Rejected("hole_cards", f"{_at(index, raw)}: more than {k} cards for {words[2]}")
+                    raise Rejected("hole_cards", f"{loc(index, raw)}: more than {k} cards for {words[2]}")
                 street = max(held - FIRST_DEAL, 0)  # the street of the seat's last card
                 if street < table.street:
-                    raise Rejected("illegal_action", f"{_at(index, raw)}: a card of an earlier street")
+                    raise Rejected("illegal_action", f"{loc(index, raw)}: a card of an earlier street")
                 while table.street < street:  # several at once: a run-out after an all-in, deals compressed
                     round_over(index, raw, "cards dealt")
                     table.next_street(start=False)
                     started, actor = False, None
             elif owed[seat]:
                 if len(dealt) > owed[seat]:
-                    raise Rejected("hole_cards", f"{_at(index, raw)}: more cards than {words[2]} discarded")
+                    raise Rejected("hole_cards", f"{loc(index, raw)}: more cards than {words[2]} discarded")
                 owed[seat] -= len(dealt)
                 for o in range(n):  # a folded hand's card dealt again (the muck reshuffled): not its any more
                     if folded[o] and o != seat:
                         hole[o] = [UNKNOWN if c in dealt else c for c in hole[o]]
             elif table.street or held > k:
-                raise Rejected("hole_cards", f"{_at(index, raw)}: more than {k} cards for {words[2]}")
+                raise Rejected("hole_cards", f"{loc(index, raw)}: more than {k} cards for {words[2]}")
             hole[seat].extend(dealt)
             continue
-        seat = _seat(label, n, index, raw)
+        seat = seat_of(label, n, index, raw)
         verb = words[1] if len(words) > 1 else ""
         if verb == "sm":
             if len(words) > 3 or folded[seat]:
-                raise Rejected("illegal_action", f"{_at(index, raw)}: a folded seat cannot show")
+                raise Rejected("illegal_action", f"{loc(index, raw)}: a folded seat cannot show")
             if len(words) == 2:
                 table.fold(seat)  # a muck
             elif words[2] != "-":
@@ -203,9 +203,9 @@ def replay(fields: dict[str, Any], factor: int, variant: str, spec: Game) -> Han
             continue
         if verb == "sd":
             if stud or len(words) > 3:
-                raise Rejected("illegal_action", f"{_at(index, raw)}: {raw!r} is not an action of {spec.name}")
+                raise Rejected("illegal_action", f"{loc(index, raw)}: {raw!r} is not an action of {spec.name}")
             if folded[seat] or ended:
-                raise Rejected("illegal_action", f"{_at(index, raw)}: a seat out of the hand cannot draw")
+                raise Rejected("illegal_action", f"{loc(index, raw)}: a seat out of the hand cannot draw")
             if not drawing or seat in drew:  # the betting before is over: the next street's draw
                 round_over(index, raw, "a draw")
                 table.next_street(start=False)
@@ -218,28 +218,28 @@ def replay(fields: dict[str, Any], factor: int, variant: str, spec: Game) -> Han
             owed[seat] += len(thrown)
             continue
         if verb not in ("f", "cc", "cbr", "pb"):
-            raise Rejected("illegal_action", f"{_at(index, raw)}: {verb!r} is not a betting action of {spec.name}")
+            raise Rejected("illegal_action", f"{loc(index, raw)}: {verb!r} is not a betting action of {spec.name}")
         if not started and not ended:
-            actor = begin(seat, _at(index, raw))
+            actor = begin(seat, loc(index, raw))
         drawing = False
         if seat != actor:
             expected = "nobody" if actor is None else f"p{actor + 1}"
-            raise Rejected("illegal_action", f"{_at(index, raw)}: out of turn ({expected} was to act)")
+            raise Rejected("illegal_action", f"{loc(index, raw)}: out of turn ({expected} was to act)")
         if (verb == "pb") != bring_due and (verb != "cbr" or not bring_due):
             what = "no bring-in is due" if verb == "pb" else f"p{seat + 1} must bring in or complete"
-            raise Rejected("illegal_action", f"{_at(index, raw)}: {what}")
+            raise Rejected("illegal_action", f"{loc(index, raw)}: {what}")
         if len(words) != (3 if verb == "cbr" else 2):
             takes = "one amount" if verb == "cbr" else "no amount"
-            raise Rejected("illegal_action", f"{_at(index, raw)}: {raw!r} takes {takes}")
+            raise Rejected("illegal_action", f"{loc(index, raw)}: {raw!r} takes {takes}")
         bring_due = False
         if verb == "cbr":
             top = max(bet)
-            to = _chips(words[2], factor, _at(index, raw))
+            to = chips_of(words[2], factor, loc(index, raw))
             add = to - bet[seat]
             if add > stack[seat]:
-                raise Rejected("illegal_action", f"{_at(index, raw)}: raises to {to}, more than the seat has")
+                raise Rejected("illegal_action", f"{loc(index, raw)}: raises to {to}, more than the seat has")
             if to <= top and add < stack[seat]:
-                raise Rejected("illegal_action", f"{_at(index, raw)}: a raise to {to} does not raise {top}")
+                raise Rejected("illegal_action", f"{loc(index, raw)}: a raise to {to} does not raise {top}")
             table.acted(seat, True)
         else:
             queue.popleft()
@@ -298,8 +298,8 @@ def _shown(held: list[int], shown: list[int], k: int, seat: int) -> list[int]:
     if len(shown) != len(held):
         raise Rejected("hole_cards", f"p{seat + 1} shows {len(shown)} cards of the {len(held)} it holds")
     if any(c != UNKNOWN and v != UNKNOWN and c != v for c, v in zip(held, shown)):
-        shown_text = "".join(_card_text(c) if c != UNKNOWN else "??" for c in shown)
-        held_text = "".join(_card_text(c) if c != UNKNOWN else "??" for c in held)
+        shown_text = "".join(text_of_cards(c) if c != UNKNOWN else "??" for c in shown)
+        held_text = "".join(text_of_cards(c) if c != UNKNOWN else "??" for c in held)
         raise Rejected("bad_card", f"p{seat + 1} shows {shown_text} but holds {held_text}")
     return [v if v != UNKNOWN else c for c, v in zip(held, shown)]
 
@@ -319,5 +319,5 @@ def _discard(held: list[int], thrown: list[int], seat: int) -> list[int]:
             kept.pop()
             lost = True
         else:
-            raise Rejected("bad_card", f"p{seat + 1} discards {_card_text(c)}, which it does not hold")
+            raise Rejected("bad_card", f"p{seat + 1} discards {text_of_cards(c)}, which it does not hold")
     return [UNKNOWN] * len(kept) if lost else kept

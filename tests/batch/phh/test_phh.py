@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from processes import alive, stop_when_workers_run
 
 from cardbatch.batch.io.jobs import RunOptions
-from cardbatch.batch.phh import notation, replay
+from cardbatch.batch.phh import hands, notation, replay
 from cardbatch.batch.phh.job import ImportOptions, errors_path, hand_id, plan, run_import, tasks
 from cardbatch.batch.settle.job import settle_table
 from cardbatch.batch.settle.options import SettleOptions
@@ -332,9 +332,9 @@ def test_pokerkit_replays_agree(tmp_path, rng, with_antes):
 
 def test_replay_reads_amounts_exactly():
     with pytest.raises(replay.Rejected, match="not a whole number") as exc:
-        replay.replay(notation.parse(HU.format(sb="0.5", bb=1, s1=100, s2=100, r=3, hand=1, f1=103, f2=97)), 1)
+        hands.replay(notation.parse(HU.format(sb="0.5", bb=1, s1=100, s2=100, r=3, hand=1, f1=103, f2=97)), 1)
     assert exc.value.reason == "fractional_chips"
-    h = replay.replay(notation.parse(HU.format(sb="0.5", bb=1, s1=100, s2=100, r=3, hand=1, f1=103, f2=97)), 2)
+    h = hands.replay(notation.parse(HU.format(sb="0.5", bb=1, s1=100, s2=100, r=3, hand=1, f1=103, f2=97)), 2)
     assert h.contrib_street[:2] == [6, 6] and np.sum(h.contrib_street) == 12
 
 

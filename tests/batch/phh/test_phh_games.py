@@ -14,7 +14,7 @@ import pytest
 from conftest import TEST_DATA, cli
 
 from cardbatch.batch.io.jobs import RunOptions
-from cardbatch.batch.phh import notation, replay
+from cardbatch.batch.phh import hands, notation, replay
 from cardbatch.batch.phh.job import ImportOptions, errors_path, run_import
 from cardbatch.batch.settle.by_game import settle_table
 from cardbatch.batch.settle.options import SettleOptions
@@ -176,7 +176,7 @@ def test_unknown_variants_stay_set_aside(code):
     as which games (the stud and draw games' codes among them)."""
     text = PO_HAND.format(p1="AsAdJh8c", p2="KsKdQsQd", p3="????????").replace("'PO'", repr(code))
     with pytest.raises(replay.Rejected) as exc:
-        replay.replay(notation.parse(text))
+        hands.replay(notation.parse(text))
     assert exc.value.reason == "unsupported_variant"
     message = str(exc.value)
     assert repr(code) in message
@@ -189,7 +189,7 @@ def test_the_corpus_stud_and_draw_hands_that_were_set_aside_import():
     """The two hands once set aside as other variants: 5.phh (seven-card stud: p5's three of spades,
     the lowest up card, brings in; p4 completes; on fifth street p5 bets and p4 folds) and 43.phh
     (deuce-to-seven single draw, a dead big-blind ante: p1 raises before the draw, p2 folds)."""
-    stud = replay.replay(_fields(WSOP / "5.phh"))
+    stud = hands.replay(_fields(WSOP / "5.phh"))
     assert (stud.game, stud.variant, stud.button, stud.seats) == ("stud", "F7S", None, 5)
     assert stud.contrib_street == [
         *[50000, 50000, 50000, 250000, 250000],  # third street: the antes, the bring-in completed and called
@@ -204,7 +204,7 @@ def test_the_corpus_stud_and_draw_hands_that_were_set_aside_import():
     p4, p5 = replay.parse_cards("8c5sQc6dAh"), replay.parse_cards("Kc8s3s9sAd")
     assert stud.cards[21:] == p4 + [255] * 2 + p5 + [255] * 2
     assert stud.board == [255] * 5 and stud.discards is None
-    draw = replay.replay(_fields(WSOP / "43.phh"))
+    draw = hands.replay(_fields(WSOP / "43.phh"))
     assert (draw.game, draw.variant, draw.button, draw.seats) == ("draw27_single", "N2L1D", 4, 5)
     # p1's raise to 1,000,000 is called by nobody: all but the big blind's 150,000 goes back (p2's
     # 375,000: its dead ante of 225,000 and its blind)
@@ -230,7 +230,7 @@ def test_hole_cards_no_game_holds_are_refused(variant, holes, words):
     different numbers, is ``hole_cards`` with a message that says so (never imported as another game)."""
     text = PO_HAND.format(p1=holes[0], p2=holes[1], p3=holes[2]).replace("'PO'", repr(variant))
     with pytest.raises(replay.Rejected) as exc:
-        replay.replay(notation.parse(text))
+        hands.replay(notation.parse(text))
     assert exc.value.reason == "hole_cards"
     assert words in str(exc.value)
 
@@ -238,14 +238,14 @@ def test_hole_cards_no_game_holds_are_refused(variant, holes, words):
 def test_a_shown_hand_of_another_size_is_refused():
     text = PO_HAND.format(p1="AsAdJh8c", p2="KsKdQsQd", p3="????????").replace("'p2 sm KsKdQsQd'", "'p2 sm KsKd'")
     with pytest.raises(replay.Rejected, match="p2 shows 2 cards of the 4 a seat holds") as exc:
-        replay.replay(notation.parse(text))
+        hands.replay(notation.parse(text))
     assert exc.value.reason == "hole_cards"
 
 
 def test_a_short_deck_card_below_six_is_a_bad_card():
     text = PO_HAND.format(p1="AsKh", p2="KsKd", p3="????").replace("'PO'", "'NS'")
     with pytest.raises(replay.Rejected, match="2s is not in the shortdeck deck") as exc:
-        replay.replay(notation.parse(text))
+        hands.replay(notation.parse(text))
     assert exc.value.reason == "bad_card"
 
 
@@ -255,13 +255,13 @@ def test_seat_limits_are_the_games():
     text = PO_HAND.replace("[0, 0, 0]", str([0] * 12)).replace("[1, 2, 0]", str([1, 2] + [0] * 10))
     text = text.replace("[100, 100, 100]", str([100] * 12))
     with pytest.raises(replay.Rejected, match=r"12 players: PO \(omaha .*\) takes 2..11") as exc:
-        replay.replay(notation.parse(text.format(p1="AsAdJh8c", p2="KsKdQsQd", p3="????????")))
+        hands.replay(notation.parse(text.format(p1="AsAdJh8c", p2="KsKdQsQd", p3="????????")))
     assert exc.value.reason == "seat_count"
     eight = {"antes": [0] * 8, "blinds_or_straddles": [1, 2] + [0] * 6, "starting_stacks": [100] * 8, "min_bet": 2}
     fields = {"variant": "PO", **eight, "actions": [f"d dh p{s + 1} " + "??" * 6 for s in range(8)]}
     fields["actions"] += ["p3 f", "p4 f", "p5 f", "p6 f", "p7 f", "p8 f", "p1 f"]
     with pytest.raises(replay.Rejected, match="8 players: omaha6 takes 2..7") as exc:
-        replay.replay(fields)
+        hands.replay(fields)
     assert exc.value.reason == "seat_count"
 
 

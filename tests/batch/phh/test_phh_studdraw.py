@@ -17,7 +17,7 @@ import pytest
 from conftest import TEST_DATA
 
 from cardbatch.batch.io.jobs import RunOptions
-from cardbatch.batch.phh import notation, replay, studdraw
+from cardbatch.batch.phh import hands, notation, replay, studdraw
 from cardbatch.batch.phh.job import ImportOptions, hand_id, run_import
 from cardbatch.batch.settle.by_game import settle_table
 from cardbatch.batch.settle.options import SettleOptions
@@ -31,7 +31,7 @@ def _text(name: str) -> str:
 
 
 def _hand(text: str) -> replay.Hand:
-    return replay.replay(notation.parse(text))
+    return hands.replay(notation.parse(text))
 
 
 def _cards(text: str) -> list[int]:
