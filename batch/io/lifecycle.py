@@ -102,12 +102,18 @@ def init_pool_worker(threads: int | None, own_process: bool = True) -> None:
 def kill_pool(pool: cf.ProcessPoolExecutor) -> None:
     """Cancel what has not started and kill the workers (a unit in flight leaves no finished part)."""
     processes = list(getattr(pool, "_processes", {}).values())  # the executor offers no public handle
+    results = getattr(pool, "_result_queue", None)  # shutdown() lets go of it
     pool.shutdown(wait=False, cancel_futures=True)
     for p in processes:
         if p.is_alive():
             p.kill()
     for p in processes:
         p.join(timeout=5)
+    # A worker killed while it sent its record leaves the pool's manager thread reading a message that
+    # never ends, and the interpreter's exit joins that thread: the process hung after its last line.
+    # With this process's end of the result pipe closed too, no writer is left and the read ends.
+    if results is not None:
+        results._writer.close()
 
 
 class _Pool(cf.ProcessPoolExecutor):

@@ -198,3 +198,35 @@ def test_a_stopped_dask_run_takes_its_local_cluster_along(tmp_path, many_small_u
     while any(alive(p) for p in processes) and time.time() < deadline:
         time.sleep(0.2)
     assert not [p for p in processes if alive(p)], "a cluster process outlived the run"
+
+
+_KILLED_MID_SEND = """
+import sys, time
+from cardbatch.batch.io import lifecycle
+
+
+def big(i):
+    return b"x" * (300 << 20)
+
+
+if __name__ == "__main__":
+    try:
+        with lifecycle.process_pool(2, None) as pool:
+            futures = [pool.submit(big, i) for i in range(6)]
+            time.sleep(1.0)
+            raise KeyboardInterrupt
+    except KeyboardInterrupt:
+        print("stopped", flush=True)
+"""
+
+
+@pytest.mark.slow  # real worker processes killed while they send their records
+def test_a_process_whose_workers_were_killed_mid_send_still_exits(tmp_path):
+    """From CI: a rank-decks run stopped by SIGTERM printed its line and never exited. A worker
+    killed while it sent its record left the pool's manager thread reading a message that never
+    ended (the parent held the pipe's other end), and the interpreter's exit joined that thread."""
+    script = tmp_path / "killed_mid_send.py"
+    script.write_text(_KILLED_MID_SEND)
+    # a real process: what is tested is that it exits
+    res = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60)
+    assert res.returncode == 0 and res.stdout.strip() == "stopped", res.stderr
