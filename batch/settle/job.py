@@ -17,7 +17,7 @@ import functools
 import json
 import sys
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import pyarrow as pa
@@ -255,9 +255,7 @@ def _run_locked(planned: RunPlan, ctx: UnitContext, run_opts: RunOptions, mode: 
     written = {name: s.get("files") for _, parts in done for name, s in parts}
     manifest.record_written(out, written)
     total = summarise(done, inputs, opts, t0, settled_at)
-    spans = [s.get("hand_ids") for _, parts in done for _, s in parts]
-    paths = [i["path"] for i in inputs]
-    total["repeated_hand_ids"] = dict(hand_ids.NONE) if hand_ids.apart(spans) else hand_ids.repeated(paths)
+    total["repeated_hand_ids"] = repeated_ids(done, lambda: hand_ids.repeated([i["path"] for i in inputs]))
     total.update(
         {
             "parts": len(holds),
@@ -370,6 +368,15 @@ def summarise(
     return total
 
 
+def repeated_ids(
+    done: Iterable[tuple[Unit, list[tuple[str, dict[str, Any]]]]], count: Callable[[], dict[str, Any]]
+) -> dict[str, Any]:
+    """The run's ``repeated_hand_ids``: none when the parts' id spans do not overlap, else ``count()``
+    (which reads the ids again: a file's, or the caller's table)."""
+    spans = [s.get("hand_ids") for _, parts in done for _, s in parts]
+    return dict(hand_ids.NONE) if hand_ids.apart(spans) else count()
+
+
 def _counters(part: dict[str, Any]) -> dict[str, Any]:
     """A part's counters without its timing (which is not added up), its split by file and the
     files it wrote."""
@@ -426,15 +433,13 @@ def settle_in_memory(
             sink.extend(part)
             done.append((unit, [(unit.name, counters)]))
     figures = summarise(done, inputs, opts, t0, time.perf_counter())
-    spans = [s.get("hand_ids") for _, parts in done for _, s in parts]
-    if hand_ids.apart(spans):
-        figures["repeated_hand_ids"] = dict(hand_ids.NONE)
-    elif isinstance(source, pa.Table):
-        figures["repeated_hand_ids"] = hand_ids.repeated_in(
-            [source.column("hand_id")] if "hand_id" in source.column_names else []
+    if isinstance(source, pa.Table):
+        table = source
+        figures["repeated_hand_ids"] = repeated_ids(
+            done, lambda: hand_ids.repeated_in([table.column("hand_id")] if "hand_id" in table.column_names else [])
         )
     else:
-        figures["repeated_hand_ids"] = hand_ids.repeated([i["path"] for i in inputs])
+        figures["repeated_hand_ids"] = repeated_ids(done, lambda: hand_ids.repeated([i["path"] for i in inputs]))
     figures.update(
         {"engine": "in-process", "workers": engine.workers, "options": {**opts.as_dict(), "batch_rows": batch_rows}}
     )
