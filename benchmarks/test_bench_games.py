@@ -1,5 +1,6 @@
 """The games beside Hold'em: Omaha seat evaluations against peers and against our Hold'em seat rate
-on the same tables, and settling Omaha hi/lo files against Hold'em files of as many hands.
+on the same tables, and settling Omaha hi/lo and stud hi/lo files against Hold'em files of as many
+hands.
 
     CARDBATCH_BENCH_GAMES_N=1000000 pytest benchmarks/test_bench_games.py --benchmark-only -s
 
@@ -26,6 +27,7 @@ from cardbatch.kernels import holdem, omaha, shortdeck
 
 TABLES = int(os.environ.get("CARDBATCH_BENCH_TABLES", 200_000))  # tables of 6 seats
 SETTLE_N = int(os.environ.get("CARDBATCH_BENCH_GAMES_N", 1_000_000))
+SETTLE_GAMES = ("holdem", "omaha_hilo", "stud_hilo")
 PEER_N = 5_000
 SEATS = 6
 
@@ -169,10 +171,11 @@ def test_ours_shortdeck_seats(benchmark, throughput):
 
 @pytest.fixture(scope="module")
 def settle_inputs():
-    """``SETTLE_N`` generated hands of Hold'em and of Omaha hi/lo, one Parquet file each."""
+    """``SETTLE_N`` generated hands of Hold'em, Omaha hi/lo and stud hi/lo, one Parquet file each
+    (stud hi/lo's goal: at most 1.5 times Hold'em's time)."""
     folder = tempfile.mkdtemp(prefix="cardbatch-bench-games-")
     paths = {}
-    for game in ("holdem", "omaha_hilo"):
+    for game in SETTLE_GAMES:
         path = os.path.join(folder, f"{game}.parquet")
         subprocess.run(
             [
@@ -196,7 +199,7 @@ def settle_inputs():
     return folder, paths
 
 
-@pytest.mark.parametrize("game", ["holdem", "omaha_hilo"])
+@pytest.mark.parametrize("game", SETTLE_GAMES)
 def test_settle_files(benchmark, throughput, settle_inputs, game):
     """``cardbatch settle`` of the file, the real command in its own process (2 workers), best of 3."""
     folder, paths = settle_inputs
