@@ -16,7 +16,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import hashlib
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -143,9 +143,12 @@ def check_columns(label: str, schema: pa.Schema, game: str) -> None:
             raise InputError(f"{at}column {name} must hold booleans (or integers, 0 for false), got {t}")
 
 
-def check_schema(path: str, schema: pa.Schema, opts: SettleOptions) -> None:
+def check_schema(
+    path: str, schema: pa.Schema, opts: SettleOptions, head: Callable[[list[str]], pa.Table] | None = None
+) -> None:
     """Stop the run on an input this tool cannot read (a clear message naming input and column).
-    With a ``game`` column, each game's columns are checked when its rows are settled."""
+    With a ``game`` column, each game's columns are checked when its rows are settled. ``head``
+    gives the input's first rows of the named columns, for a game told from the columns."""
     twice = sorted({n for n in schema.names if schema.names.count(n) > 1})
     if twice:
         raise InputError(f"{path}: column(s) {', '.join(twice)} appear more than once (duplicate_column)")
@@ -164,9 +167,35 @@ def check_schema(path: str, schema: pa.Schema, opts: SettleOptions) -> None:
     game = infer_game(schema.names, opts)
     if opts.game is None and "button" not in schema.names and game_spec(game).button:
         # told from the columns: rows of another game's card count (stud's 7 a seat, dealt without a
-        # button) are set aside as game_not_given, button or not; the rest ask for it when read
-        schema = schema.append(pa.field("button", pa.int64()))
+        # button) are set aside as game_not_given, button or not; the rest ask for it when read, and
+        # when the first rows are the told game's, they ask now, before any output is made
+        if head is None or _all_not_told(head, schema, game):
+            schema = schema.append(pa.field("button", pa.int64()))
     check_columns(path, schema, game)
+
+
+HEAD_ROWS = 1024  # the rows that tell whether a file without a button is the told game's
+
+
+def _all_not_told(head: Callable[[list[str]], pa.Table], schema: pa.Schema, game: str) -> bool:
+    """Whether every one of the first rows is another game's card count (set aside when read)."""
+    from cardbatch.batch.settle.cardcols import not_told_rows
+
+    spec = game_spec(game)
+    wanted = {"cards", "folded", "contrib", "contrib_street", *spec.required}
+    return bool(not_told_rows(head([n for n in schema.names if n in wanted]), spec).all())
+
+
+def _file_head(path: str, meta: pq.FileMetaData) -> Callable[[list[str]], pa.Table]:
+    """The first rows of a file's columns, read when asked for."""
+
+    def head(columns: list[str]) -> pa.Table:
+        if meta.num_row_groups == 0:
+            return meta.schema.to_arrow_schema().empty_table().select(columns)
+        pf = storage.parquet_file(path)
+        return pa.Table.from_batches([next(pf.iter_batches(batch_size=HEAD_ROWS, row_groups=[0], columns=columns))])
+
+    return head
 
 
 # A cap on a group of small files: with cuts drawn at a file's chance rows / (batch_rows / 2) past
@@ -216,7 +245,7 @@ def plan(
                 parsed[path] = meta
         except (OSError, pa.ArrowException) as exc:
             raise InputError(f"cannot read {path}: {exc}") from None
-        check_schema(path, schema, opts)
+        check_schema(path, schema, opts, _file_head(path, meta))
         n = meta.num_rows
         file_rows.append(n)
         sizes = [meta.row_group(g).num_rows for g in range(meta.num_row_groups)]
@@ -273,7 +302,7 @@ def plan_table(table: pa.Table, label: str, batch_rows: int, opts: SettleOptions
     messages. The table's schema is checked as a file's would be."""
     if table.num_rows == 0:  # no rows, nothing to settle: an empty frame's types say little (pandas: null, double)
         return []
-    check_schema(label, table.schema, opts)
+    check_schema(label, table.schema, opts, lambda columns: table.slice(0, HEAD_ROWS).select(columns))
     return [
         Unit(
             (

@@ -180,6 +180,22 @@ def test_a_stud_file_with_neither_game_nor_button_is_set_aside_under_unknown(tmp
         )
 
 
+def test_a_zjh_file_without_its_button_is_refused_before_any_output(tmp_path):
+    """From a trial: a Zha Jin Hua file with neither game nor button column was refused (exit 2)
+    only after the output folder had been made (its lock, manifest and part folders). Its first
+    rows are the told game's: it is refused before the run starts, the folder never made; a stud
+    file beside it in the same form still runs (its rows set aside)."""
+    zjh = generate_hands("zjh", 40, seed=4, bad_rate=0.0).table.drop_columns(["game", "button"])
+    path = tmp_path / "zjh.parquet"
+    pq.write_table(zjh, path)
+    out = tmp_path / "o"
+    done = cli("settle", str(path), "--out", str(out), "--workers", "1", "-q")
+    assert done.returncode == 2 and "missing column(s) button for game zjh" in done.stderr
+    assert not out.exists()
+    with pytest.raises(InputError, match="button"):
+        settle_table(zjh, SettleOptions())
+
+
 def test_stud_hilo_has_no_per_street_rule():
     with pytest.raises(ValueError, match="splits pots high/low"):
         SettleOptions.of(game="stud_hilo", policy="presence")
