@@ -20,6 +20,7 @@ reference in pokerkit's conventions instead, and counted.
 
 from __future__ import annotations
 
+import os
 import random
 
 import numpy as np
@@ -34,8 +35,10 @@ from cardbatch.games import game as game_spec
 from cardbatch.kernels import cards, razz, stud
 
 pokerkit = pytest.importorskip("pokerkit")
-pytestmark = pytest.mark.slow  # 3,500 hands played by pokerkit: about 9 s
-HANDS = 500  # of each game (pokerkit plays 200 to 400 of these hands a second)
+pytestmark = pytest.mark.slow  # 7,000 hands played by pokerkit: about 20 s
+# of each game (pokerkit plays 200 to 400 of these hands a second); more by the environment, e.g.
+# CARDBATCH_POKERKIT_HANDS=5000 for 35,000 showdowns
+HANDS = int(os.environ.get("CARDBATCH_POKERKIT_HANDS", 1000))
 
 A = pokerkit.Automation
 AUTO = (
@@ -246,7 +249,7 @@ def _hilo_reference(contrib, live, shown) -> list[int]:
     ids=["stud", "draw"],
 )
 def test_pokerkit_settles_random_showdowns_as_we_do(family, pokerkit_hands, rng):
-    """500 hands of each game of the family: every row settles, to pokerkit's payouts exactly (stud
+    """``HANDS`` hands of each game of the family: every row settles, to pokerkit's payouts exactly (stud
     hi/lo's tables where pokerkit's convention halves a pot without a low: to its conventions)."""
     ties = 0
     for game in family:
