@@ -19,7 +19,7 @@ from cardbatch.batch.settle.counters import Counters, merge_counters
 from cardbatch.batch.settle.options import SettleOptions
 from cardbatch.batch.settle.outputs import UNKNOWN_GAME, fill_game
 from cardbatch.batch.settle.plan import check_columns, infer_game
-from cardbatch.games import GAMES
+from cardbatch.games import GAMES, REGISTRY
 from cardbatch.games import game as game_spec
 
 
@@ -31,7 +31,7 @@ def settle_by_game(
     under ``unknown``."""
     from cardbatch.batch.io.lists import without_views
 
-    table = without_views(table)
+    table = _typed_nulls(without_views(table))
     from cardbatch.batch.settle.poker import settle_hands
     from cardbatch.batch.settle.rejects import CODE, error_rows
     from cardbatch.batch.settle.team2v2 import settle_teams
@@ -93,6 +93,18 @@ def settle_by_game(
     if unknown:
         errors[UNKNOWN_GAME] = pa.concat_tables(unknown, promote_options="permissive")
     return results, errors, merge_counters(counters)
+
+
+_INTEGER_COLUMNS = frozenset(name for spec in REGISTRY.values() for name in spec.integer_columns)
+
+
+def _typed_nulls(table: pa.Table) -> pa.Table:
+    """An integer column every cell of which is null (pyarrow and pandas write such a column with
+    Arrow's null type) read as 64-bit integers, all null: a cell then says what a null cell says."""
+    for i, field in enumerate(table.schema):
+        if pa.types.is_null(field.type) and field.name in _INTEGER_COLUMNS:
+            table = table.set_column(i, field.name, pa.nulls(table.num_rows, pa.int64()))
+    return table
 
 
 def _told(

@@ -113,10 +113,11 @@ def _is_text_or_dictionary(t: pa.DataType) -> bool:
     return is_text(t) or (pa.types.is_dictionary(t) and is_text(t.value_type))
 
 
-def check_columns(label: str, schema: pa.Schema, game: str) -> None:
+def check_columns(label: str, schema: pa.Schema, game: str, types: bool = True) -> None:
     """Stop on columns ``game`` reads that it cannot read: one missing (``missing_column``), or of
     another type (an integer column that is not integers, a list column that is not a list of
-    values; cards and board may be text). ``label`` names the input in the message."""
+    values; cards and board may be text; not checked unless ``types``). ``label`` names the input
+    in the message."""
     at = f"{label}: " if label else ""
     names = set(schema.names)
     spec = game_spec(game)
@@ -125,8 +126,11 @@ def check_columns(label: str, schema: pa.Schema, game: str) -> None:
     missing = [c for c in required if c not in names]
     if missing:
         raise InputError(f"{at}missing column(s) {', '.join(missing)} for game {game} (missing_column)")
+    if not types:
+        return
     for name in spec.integer_columns:
-        if name in names and not pa.types.is_integer(schema.field(name).type):
+        t = schema.field(name).type if name in names else None
+        if t is not None and not (pa.types.is_integer(t) or pa.types.is_null(t)):  # null: every cell null
             raise InputError(f"{at}column {name} must be an integer, got {schema.field(name).type}")
     for name in spec.list_columns:
         if name not in names:
@@ -144,14 +148,24 @@ def check_columns(label: str, schema: pa.Schema, game: str) -> None:
 
 
 def check_schema(
-    path: str, schema: pa.Schema, opts: SettleOptions, head: Callable[[list[str]], pa.Table] | None = None
+    path: str,
+    schema: pa.Schema,
+    opts: SettleOptions,
+    head: Callable[[list[str]], pa.Table] | None = None,
+    types: bool = True,
 ) -> None:
     """Stop the run on an input this tool cannot read (a clear message naming input and column).
     With a ``game`` column, each game's columns are checked when its rows are settled. ``head``
-    gives the input's first rows of the named columns, for a game told from the columns."""
+    gives the input's first rows of the named columns, for a game told from the columns. Without
+    ``types``, the columns' names only (an empty frame's types say little: pandas gives null or
+    double)."""
     twice = sorted({n for n in schema.names if schema.names.count(n) > 1})
     if twice:
         raise InputError(f"{path}: column(s) {', '.join(twice)} appear more than once (duplicate_column)")
+    if not types:
+        if "game" not in schema.names and folder_game(path) is None:
+            check_columns(path, schema, infer_game(schema.names, opts), types=False)
+        return
     for analysis in opts.analyses:
         analysis.check_schema(path, schema)
     if "game" in schema.names:
@@ -300,7 +314,8 @@ def _file_units(path: str, fi: int, key: str, sizes: list[int], batch_rows: int)
 def plan_table(table: pa.Table, label: str, batch_rows: int, opts: SettleOptions) -> list[Unit]:
     """Units over an in-memory table: slices of ``batch_rows`` rows (no copy), named ``label`` in
     messages. The table's schema is checked as a file's would be."""
-    if table.num_rows == 0:  # no rows, nothing to settle: an empty frame's types say little (pandas: null, double)
+    if table.num_rows == 0:  # no rows, nothing to settle: the columns it names are checked, not their types
+        check_schema(label, table.schema, opts, types=False)
         return []
     check_schema(label, table.schema, opts, lambda columns: table.slice(0, HEAD_ROWS).select(columns))
     return [

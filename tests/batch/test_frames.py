@@ -240,6 +240,18 @@ def test_an_empty_pandas_frame_settles_to_empty_tables():
     assert s.results.num_rows == s.errors.num_rows == 0 and "reason" in s.errors.column_names
 
 
+def test_an_empty_table_missing_a_column_its_game_reads_is_refused_as_a_file_is(tmp_path):
+    """From a trial: an empty table without ``button`` told to be badugi settled (status 0) while
+    the command line refused the same empty file (exit 2): both refuse it, naming the column; the
+    column's types are still not asked of an empty table."""
+    empty = generate_hands("badugi", 10, seed=1).table.slice(0, 0).drop_columns(["game", "button"])
+    with pytest.raises(cardbatch.InputError, match=r"missing column\(s\) button for game badugi"):
+        cardbatch.audit(empty, game="badugi")
+    pq.write_table(empty, tmp_path / "empty.parquet")
+    done = cli("settle", str(tmp_path / "empty.parquet"), "--game", "badugi", "--out", str(tmp_path / "o"), "-q")
+    assert done.returncode == 2 and "missing column(s) button for game badugi" in done.stderr
+
+
 def test_the_api_settles_a_mixed_frame_of_every_game():
     """The flop games and the games without a board (stud and razz rows without a button: null in
     the frame's button column) in one frame."""

@@ -196,6 +196,26 @@ def test_a_zjh_file_without_its_button_is_refused_before_any_output(tmp_path):
         settle_table(zjh, SettleOptions())
 
 
+def test_a_button_column_all_null_is_read_as_null_cells(tmp_path):
+    """From a trial: a ``button`` column of None only (Arrow's null type, as pyarrow and pandas write
+    it) was refused (exit 2: must be an integer), though stud needs no button and a null cell is
+    fine: it reads as null cells, stud settled, Zha Jin Hua's rows set aside as missing_value."""
+    stud = generate_hands("stud", 30, seed=5, bad_rate=0.0).table
+    zjh = generate_hands("zjh", 20, seed=6, bad_rate=0.0).table.drop_columns(["button"])
+    for table, settled, rejected in ((stud, 30, {}), (zjh, 0, {"missing_value": 20})):
+        table = table.append_column("button", pa.nulls(table.num_rows))
+        path = tmp_path / f"{table.column('game')[0]}.parquet"
+        pq.write_table(table, path)
+        assert pq.read_schema(path).field("button").type == pa.null()
+        done = cli("audit", str(path), "--out", str(tmp_path / path.stem), "--workers", "1", "-q")
+        assert done.returncode == 0, done.stderr
+        summary = json.loads((tmp_path / path.stem / "summary.json").read_text())
+        assert summary["rows_settled"] == settled and summary["rejected_by_reason"] == rejected
+        assert summary["mismatches"] == 0
+        r, e, c = settle_table(table, SettleOptions())
+        assert r.num_rows == settled and c["rejected_by_reason"] == rejected
+
+
 def test_stud_hilo_has_no_per_street_rule():
     with pytest.raises(ValueError, match="splits pots high/low"):
         SettleOptions.of(game="stud_hilo", policy="presence")
