@@ -337,7 +337,15 @@ _SPECS = (
         phh_variants=("F7S/8",),
     ),
     dataclasses.replace(
-        _STUD, name="razz", title="Razz", evaluator="razz", score_order="low", classes=6175, phh_variants=("FR",)
+        _STUD,
+        name="razz",
+        title="Razz",
+        evaluator="razz",
+        score_order="low",
+        classes=6175,
+        phh_variants=("FR",),
+        # straights and flushes do not count: a hand without a pair is "no pair" (codes 4, 5, 8 never occur)
+        category_names=("no pair", *_POKER_CATEGORIES[1:]),
     ),
     _DRAW27,
     dataclasses.replace(
