@@ -21,23 +21,15 @@ from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any
 
+from cardbatch.batch.phh.schema import AMOUNTS
+
 try:
     import tomllib
 except ImportError:  # Python 3.10: the same parser, from PyPI (a dependency there)
     import tomli as tomllib
 
 _HEADER = re.compile(r"^\[\s*([^\[\]]+?)\s*\]\s*(#.*)?$")
-AMOUNT_FIELDS = (
-    "antes",
-    "blinds_or_straddles",
-    "starting_stacks",
-    "finishing_stacks",
-    "winnings",
-    "min_bet",
-    "small_bet",
-    "big_bet",
-    "bring_in",
-)
+AMOUNT_FIELDS = tuple(AMOUNTS)  # every field the replay reads amounts from (:mod:`.schema`)
 _AMOUNT_LINE = re.compile(r"^\s*(?:" + "|".join(AMOUNT_FIELDS) + r")\s*=(.*)$", re.M)
 _CBR = re.compile(r"\bcbr\s+([0-9][0-9_,]*(?:\.[0-9]+)?)")
 _DECIMAL = re.compile(r"(?<![\w.])[0-9][0-9_]*\.([0-9]+)")

@@ -19,6 +19,9 @@ action puts in on which street, who folded, which cards were dealt or shown.
 - **Limits.** Fixed-limit, pot-limit and no-limit betting move chips the same
   way (a bet or raise puts the seat's bet *to* its amount), so one replay
   serves them all: the limit is in the variant code and never checked.
+- **Fields** are read through :mod:`.schema`, which holds what each variant requires and checks
+  every amount's type and range (a field missing, mistyped or out of range is ``malformed``, a list
+  of another length than the seats ``seat_count``): the replay never reads a field itself.
 - **Seats** are the PHH players in order (``p1`` first); the button is the
   last player. Heads-up, ``p1`` posts the big blind and ``p2`` (the button)
   the small blind, and the antes swap the same way (as pokerkit does).
@@ -67,7 +70,9 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
+from cardbatch.batch.phh import schema
 from cardbatch.batch.phh.notation import Malformed
+from cardbatch.batch.phh.schema import Checked, Rejected
 from cardbatch.constants import RANKS, SUITS  # the kernels' alphabet, without loading them
 from cardbatch.games import REGISTRY, Game
 
@@ -143,14 +148,6 @@ def imported() -> str:
     return "; ".join(f"{' and '.join(codes)} as {games}" for games, codes in by_game.items())
 
 
-class Rejected(ValueError):
-    """A hand set aside: ``reason`` (a code for the errors file) and the message."""
-
-    def __init__(self, reason: str, message: str) -> None:
-        super().__init__(message)
-        self.reason = reason
-
-
 @dataclasses.dataclass
 class Hand:
     """One hand in the settle format's layout (seat lists in PHH player order)."""
@@ -200,7 +197,8 @@ def parse_cards(text: str) -> list[int]:
 
 
 def chips_of(value: Any, factor: int, name: str) -> int:
-    """An amount in chips: ``value * factor`` exactly, or ``fractional_chips``."""
+    """An action's amount (``cbr 1,500.50``) in chips: ``value * factor`` exactly, or
+    ``fractional_chips`` (a field's amounts: :func:`.schema.read`)."""
     # the common case, without Fraction (isascii: str.isdigit also takes "²", which int() refuses)
     if type(value) is int or type(value) is str and value.isascii() and value.isdigit():
         chips = int(value) * factor
@@ -218,19 +216,6 @@ def chips_of(value: Any, factor: int, name: str) -> int:
     if scaled < 0:
         raise Rejected("malformed", f"{name}: {value} is negative")
     return int(scaled)
-
-
-def _per_seat(fields: dict[str, Any], name: str, n: int, factor: int, default: int | None = None) -> list[int]:
-    value = fields.get(name, default)
-    if value is None:
-        raise Rejected("malformed", f"the field {name!r} is missing")
-    if not isinstance(value, list):
-        return [chips_of(value, factor, name)] * n
-    if len(value) != n:
-        raise Rejected("seat_count", f"{name} has {len(value)} entries for {n} players")
-    if all(type(v) is int for v in value):  # what the notation's fast path gives: chips_of' first case
-        return [v * factor for v in value]
-    return [chips_of(v, factor, name) for v in value]
 
 
 class _Table:
@@ -322,12 +307,14 @@ def _return_excess(bets: list[int], stack: list[int], contrib: list[int]) -> Non
 def replay(fields: dict[str, Any], factor: int = 1) -> Hand:
     """The :class:`Hand` of one PHH hand of a game with a board, amounts times ``factor``; raises
     :class:`Rejected` (:func:`cardbatch.batch.phh.hands.replay` takes every variant)."""
-    variant = fields.get("variant")
-    if not isinstance(variant, str) or variant not in GAME_OF:  # the games without a board: hands.replay
+    variant = schema.variant_of(fields)
+    if variant not in GAME_OF:  # the games without a board: hands.replay
         raise Rejected("unsupported_variant", f"variant {variant!r} is not imported (import reads {imported()})")
     spec = GAME_OF[variant]
     most = max(g.max_seats for g in BY_HOLE_CARDS[variant].values())
-    n, stacks, blinds, actions, table, dead = forced_bets(fields, factor, variant, most, _games_of(variant))
+    checked = schema.read(fields, factor, variant, spec, most, _games_of(variant))
+    n, stacks, blinds, actions = checked.seats, checked.starting_stacks, checked.blinds, checked.actions
+    table, dead = forced_bets(checked)
     max_hole = _MAX_HOLE[variant]
     table.start_round(first_after_blinds(table, blinds))
     actor = table.actor()
@@ -450,44 +437,22 @@ def replay(fields: dict[str, Any], factor: int = 1) -> Hand:
         folded=list(table.folded),
         cards=cards,
         board=(board + [UNKNOWN] * BOARD)[:BOARD],
-        payout=recorded(fields, n, factor, stacks, table),
+        payout=recorded(checked, table),
         variant=variant,
         game=spec.name,
-        players=players(fields),
+        players=checked.players,
         stack=stacks,
         button=n - 1,
     )
 
 
-def forced_bets(
-    fields: dict[str, Any],
-    factor: int,
-    variant: str,
-    most: int,
-    games: str,
-    blinds_field: bool = True,
-    streets: int = STREETS,
-) -> tuple[int, list[int], list[int], list[str], _Table, list[int]]:
-    """A hand's seats, starting stacks, blinds (as posted: heads-up swapped), actions, and its table
-    with the antes and blinds in (``blinds_field`` False: a game without blinds, whose field may be
-    absent), and the dead chips; raises :class:`Rejected` on a field that is missing or wrong."""
-    starting = fields.get("starting_stacks")
-    if not isinstance(starting, list) or not starting:
-        raise Rejected("malformed", "starting_stacks is missing or empty")
-    n = len(starting)
-    if not 2 <= n <= most:
-        raise Rejected("seat_count", f"{n} players: {variant} ({games}) takes 2..{most}")
-    stacks = _per_seat(fields, "starting_stacks", n, factor)
+def forced_bets(checked: Checked, streets: int = STREETS) -> tuple[_Table, list[int]]:
+    """A hand's table (``streets`` betting rounds) with the antes and blinds in (heads-up swapped),
+    and the dead chips."""
+    n, stacks, antes, blinds = checked.seats, checked.starting_stacks, checked.antes, checked.blinds
     if sum(stacks) > _MAX64:  # every contribution and payout is at most the table's chips
         raise Rejected("overflow", f"the starting stacks, {sum(stacks)} chips, do not fit a 64-bit integer")
-    antes = _per_seat(fields, "antes", n, factor, default=0)
-    blinds = _per_seat(fields, "blinds_or_straddles", n, factor, default=None if blinds_field else 0)
-    actions = fields.get("actions")
-    if not isinstance(actions, list) or not all(isinstance(a, str) for a in actions):
-        raise Rejected("malformed", "actions must be a list of strings")
-    trimming = fields.get("ante_trimming_status", False)
-    if not isinstance(trimming, bool):
-        raise Rejected("malformed", "ante_trimming_status must be true or false")
+    trimming = checked.trimming
     if n == 2:  # heads-up: the button (p2) posts the small blind and p1 the big one
         antes, blinds = antes[::-1], blinds[::-1]
 
@@ -501,7 +466,7 @@ def forced_bets(
         _return_excess(list(posted), table.stack, table.contrib[0])
     for s in range(n):  # a blind is capped by the stack less the whole ante, trimmed or not (as pokerkit)
         table.put(s, min(blinds[s], stacks[s] - posted[s]))
-    return n, stacks, blinds, actions, table, dead
+    return table, dead
 
 
 def first_after_blinds(table: _Table, blinds: list[int]) -> int:
@@ -528,10 +493,6 @@ def _game_by_hole_cards(variant: str, spec: Game, hole: list[list[int]], shown: 
     return game
 
 
-def players(fields: dict[str, Any]) -> list[str] | None:
-    return [str(p) for p in fields["players"]] if isinstance(fields.get("players"), list) else None
-
-
 def text_of_cards(code: int) -> str:
     return RANKS[code // 4] + SUITS[code % 4]
 
@@ -551,13 +512,15 @@ def seat_of(label: str, n: int, index: int, raw: str) -> int:
     return seat
 
 
-def recorded(fields: dict[str, Any], n: int, factor: int, starting: list[int], table: _Table) -> list[int] | None:
-    contrib = [sum(c) for c in zip(*table.contrib)]
-    if "finishing_stacks" in fields:
-        finishing = _per_seat(fields, "finishing_stacks", n, factor)
-        recorded = [finishing[s] - starting[s] + contrib[s] for s in range(n)]
-    elif "winnings" in fields:
-        recorded = _per_seat(fields, "winnings", n, factor)
+def recorded(checked: Checked, table: _Table) -> list[int] | None:
+    """The recorded result: chips received (``finishing_stacks - starting_stacks + contrib``, or the
+    ``winnings``); None when the hand records neither."""
+    if checked.finishing_stacks is not None:
+        contrib = [sum(c) for c in zip(*table.contrib)]
+        starting, finishing = checked.starting_stacks, checked.finishing_stacks
+        recorded = [finishing[s] - starting[s] + contrib[s] for s in range(checked.seats)]
+    elif checked.winnings is not None:
+        recorded = checked.winnings
     else:
         return None
     if any(abs(v) > _MAX64 for v in recorded):

@@ -41,21 +41,21 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from cardbatch.batch.phh import schema
 from cardbatch.batch.phh.replay import (
     BOARD,
     UNKNOWN,
     Hand,
-    Rejected,
     chips_of,
     first_after_blinds,
     forced_bets,
     loc,
     parse_cards,
-    players,
     recorded,
     seat_of,
     text_of_cards,
 )
+from cardbatch.batch.phh.schema import Rejected
 from cardbatch.games import Game
 
 # seven-card stud's deal: three cards on the first street, then one a street; the first two and the
@@ -105,11 +105,11 @@ def replay(fields: dict[str, Any], factor: int, variant: str, spec: Game) -> Han
     stud = spec.cards_as_dealt
     k = spec.hole_cards
     rounds = spec.betting_rounds
-    n, stacks, blinds, actions, table, dead = forced_bets(
-        fields, factor, variant, spec.max_seats, spec.name, blinds_field=not stud, streets=rounds
-    )
+    checked = schema.read(fields, factor, variant, spec, spec.max_seats, spec.name)
+    n, stacks, blinds, actions = checked.seats, checked.starting_stacks, checked.blinds, checked.actions
+    table, dead = forced_bets(checked, streets=rounds)
     stack, bet, folded, queue = table.stack, table.bet, table.folded, table.queue
-    bring = chips_of(fields.get("bring_in", 0), factor, "bring_in") if stud else 0
+    bring = checked.bring_in
     hole: list[list[int]] = [[] for _ in range(n)]
     discards: list[list[int]] = [[] for _ in range(n)]
     owed = [0] * n  # cards a seat discarded and has not been dealt again yet
@@ -279,10 +279,10 @@ def replay(fields: dict[str, Any], factor: int, variant: str, spec: Game) -> Han
         folded=list(folded),
         cards=cards,
         board=[UNKNOWN] * BOARD,
-        payout=recorded(fields, n, factor, stacks, table),
+        payout=recorded(checked, table),
         variant=variant,
         game=spec.name,
-        players=players(fields),
+        players=checked.players,
         stack=stacks,
         button=n - 1 if spec.button else None,
         discards=None if stud else discards,

@@ -229,6 +229,8 @@ def test_hole_cards_no_game_holds_are_refused(variant, holes, words):
     """A hand whose seats hold a number of hole cards no game of its variant's family holds, or
     different numbers, is ``hole_cards`` with a message that says so (never imported as another game)."""
     text = PO_HAND.format(p1=holes[0], p2=holes[1], p3=holes[2]).replace("'PO'", repr(variant))
+    if variant.startswith("F"):  # a fixed-limit game states its two bet sizes
+        text = text.replace("min_bet = 2", "small_bet = 2\nbig_bet = 4")
     with pytest.raises(replay.Rejected) as exc:
         hands.replay(notation.parse(text))
     assert exc.value.reason == "hole_cards"
