@@ -1,8 +1,8 @@
 """Razz and the ace-to-five low (:mod:`cardbatch.kernels.razz`) against the plain reference of
 studdraw_reference and pokerkit's ``RegularLowHand`` (every five-card hand, every rank multiset of
 seven cards, random seven-card hands), stud hi/lo's eight-or-better low against the reference and
-pokerkit's ``EightOrBetterLowHand``, properties by hypothesis, the whole-table forms, the readers
-and the card checks."""
+pokerkit's ``EightOrBetterLowHand`` (every five-card hand, random seven-card hands), properties by
+hypothesis, the whole-table forms, the readers and the card checks."""
 
 from __future__ import annotations
 
@@ -131,6 +131,23 @@ def test_eight_or_better_matches_the_reference_and_pokerkit(rng):
     with_low = [t for t in theirs if t is not None]
     # pokerkit: a better low is the greater hand; ours: the smaller value
     assert dense_order(with_low) == np.unique(-ours[ours > 0], return_inverse=True)[1].ravel().tolist()
+
+
+def test_every_five_card_hand_eight_or_better_in_pokerkits_order(all_five):
+    """Every five-card hand's eight-or-better low (2,598,960; the low of a hand depends on its ranks
+    alone, so on its class): none where pokerkit's ``EightOrBetterLowHand`` has none, and the lows
+    in its order; against the reference on one hand of each class."""
+    pokerkit = pytest.importorskip("pokerkit")
+    hands, _, first, cls = all_five
+    ours = razz.evaluate_low(hands)
+    reps = ours[first]
+    assert (ours == reps[cls]).all()
+    assert reps.tolist() == [eight_or_better(h) for h in hands[first]]
+    theirs = [pokerkit.EightOrBetterLowHand.from_game_or_none(t) for t in cards.format(hands[first])]
+    assert [t is not None for t in theirs] == (reps > 0).tolist()
+    assert int((ours > 0).sum()) == 56 * 4**5  # the 56 sets of five ranks ace..eight, any suits
+    with_low = [t for t in theirs if t is not None]
+    assert dense_order(with_low) == np.unique(-reps[reps > 0], return_inverse=True)[1].ravel().tolist()
 
 
 @st.composite
