@@ -30,6 +30,7 @@ import contextlib
 import functools
 import logging
 import os
+import socket
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
@@ -269,6 +270,22 @@ def _chatter_outlets() -> list[logging.Filterer]:
     return [*loggers[:-1], *handlers, *last]
 
 
+def _refused(address: str) -> None:
+    """An :class:`~.errors.InputError` at once when nothing listens at a ``tcp://`` scheduler's port
+    (the connection refused): Dask's client would try again for its whole timeout (15 s). Any other
+    address, or a port that answers or is slow to, is left to the client."""
+    scheme, _, rest = address.partition("://")
+    host, _, port = rest.rpartition(":")
+    if scheme != "tcp" or not host or not port.isdigit():
+        return
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=5).close()
+    except ConnectionRefusedError as exc:
+        raise InputError(f"cannot reach the Dask scheduler at {address}: {exc}") from None
+    except OSError:
+        return
+
+
 @contextlib.contextmanager
 def _dask(run: RunOptions, numba: bool) -> Iterator[DaskCluster]:
     """A client of ``run.scheduler``'s cluster, or of a LocalCluster of ``run.workers`` processes
@@ -286,6 +303,7 @@ def _dask(run: RunOptions, numba: bool) -> Iterator[DaskCluster]:
     try:
         with signals_held():  # a cluster is either not started or started whole, so it can be closed
             if run.scheduler:
+                _refused(run.scheduler)
                 try:
                     client = Client(run.scheduler, timeout="15s")
                 except (OSError, TimeoutError, ValueError) as exc:  # ValueError: not an address
