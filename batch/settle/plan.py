@@ -201,13 +201,19 @@ def _all_not_told(head: Callable[[list[str]], pa.Table], schema: pa.Schema, game
 
 
 def _file_head(path: str, meta: pq.FileMetaData) -> Callable[[list[str]], pa.Table]:
-    """The first rows of a file's columns, read when asked for."""
+    """The first rows of a file's columns, read when asked for; none when the first row group has
+    none or cannot be read (the run reads it again, and says what is wrong with it there)."""
 
     def head(columns: list[str]) -> pa.Table:
+        empty = meta.schema.to_arrow_schema().empty_table().select(columns)
         if meta.num_row_groups == 0:
-            return meta.schema.to_arrow_schema().empty_table().select(columns)
-        pf = storage.parquet_file(path)
-        return pa.Table.from_batches([next(pf.iter_batches(batch_size=HEAD_ROWS, row_groups=[0], columns=columns))])
+            return empty
+        try:
+            batches = storage.parquet_file(path).iter_batches(batch_size=HEAD_ROWS, row_groups=[0], columns=columns)
+            first = next(batches, None)
+        except (OSError, pa.ArrowException):
+            return empty
+        return empty if first is None else pa.Table.from_batches([first])
 
     return head
 

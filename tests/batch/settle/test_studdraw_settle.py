@@ -194,6 +194,13 @@ def test_a_zjh_file_without_its_button_is_refused_before_any_output(tmp_path):
     assert not out.exists()
     with pytest.raises(InputError, match="button"):
         settle_table(zjh, SettleOptions())
+    # a first row group of no rows says nothing: the rows ask for the button when they are read
+    with pq.ParquetWriter(tmp_path / "late.parquet", zjh.schema) as writer:
+        writer.write_table(zjh.slice(0, 0))
+        writer.write_table(zjh)
+    assert pq.ParquetFile(tmp_path / "late.parquet").metadata.row_group(0).num_rows == 0
+    done = cli("settle", str(tmp_path / "late.parquet"), "--out", str(tmp_path / "o2"), "--workers", "1", "-q")
+    assert done.returncode == 2 and "missing column(s) button for game zjh" in done.stderr, done.stderr
 
 
 def test_a_button_column_all_null_is_read_as_null_cells(tmp_path):
