@@ -44,7 +44,8 @@ class Rejected(ValueError):
 @dataclasses.dataclass(frozen=True)
 class Amount:
     """An amount field: ``per_seat`` a list of one entry a seat (``or_one``: or one amount for every
-    seat), else one amount; ``positive``: more than 0, else 0 or more, as ``rule`` says (messages)."""
+    seat; a field of one amount has no such choice), else one amount; ``positive``: more than 0, else
+    0 or more, as ``rule`` says (messages)."""
 
     per_seat: bool
     or_one: bool
@@ -55,10 +56,10 @@ class Amount:
 AMOUNTS: dict[str, Amount] = {
     "antes": Amount(per_seat=True, or_one=True, positive=False, rule="an ante is 0 chips or more"),
     "blinds_or_straddles": Amount(True, True, False, "a blind or straddle is 0 chips or more"),
-    "bring_in": Amount(False, True, True, "the bring-in is more than 0 chips"),
-    "small_bet": Amount(False, True, True, "a bet size is more than 0 chips"),
-    "big_bet": Amount(False, True, True, "a bet size is more than 0 chips"),
-    "min_bet": Amount(False, True, True, "a bet size is more than 0 chips"),
+    "bring_in": Amount(False, False, True, "the bring-in is more than 0 chips"),
+    "small_bet": Amount(False, False, True, "a bet size is more than 0 chips"),
+    "big_bet": Amount(False, False, True, "a bet size is more than 0 chips"),
+    "min_bet": Amount(False, False, True, "a bet size is more than 0 chips"),
     "starting_stacks": Amount(True, False, True, "a seat dealt in starts with more than 0 chips"),
     "finishing_stacks": Amount(True, False, False, "a stack is 0 chips or more"),
     "winnings": Amount(True, False, False, "what a seat wins is 0 chips or more"),
