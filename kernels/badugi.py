@@ -30,7 +30,7 @@ from numpy.typing import ArrayLike
 
 from .cards import card_problem, check_card_array
 from .holdem import BAD_BITS, CARD_BIT
-from .stud import check_hole_arrays
+from .stud import check_hole_arrays, values_in
 from .twins import twin
 
 __all__ = ["CLASSES", "HAND_SIZES", "category_of", "dense_rank", "describe", "evaluate", "evaluate_seats", "score_of"]
@@ -174,18 +174,8 @@ CLASSES = int(DISTINCT.size)  # 1,092: 715 badugis, 286 three-card hands, 78 two
 
 
 def _check_values(values: ArrayLike, name: str) -> tuple[np.ndarray, np.ndarray]:
-    """Values as ``uint32`` and their index in :data:`DISTINCT`; ``ValueError`` naming the first that
-    is not a badugi value."""
-    arr = np.asarray(values)
-    if arr.dtype.kind not in "ui":
-        raise ValueError(f"{name}: expected integer values, got dtype {arr.dtype}")
-    flat = arr.reshape(-1)
-    pos = np.searchsorted(DISTINCT, flat).clip(0, CLASSES - 1)
-    ok = DISTINCT[pos] == flat
-    if not ok.all():
-        row = int(np.flatnonzero(~ok)[0])
-        raise ValueError(f"{name}: row {row} value {int(flat[row])} is not a badugi value")
-    return flat.astype(np.uint32).reshape(arr.shape), pos.reshape(arr.shape)
+    """Values as ``uint32`` and their index in :data:`DISTINCT` (:func:`~.stud.values_in`)."""
+    return values_in(DISTINCT, values, name, "a badugi value")
 
 
 def category_of(values: ArrayLike) -> np.ndarray:

@@ -124,18 +124,8 @@ def evaluate_seats(hole: ArrayLike, mask: ArrayLike, dtype: Any = np.uint32) -> 
 
 
 def _check_values(values: ArrayLike, name: str) -> tuple[np.ndarray, np.ndarray]:
-    """Values as ``uint32`` and their index in :data:`DISTINCT`; ``ValueError`` naming the first that
-    is not a deuce-to-seven value."""
-    arr = np.asarray(values)
-    if arr.dtype.kind not in "ui":
-        raise ValueError(f"{name}: expected integer values, got dtype {arr.dtype}")
-    flat = arr.reshape(-1)
-    pos = np.searchsorted(DISTINCT, flat).clip(0, CLASSES - 1)
-    ok = DISTINCT[pos] == flat
-    if not ok.all():
-        row = int(np.flatnonzero(~ok)[0])
-        raise ValueError(f"{name}: row {row} value {int(flat[row])} is not a deuce-to-seven value")
-    return flat.astype(np.uint32).reshape(arr.shape), pos.reshape(arr.shape)
+    """Values as ``uint32`` and their index in :data:`DISTINCT` (:func:`~.stud.values_in`)."""
+    return stud.values_in(DISTINCT, values, name, "a deuce-to-seven value")
 
 
 def category_of(values: ArrayLike) -> np.ndarray:

@@ -111,6 +111,22 @@ def _evaluate_seats_kernel(hole, mask, tables, out):
             out[t, s] = 0 if invalid or not mask[t, s] else v
 
 
+def values_in(distinct: np.ndarray, values: ArrayLike, name: str, what: str) -> tuple[np.ndarray, np.ndarray]:
+    """``values`` as ``uint32`` and their index in ``distinct`` (a game's every value, sorted): the
+    readers of razz, deuce-to-seven and badugi check their values so. ``ValueError`` naming the
+    function ``name`` and the first value that is not ``what`` (``"an ace-to-five value"``)."""
+    arr = np.asarray(values)
+    if arr.dtype.kind not in "ui":
+        raise ValueError(f"{name}: expected integer values, got dtype {arr.dtype}")
+    flat = arr.reshape(-1)
+    pos = np.searchsorted(distinct, flat).clip(0, distinct.size - 1)
+    ok = distinct[pos] == flat
+    if not ok.all():
+        row = int(np.flatnonzero(~ok)[0])
+        raise ValueError(f"{name}: row {row} value {int(flat[row])} is not {what}")
+    return flat.astype(np.uint32).reshape(arr.shape), pos.reshape(arr.shape)
+
+
 def evaluate_seats_by(
     tables: tuple[np.ndarray, ...],
     hole: ArrayLike,
