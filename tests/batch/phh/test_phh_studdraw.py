@@ -55,6 +55,26 @@ def test_the_corpus_holds_44_stud_and_draw_hands():
     assert {c: variants.count(c) for c in CODES} == {"F7S": 13, "F7S/8": 7, "FR": 10, "N2L1D": 7, "F2L3D": 7, "FB": 0}
 
 
+def test_the_corpus_one_hand_a_file_and_in_one_phhs_file_import_alike(tmp_path):
+    """The 44 hands as the corpus holds them, one hand a file, and the same hands as sections of one
+    ``.phhs`` file: the same rows but for the ids and the hand's place in its file, which name where
+    each came from."""
+    names = sorted(_corpus(), key=lambda n: int(n.split(".")[0]))
+    (tmp_path / "one").mkdir()
+    for name in names:
+        (tmp_path / "one" / name).write_text(_text(name))
+    (tmp_path / "all.phhs").write_text("".join(f"[{k + 1}]\n{_text(n)}\n\n" for k, n in enumerate(names)))
+    opts = ImportOptions(run=RunOptions(workers=2, quiet=True))
+    tables = []
+    for given, out in ((tmp_path / "one", "one.parquet"), (tmp_path / "all.phhs", "all.parquet")):
+        s = run_import([str(given)], str(tmp_path / out), opts)
+        assert s["hands_read"] == 44 and s["rejected_by_reason"] == {}, s
+        tables.append(pq.read_table(tmp_path / out))
+    same = [c for c in tables[0].column_names if c not in ("hand_id", "source", "source_hand")]
+    rows = [sorted(map(repr, zip(*(t.column(c).to_pylist() for c in same)))) for t in tables]
+    assert rows[0] == rows[1]
+
+
 def test_pokerkit_replays_the_corpus_to_the_recorded_stacks():
     """pokerkit's own loader and state machine play each of the 44 files to its recorded finishing
     stacks (as our import and audit do: test_phh_games.py). One file needs a word changed for

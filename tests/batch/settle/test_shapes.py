@@ -325,3 +325,33 @@ def test_a_stopped_run_of_grouped_small_files_resumes_exactly(tmp_path, sig, sta
     got, want = (json.loads((d / "summary.json").read_text()) for d in (out, fresh))
     assert {k: got[k] for k in keys} == {k: want[k] for k in keys}
     assert got["parts_reused"] == finished  # every part finished before the stop, and only those
+
+
+@pytest.mark.slow  # three runs of 350 rows, one of them 88 files
+def test_the_games_without_a_board_settle_alike_in_every_shape(tmp_path):
+    """Stud, stud hi/lo, razz, the draw games and badugi, mixed row by row (a null button where a
+    game has none, bad and tampered rows among them), in one tidy file, in one file of one-row row
+    groups, and in 88 files of 4 rows in row groups of 2: the same results, the same rows set aside
+    for the same reasons, and the same counters."""
+    games = ("stud", "stud_hilo", "razz", "draw27_single", "draw27_triple", "badugi", "draw5")
+    parts = [
+        generate_hands(g, 50, seed=40 + k, start=1000 * k, bad_rate=0.08, tamper_rate=0.05).table
+        for k, g in enumerate(games)
+    ]
+    mixed = pa.concat_tables(parts, promote_options="permissive")
+    mixed = mixed.take(np.random.default_rng(7).permutation(mixed.num_rows))
+    pq.write_table(mixed, tmp_path / "tidy.parquet")
+    want = settle_files([str(tmp_path / "tidy.parquet")], str(tmp_path / "tidy"), OPTS, workers=1, quiet=True)
+    tidy = (mixed, want, outputs(tmp_path / "tidy"), outputs(tmp_path / "tidy", "errors"))
+    assert want["rows_settled"] > 250 and want["rows_rejected"] > 10 and want["mismatches"] > 5
+    assert set(want["by_game"]) == set(games)
+    pq.write_table(mixed, tmp_path / "tiny.parquet", row_group_size=1)
+    split_into_files(mixed, tmp_path / "small", 4, row_group=2)
+    for shape in ("tiny.parquet", "small"):
+        got = settle_files(
+            [str(tmp_path / shape)], str(tmp_path / f"out-{shape}"), OPTS, workers=2, batch_rows=64, quiet=True
+        )
+        _same_rows(tmp_path / f"out-{shape}", tidy)
+        for key in ("rows_settled", "rows_rejected", "rejected_by_reason", "chips_in", "chips_paid", "mismatches"):
+            assert got[key] == want[key], (shape, key)
+        assert got["by_game"] == want["by_game"], shape
