@@ -21,7 +21,7 @@ from cardbatch.batch.io.errors import InputError
 from cardbatch.batch.settle.by_game import settle_table
 from cardbatch.batch.settle.options import SettleOptions
 from cardbatch.games import REGISTRY, game
-from cardbatch.kernels import badugi, razz
+from cardbatch.kernels import badugi, cards, razz
 
 OWN = [g for g in REGISTRY if REGISTRY[g].has_hands and not REGISTRY[g].board_cards and g != "zjh"]
 
@@ -221,6 +221,50 @@ def test_a_button_column_all_null_is_read_as_null_cells(tmp_path):
         assert summary["mismatches"] == 0
         r, e, c = settle_table(table, SettleOptions())
         assert r.num_rows == settled and c["rejected_by_reason"] == rejected
+
+
+def test_nulls_widths_and_int64_limits_of_stud_hilo_rows():
+    """Stud hi/lo rows of narrow and unsigned integers, null cells and elements, and chips at int64's
+    limit: a null contribution, card or fold is missing_value, a hand id past int64 and chips whose
+    sum passes it are overflow, and a pot of 2**63 - 1 chips is paid exactly (seat 0 scoops it: a
+    five-high straight flush and the wheel; seat 1's uncalled chip comes back)."""
+    wheel = [int(c) for c in cards.parse(["As2s3s4s5sKsQs"])[0]]
+    pairs = [int(c) for c in cards.parse(["AhAd7h7d9h9dJh"])[0]]
+    big = 2**62
+    rows = [  # hand id, seat 1's last card, contributions, seat 1 folded
+        (2**64 - 1, pairs[6], [5, 6], False),
+        (2, pairs[6], [5, None], False),
+        (3, None, [5, 5], False),
+        (4, pairs[6], [big - 1, big], False),
+        (5, pairs[6], [big, big], False),
+        (6, pairs[6], [5, 5], None),
+        (7, pairs[6], [7, 4], False),
+    ]
+    table = pa.table(
+        {
+            "hand_id": pa.array([r[0] for r in rows], pa.uint64()),
+            "game": ["stud_hilo"] * len(rows),
+            "cards": pa.array([wheel + pairs[:6] + [r[1]] for r in rows], pa.list_(pa.uint8())),
+            "contrib": pa.array([r[2] for r in rows], pa.list_(pa.int64())),
+            "folded": pa.array([[False, r[3]] for r in rows], pa.list_(pa.bool_())),
+        }
+    )
+    for contrib_type in (pa.int64(), pa.int32()):
+        if contrib_type == pa.int32():  # the rows whose chips fit 32 bits, in a narrow column
+            table = table.filter(pa.array([r[0] in (2, 3, 6, 7) for r in rows]))
+            i = table.column_names.index("contrib")
+            table = table.set_column(i, "contrib", table.column("contrib").cast(pa.list_(contrib_type)))
+        results, errors, counters = settle_table(table, SettleOptions())
+        reasons = dict(zip(errors.column("hand_id").to_pylist(), errors.column("reason").to_pylist()))
+        paid = dict(zip(results.column("hand_id").to_pylist(), results.column("payout").to_pylist()))
+        expect = {2: "missing_value", 3: "missing_value", 6: "missing_value"}
+        if contrib_type == pa.int64():  # an id past int64, as given (the errors file keeps it in extra)
+            expect |= {5: "overflow", 2**64 - 1: "overflow"}
+        assert reasons == expect and errors.num_rows == len(expect)
+        assert paid[7] == [11, 0]
+        if contrib_type == pa.int64():
+            assert paid[4] == [2**63 - 2, 1] and sum(paid[4]) == 2**63 - 1
+        assert counters["chips_in"] == sum(sum(p) for p in paid.values())
 
 
 def test_stud_hilo_has_no_per_street_rule():
